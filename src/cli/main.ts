@@ -1,0 +1,82 @@
+import { Command, CommanderError } from 'commander';
+
+/**
+ * The `minutes` command. Each subcommand's module is required only when it runs, so `recall`
+ * starts without loading discord.js or a model SDK.
+ */
+export interface CliIO {
+  stdout: NodeJS.WritableStream;
+  stderr: NodeJS.WritableStream;
+  stdin: NodeJS.ReadableStream & { isTTY?: boolean };
+  env: NodeJS.ProcessEnv;
+  cwd: string;
+}
+
+export function defaultIO(): CliIO {
+  return { stdout: process.stdout, stderr: process.stderr, stdin: process.stdin, env: process.env, cwd: process.cwd() };
+}
+
+export async function run(argv: string[], io: CliIO = defaultIO()): Promise<number> {
+  let exitCode = 0;
+  const program = new Command();
+  program
+    .name('minutes')
+    .description('A Discord bot with per-channel memory. Logs go to stderr; command output to stdout.')
+    .exitOverride()
+    .configureOutput({
+      writeOut: (s) => io.stdout.write(s),
+      writeErr: (s) => io.stderr.write(s),
+    });
+
+  program
+    .command('start')
+    .description('log in to Discord and serve (needs DISCORD_TOKEN and a model provider)')
+    .action(async () => {
+      const m = await import('./commands/start');
+      exitCode = await m.runStart(io);
+    });
+
+  program
+    .command('recall')
+    .description('print what targeted recall would inject for a query (reads only the given folders)')
+    .requiredOption('--channel-dir <dir>', 'a channel folder (any name; SESSION.md, MEMORY.md, HISTORY.md, condensations/)')
+    .option('--workspace <dir>', 'a workspace folder whose MEMORY.md is also a candidate source')
+    .option('--query <text>', 'one query')
+    .option('--queries <file>', 'JSONL of {"id","query"}; prints one JSON line per query')
+    .option('--budget-chars <n>', 'character budget of the recall block', parseIntArg)
+    .option('--max-items <n>', 'maximum number of recalled items', parseIntArg)
+    .option('--now <date>', 'the current date or date-time (for the recency boost)')
+    .option('--json', 'print the result as one JSON line')
+    .action(async (opts) => {
+      const m = await import('./commands/recall');
+      exitCode = await m.runRecall(opts, io);
+    });
+
+  program
+    .command('chat')
+    .description('console mode: talk to a local channel in this terminal (needs a model provider)')
+    .requiredOption('--channel <name>', 'local channel name (lowercase letters, digits, - and _)')
+    .action(async (opts) => {
+      const m = await import('./commands/chat');
+      exitCode = await m.runChat(opts, io);
+    });
+
+  try {
+    await program.parseAsync(argv);
+  } catch (err) {
+    if (err instanceof CommanderError) {
+      // --help and --version exit through here with code 0.
+      return err.exitCode;
+    }
+    throw err;
+  }
+  return exitCode;
+}
+
+function parseIntArg(value: string): number {
+  const n = Number(value);
+  if (!Number.isInteger(n) || n <= 0) {
+    throw new CommanderError(2, 'minutes.invalidArgument', `expected a positive whole number, got "${value}"`);
+  }
+  return n;
+}

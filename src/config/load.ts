@@ -1,0 +1,123 @@
+import fs from 'node:fs';
+import path from 'node:path';
+import dotenv from 'dotenv';
+import { z } from 'zod';
+import { ConfigFile, ConfigFileSchema } from './schema';
+
+export class ConfigError extends Error {
+  override name = 'ConfigError';
+}
+
+/** The name looked for in the working directory when MINUTES_CONFIG is unset. */
+export const DEFAULT_CONFIG_FILE = 'minutes.config.json';
+
+/** What a command uses; each command checks only that. */
+export type Need = 'discord' | 'provider';
+
+export interface Settings {
+  dataDir: string;
+  configFile: string | null;
+  config: ConfigFile;
+  discord: { token: string; apiUrl: string } | null;
+  anthropic: { apiKey?: string; baseURL?: string };
+  openai: { apiKey?: string; baseURL?: string };
+  redisUrl?: string;
+}
+
+/**
+ * Loads `.env` from `cwd` if present. Variables already set win; a missing file is fine (unlike
+ * `node --env-file` on Node 20, which fails on it).
+ */
+export function loadDotEnv(cwd: string, env: NodeJS.ProcessEnv): void {
+  const file = path.join(cwd, '.env');
+  if (!fs.existsSync(file)) return;
+  const parsed = dotenv.parse(fs.readFileSync(file));
+  for (const [k, v] of Object.entries(parsed)) {
+    if (env[k] === undefined) env[k] = v;
+  }
+}
+
+const urlValue = (key: string) => z.string().url(`${key} must be a URL such as http://127.0.0.1:8080`);
+
+export function loadSettings(opts: { env: NodeJS.ProcessEnv; cwd: string; needs: Need[] }): Settings {
+  const { env, cwd, needs } = opts;
+  const configFile = resolveConfigFile(env, cwd);
+  const config = configFile ? readConfigFile(configFile) : ConfigFileSchema.parse({});
+  const blank = (k: string) => (env[k] ?? '').trim() || undefined;
+
+  const urls: Record<string, string | undefined> = {
+    DISCORD_API_URL: blank('DISCORD_API_URL'),
+    ANTHROPIC_BASE_URL: blank('ANTHROPIC_BASE_URL'),
+    OPENAI_BASE_URL: blank('OPENAI_BASE_URL'),
+    REDIS_URL: blank('REDIS_URL'),
+  };
+  for (const [key, value] of Object.entries(urls)) {
+    if (value === undefined) continue;
+    const r = urlValue(key).safeParse(value);
+    if (!r.success) throw new ConfigError(`${key} is not a valid URL ("${value}"); fix it in .env or the environment`);
+  }
+
+  const settings: Settings = {
+    dataDir: path.resolve(cwd, blank('MINUTES_DATA_DIR') ?? 'channels'),
+    configFile,
+    config,
+    discord: null,
+    anthropic: { apiKey: blank('ANTHROPIC_API_KEY'), baseURL: urls.ANTHROPIC_BASE_URL },
+    openai: { apiKey: blank('OPENAI_API_KEY'), baseURL: urls.OPENAI_BASE_URL },
+    redisUrl: urls.REDIS_URL,
+  };
+
+  if (needs.includes('discord')) {
+    const token = blank('DISCORD_TOKEN');
+    if (!token) {
+      throw new ConfigError('DISCORD_TOKEN is not set: put DISCORD_TOKEN=<your bot token> in .env (Discord Developer Portal → your app → Bot → Reset Token)');
+    }
+    if (/\s/.test(token) || token.length < 20) {
+      throw new ConfigError('DISCORD_TOKEN does not look like a bot token: copy it again from the Developer Portal (Bot → Reset Token) into .env');
+    }
+    settings.discord = { token, apiUrl: (urls.DISCORD_API_URL ?? 'https://discord.com/api').replace(/\/+$/, '') };
+  }
+  if (needs.includes('provider')) {
+    const hasAnthropic = Boolean(settings.anthropic.apiKey);
+    const hasOpenai = Boolean(settings.openai.apiKey || settings.openai.baseURL);
+    if (config.provider === 'anthropic' && !hasAnthropic) {
+      throw new ConfigError('the config names provider "anthropic" but ANTHROPIC_API_KEY is not set: add it to .env');
+    }
+    if (config.provider === 'openai' && !hasOpenai) {
+      throw new ConfigError('the config names provider "openai" but neither OPENAI_API_KEY nor OPENAI_BASE_URL is set: add one to .env');
+    }
+    if (!hasAnthropic && !hasOpenai) {
+      throw new ConfigError('no model provider: set ANTHROPIC_API_KEY, or OPENAI_API_KEY (and/or OPENAI_BASE_URL for Ollama, LM Studio or another OpenAI-compatible server) in .env');
+    }
+  }
+  return settings;
+}
+
+function resolveConfigFile(env: NodeJS.ProcessEnv, cwd: string): string | null {
+  const named = (env.MINUTES_CONFIG ?? '').trim();
+  if (named) {
+    const file = path.resolve(cwd, named);
+    if (!fs.existsSync(file)) {
+      throw new ConfigError(`MINUTES_CONFIG names ${named}, which does not exist: fix the path or unset MINUTES_CONFIG to use defaults`);
+    }
+    return file;
+  }
+  const fallback = path.join(cwd, DEFAULT_CONFIG_FILE);
+  return fs.existsSync(fallback) ? fallback : null;
+}
+
+export function readConfigFile(file: string): ConfigFile {
+  let raw: unknown;
+  try {
+    raw = JSON.parse(fs.readFileSync(file, 'utf8'));
+  } catch (err) {
+    throw new ConfigError(`config file ${file} is not valid JSON (${(err as Error).message}); fix it or see minutes.config.example.json`);
+  }
+  const r = ConfigFileSchema.safeParse(raw);
+  if (!r.success) {
+    const issue = r.error.issues[0];
+    const where = issue.path.length ? issue.path.join('.') : '(top level)';
+    throw new ConfigError(`config file ${path.basename(file)}: ${where}: ${issue.message}; see minutes.config.example.json`);
+  }
+  return r.data;
+}

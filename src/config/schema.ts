@@ -1,0 +1,63 @@
+import { z } from 'zod';
+
+const snowflake = z.string().regex(/^[0-9]{1,20}$/, 'must be a Discord id (digits only, as a string)');
+const ids = z.array(snowflake).default([]);
+
+/**
+ * The optional config file (JSON). Every field has a default, so no file at all means: answer
+ * mentions everywhere the bot can see, Anthropic or OpenAI chosen from the keys in the environment.
+ */
+export const ConfigFileSchema = z.strictObject({
+  provider: z.enum(['anthropic', 'openai']).optional(),
+  models: z.strictObject({
+    chat: z.string().min(1).optional(),
+    side: z.string().min(1).optional(),
+  }).default({}),
+  limits: z.strictObject({
+    /** Model requests per minute per provider; 0 means unlimited. */
+    requestsPerMinute: z.number().int().min(0).default(50),
+    /** Model requests in flight at once per provider. */
+    concurrency: z.number().int().min(1).default(4),
+    timeoutMs: z.number().int().min(1000).default(120_000),
+    maxRetries: z.number().int().min(0).max(10).default(4),
+  }).default({ requestsPerMinute: 50, concurrency: 4, timeoutMs: 120_000, maxRetries: 4 }),
+  discord: z.strictObject({
+    /** Allowlists: empty means no restriction. */
+    guilds: ids,
+    channels: ids,
+    roles: ids,
+    users: ids,
+    /** Channels where every human message is answered, not only mentions. */
+    alwaysOnChannels: ids,
+    /** Roles allowed to run /memory forget and /new; empty means members with Manage Messages. */
+    adminRoles: ids,
+    /** Who may trigger a condensation (📝, /condense); empty means anyone who can post there. */
+    condenseRoles: ids,
+    condenseUsers: ids,
+    /** Forum tag names that mean "resolved". */
+    resolvedTags: z.array(z.string().min(1)).default(['resolved', 'Resolved']),
+  }).default({
+    guilds: [], channels: [], roles: [], users: [], alwaysOnChannels: [], adminRoles: [],
+    condenseRoles: [], condenseUsers: [], resolvedTags: ['resolved', 'Resolved'],
+  }),
+  recall: z.strictObject({
+    budgetChars: z.number().int().min(200).max(20_000).optional(),
+    maxItems: z.number().int().min(1).max(100).optional(),
+  }).default({}),
+  conversation: z.strictObject({
+    /** Estimated tokens of conversation kept before a compaction. */
+    tokenBudget: z.number().int().min(2_000).default(24_000),
+    /** Turns kept verbatim after a compaction. */
+    keepRecentTurns: z.number().int().min(1).default(6),
+  }).default({ tokenBudget: 24_000, keepRecentTurns: 6 }),
+  context: z.strictObject({
+    /** CONTEXT.md is clipped to this many characters in the prompt. */
+    maxChars: z.number().int().min(500).default(12_000),
+  }).default({ maxChars: 12_000 }),
+  log: z.strictObject({
+    level: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).optional(),
+    format: z.enum(['json', 'pretty']).optional(),
+  }).default({}),
+});
+
+export type ConfigFile = z.infer<typeof ConfigFileSchema>;

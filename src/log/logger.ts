@@ -1,0 +1,46 @@
+import pino from 'pino';
+
+export type Logger = pino.Logger;
+
+/** Keys whose values never reach a log line, wherever they sit in a logged object. */
+const REDACT_PATHS = [
+  'token', '*.token', 'apiKey', '*.apiKey', 'authorization', '*.authorization',
+  'headers.authorization', '*.headers.authorization', 'headers["x-api-key"]', '*.headers["x-api-key"]',
+  'DISCORD_TOKEN', 'ANTHROPIC_API_KEY', 'OPENAI_API_KEY', '*.DISCORD_TOKEN', '*.ANTHROPIC_API_KEY', '*.OPENAI_API_KEY',
+];
+
+export interface LoggerOptions {
+  level?: string;
+  /** 'json' for production and log collectors, 'pretty' for a person at a terminal. */
+  format?: 'json' | 'pretty';
+  /** Defaults to stderr: stdout belongs to command output, which scripts parse. */
+  destination?: NodeJS.WritableStream;
+}
+
+export function createLogger(opts: LoggerOptions = {}): Logger {
+  const level = opts.level ?? process.env.LOG_LEVEL ?? 'info';
+  const format = opts.format ?? defaultFormat();
+  const base = { level, redact: { paths: REDACT_PATHS, censor: '[redacted]' }, base: undefined };
+  if (format === 'pretty') {
+    // pino-pretty as a stream (not a worker transport) so lines are written synchronously and
+    // short-lived CLI commands never exit before their last log line.
+    // eslint-disable-next-line @typescript-eslint/no-require-imports
+    const pretty = require('pino-pretty') as typeof import('pino-pretty');
+    const stream = pretty({ destination: 2, colorize: Boolean(process.stderr.isTTY), sync: true, ignore: 'pid,hostname' });
+    return pino(base, stream);
+  }
+  const dest = opts.destination ?? pino.destination({ fd: 2, sync: true });
+  return pino(base, dest as pino.DestinationStream);
+}
+
+function defaultFormat(): 'json' | 'pretty' {
+  const f = process.env.LOG_FORMAT;
+  if (f === 'json' || f === 'pretty') return f;
+  if (process.env.NODE_ENV === 'production') return 'json';
+  return process.stderr.isTTY ? 'pretty' : 'json';
+}
+
+/** A logger that drops everything: for tests and library callers that pass none. */
+export function silentLogger(): Logger {
+  return pino({ level: 'silent' });
+}

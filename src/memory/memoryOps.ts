@@ -1,0 +1,130 @@
+import {
+  formatEntry, formatSuperseded, MemoryLine, newEntryId, normalizeForCompare, oneLine, parseMemory, utcDate, withId, ENTRY_ID,
+} from './entries';
+import { containsSecret } from './secrets';
+import { matchesTombstone, Tombstone } from './tombstones';
+
+/**
+ * Operations on MEMORY.md. The model proposes them; this pure function applies them to the file
+ * as it is on disk now. Nothing here reorders, rewords or drops a line a person wrote.
+ */
+export type MemoryOp =
+  | { op: 'add'; text: string; source: string; reason?: string; explicit?: boolean; section?: string }
+  | { op: 'supersede'; id: string; text: string; source: string; reason?: string; explicit?: boolean }
+  | { op: 'forget'; id: string; reason?: string };
+
+export interface AppliedOp {
+  op: MemoryOp;
+  /** The id written (new entry) or acted on. */
+  id: string;
+}
+
+export interface SkippedOp {
+  op: MemoryOp;
+  why: string;
+}
+
+export interface ApplyOpsResult {
+  text: string;
+  applied: AppliedOp[];
+  skipped: SkippedOp[];
+  /** Texts removed by forget ops: the caller records tombstones for them. */
+  forgotten: { id: string; text: string }[];
+  /** Hand-written lines that received an id in this write. */
+  idsAssigned: number;
+}
+
+export interface ApplyOpsOptions {
+  now: Date;
+  tombstones: Tombstone[];
+  random?: () => string;
+}
+
+const DEFAULT_SECTION = 'Durable Facts';
+
+export function applyMemoryOps(original: string, ops: MemoryOp[], opts: ApplyOpsOptions): ApplyOpsResult {
+  const date = utcDate(opts.now);
+  const lines = parseMemory(original);
+  const out: string[] = lines.map((l) => l.raw);
+  const taken = new Set(lines.filter((l) => l.id).map((l) => l.id as string));
+  const result: ApplyOpsResult = { text: original, applied: [], skipped: [], forgotten: [], idsAssigned: 0 };
+  // Trailing empty string from a final newline is not a line of its own.
+  if (out.length && out[out.length - 1] === '') out.pop();
+
+  // Hand-written entries get an id on the next write; their words stay as written.
+  for (const l of lines) {
+    if (l.kind === 'entry' && !l.id && !l.superseded && l.index < out.length) {
+      out[l.index] = withId(l, newEntryId(taken, opts.random));
+      result.idsAssigned++;
+    }
+  }
+
+  const current = (): MemoryLine[] => parseMemory(out.join('\n'));
+  const findById = (id: string): MemoryLine | undefined => current().find((l) => l.kind === 'entry' && l.id === id);
+  const existsSameText = (text: string): boolean => {
+    const norm = normalizeForCompare(text);
+    return current().some((l) => l.kind === 'entry' && !l.superseded && normalizeForCompare(l.text) === norm);
+  };
+
+  for (const op of ops) {
+    if (op.op === 'forget') {
+      if (!ENTRY_ID.test(op.id)) { result.skipped.push({ op, why: `"${op.id}" is not an entry id (ids look like m-1a2b3c)` }); continue; }
+      const line = findById(op.id);
+      if (!line) { result.skipped.push({ op, why: `no entry ${op.id} in MEMORY.md` }); continue; }
+      out.splice(line.index, 1);
+      result.forgotten.push({ id: op.id, text: line.text });
+      result.applied.push({ op, id: op.id });
+      continue;
+    }
+    const text = oneLine(op.text);
+    if (!text) { result.skipped.push({ op, why: 'empty text' }); continue; }
+    if (containsSecret(text)) { result.skipped.push({ op, why: 'looks like it contains a secret; secrets are never written to memory' }); continue; }
+    if (!op.explicit && matchesTombstone(text, opts.tombstones)) {
+      result.skipped.push({ op, why: 'matches a forgotten entry' });
+      continue;
+    }
+    if (existsSameText(text)) { result.skipped.push({ op, why: 'already in MEMORY.md' }); continue; }
+    const id = newEntryId(taken, opts.random);
+    const entry = formatEntry({ id, text, source: op.source, date });
+    if (op.op === 'supersede') {
+      if (!ENTRY_ID.test(op.id)) { result.skipped.push({ op, why: `"${op.id}" is not an entry id` }); continue; }
+      const old = findById(op.id);
+      if (!old) { result.skipped.push({ op, why: `no entry ${op.id} in MEMORY.md` }); continue; }
+      if (old.superseded) { result.skipped.push({ op, why: `${op.id} is already superseded` }); continue; }
+      out[old.index] = formatSuperseded(old, id, date);
+      out.splice(old.index + 1, 0, entry);
+      result.applied.push({ op, id });
+      continue;
+    }
+    insertUnderSection(out, op.section ?? DEFAULT_SECTION, entry);
+    result.applied.push({ op, id });
+  }
+
+  const changed = result.applied.length > 0 || result.idsAssigned > 0;
+  result.text = changed ? out.join('\n') + '\n' : original;
+  return result;
+}
+
+/** Appends at the end of the named `##` section, creating the section at the end if absent. */
+function insertUnderSection(out: string[], section: string, entry: string): void {
+  const want = section.trim().toLowerCase();
+  let start = -1;
+  for (let i = 0; i < out.length; i++) {
+    const m = /^\s{0,3}##\s+(.*)$/.exec(out[i]);
+    if (m && m[1].trim().toLowerCase() === want) { start = i; break; }
+  }
+  if (start < 0) {
+    while (out.length && out[out.length - 1].trim() === '') out.pop();
+    if (out.length) out.push('');
+    out.push(`## ${section}`, '', entry);
+    return;
+  }
+  let end = out.length;
+  for (let i = start + 1; i < out.length; i++) {
+    if (/^\s{0,3}#{1,2}\s/.test(out[i])) { end = i; break; }
+  }
+  let at = end;
+  while (at > start + 1 && out[at - 1].trim() === '') at--;
+  if (at === start + 1) { out.splice(at, 0, '', entry); return; }
+  out.splice(at, 0, entry);
+}

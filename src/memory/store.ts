@@ -1,0 +1,260 @@
+import fs from 'node:fs/promises';
+import path from 'node:path';
+import { Logger, silentLogger } from '../log/logger';
+import { atomicWrite, readTextIfExists } from './atomicWrite';
+import { withChannelLock } from './lock';
+import { applyMemoryOps, ApplyOpsResult, MemoryOp } from './memoryOps';
+import { ChannelPaths, channelPaths, ChannelRef } from './paths';
+import { KeyedQueue } from './queue';
+import { redactSecrets } from './secrets';
+import { TEMPLATES, TemplateFile } from './templates';
+import { makeTombstone, Tombstone } from './tombstones';
+
+export class StoreError extends Error {
+  override name = 'StoreError';
+}
+
+/** Backups kept per file: enough to undo a bad day, few enough not to grow without bound. */
+const BACKUPS_KEPT = 5;
+/** A rewrite may not shrink a file below this share of its size unless it is an explicit forget. */
+const SHRINK_GUARD = 0.5;
+/** Files smaller than this are exempt from the shrink guard: a near-empty file halves easily. */
+const SHRINK_GUARD_MIN_BYTES = 400;
+/** A human edit can land between our read and our write; re-apply this many times before giving up. */
+const MAX_REAPPLY = 5;
+
+export type MemoryFileName = 'CONTEXT.md' | 'MEMORY.md' | 'SESSION.md' | 'HISTORY.md' | 'HISTORY.archive.md';
+
+export interface StoreOptions {
+  root: string;
+  clock?: () => Date;
+  logger?: Logger;
+  /** Shared with other writers in this process; one is made if absent. */
+  queue?: KeyedQueue;
+}
+
+export interface UpdateOptions {
+  /** Lets a rewrite shrink the file by more than half (an explicit forget). */
+  allowShrink?: boolean;
+  /** Create the file from its template when missing (the default for the four memory files). */
+  template?: boolean;
+}
+
+/**
+ * The channel store: every write to a channel's files passes through `update`, which runs in the
+ * channel's queue, under the channel's lock file, re-reads what is on disk, refuses suspicious
+ * shrinking, keeps a backup and writes atomically.
+ */
+export class ChannelStore {
+  readonly root: string;
+  readonly queue: KeyedQueue;
+  private readonly clock: () => Date;
+  private readonly log: Logger;
+
+  constructor(opts: StoreOptions) {
+    this.root = opts.root;
+    this.clock = opts.clock ?? (() => new Date());
+    this.log = opts.logger ?? silentLogger();
+    this.queue = opts.queue ?? new KeyedQueue();
+  }
+
+  paths(ref: ChannelRef): ChannelPaths {
+    return channelPaths(this.root, ref);
+  }
+
+  fileFor(p: ChannelPaths, name: MemoryFileName): string {
+    switch (name) {
+      case 'CONTEXT.md': return p.context;
+      case 'MEMORY.md': return p.memory;
+      case 'SESSION.md': return p.session;
+      case 'HISTORY.md': return p.history;
+      case 'HISTORY.archive.md': return p.historyArchive;
+    }
+  }
+
+  /** Creates the channel's folders and any missing memory file from its template. */
+  async ensureChannel(ref: ChannelRef): Promise<ChannelPaths> {
+    const p = this.paths(ref);
+    await this.exclusive(p, async () => {
+      await fs.mkdir(p.channelStateDir, { recursive: true });
+      await fs.mkdir(p.stateDir, { recursive: true });
+      for (const name of Object.keys(TEMPLATES) as TemplateFile[]) {
+        const file = this.fileFor(p, name);
+        if ((await readTextIfExists(file)) === null) {
+          await atomicWrite(file, TEMPLATES[name]);
+          this.log.debug({ file: path.relative(this.root, file) }, 'created from template');
+        }
+      }
+    });
+    return p;
+  }
+
+  /** Reads a memory file; null when it does not exist. Never creates anything. */
+  async read(ref: ChannelRef, name: MemoryFileName): Promise<string | null> {
+    const p = this.paths(ref);
+    const file = this.fileFor(p, name);
+    try {
+      return await readTextIfExists(file);
+    } catch (err) {
+      throw new StoreError(`cannot read ${path.relative(this.root, file)}: ${(err as Error).message}; check its permissions`);
+    }
+  }
+
+  /**
+   * The one write path for markdown files. `change` receives the file as it is on disk now and
+   * returns the new text (or the same text for no change). It may be called more than once: if
+   * the file changes between our read and our write (a person editing it), the change is applied
+   * again to the newer text, so the edit is kept.
+   */
+  async update(
+    ref: ChannelRef,
+    name: MemoryFileName,
+    change: (current: string) => string,
+    opts: UpdateOptions = {},
+  ): Promise<{ changed: boolean; text: string }> {
+    const p = this.paths(ref);
+    return this.exclusive(p, () => this.updateLocked(p, name, change, opts));
+  }
+
+  /** `update` for callers already inside `exclusive` (multi-file steps such as a condensation). */
+  async updateLocked(
+    p: ChannelPaths,
+    name: MemoryFileName,
+    change: (current: string) => string,
+    opts: UpdateOptions = {},
+  ): Promise<{ changed: boolean; text: string }> {
+    const file = this.fileFor(p, name);
+    const useTemplate = opts.template ?? name in TEMPLATES;
+    for (let attempt = 0; attempt < MAX_REAPPLY; attempt++) {
+      const before = await this.readForWrite(file, name, useTemplate);
+      const next = change(before);
+      if (next === before) return { changed: false, text: before };
+      this.checkShrink(file, before, next, opts.allowShrink === true);
+      const now = await this.readForWrite(file, name, useTemplate);
+      if (now !== before) {
+        this.log.info({ file: path.relative(this.root, file) }, 'file changed on disk during a write; applying the change again');
+        continue;
+      }
+      if (before.length > 0 && (await readTextIfExists(file)) !== null) await this.backup(p, file, before);
+      await atomicWrite(file, next);
+      return { changed: true, text: next };
+    }
+    throw new StoreError(`${path.relative(this.root, file)} kept changing while being written; try again`);
+  }
+
+  /**
+   * Applies memory operations to the parent channel's MEMORY.md as it is on disk now, and records
+   * a tombstone for each forgotten entry, in one step of the channel's queue.
+   */
+  async applyMemoryOps(ref: ChannelRef, ops: MemoryOp[]): Promise<ApplyOpsResult> {
+    const p = this.paths(this.parentRef(ref));
+    const explicitForget = ops.some((o) => o.op === 'forget');
+    return this.exclusive(p, async () => {
+      const tombstones = await this.loadTombstones(p);
+      const now = this.clock();
+      let result: ApplyOpsResult | undefined;
+      await this.updateLocked(p, 'MEMORY.md', (current) => {
+        result = applyMemoryOps(current, ops, { now, tombstones });
+        return result.text;
+      }, { allowShrink: explicitForget });
+      const res = result as ApplyOpsResult;
+      for (const f of res.forgotten) {
+        await this.appendJsonlUnqueued(this.tombstoneFile(p), makeTombstone(f.text, now, f.id, 'forgotten'));
+      }
+      for (const s of res.skipped) this.log.debug({ op: s.op.op, why: s.why }, 'memory op skipped');
+      return res;
+    });
+  }
+
+  tombstoneFile(p: ChannelPaths): string {
+    return path.join(p.channelStateDir, 'tombstones.jsonl');
+  }
+
+  async loadTombstones(p: ChannelPaths): Promise<Tombstone[]> {
+    const text = await readTextIfExists(this.tombstoneFile(p)).catch(() => null);
+    const out: Tombstone[] = [];
+    for (const line of (text ?? '').split('\n')) {
+      if (!line.trim()) continue;
+      try { out.push(JSON.parse(line) as Tombstone); } catch { /* a torn last line from a crash: skip it */ }
+    }
+    return out;
+  }
+
+  /** Appends one JSON record to a channel's JSONL file (log.jsonl or a .minutes/ file), redacted. */
+  async appendJsonl(ref: ChannelRef, file: string, record: unknown): Promise<void> {
+    const p = this.paths(ref);
+    await this.exclusive(p, () => this.appendJsonlUnqueued(file, record));
+  }
+
+  /** Reads a JSON state file from a `.minutes/` folder; null when missing or unreadable. */
+  async readState<T>(file: string): Promise<T | null> {
+    const text = await readTextIfExists(file).catch(() => null);
+    if (text === null) return null;
+    try {
+      return JSON.parse(text) as T;
+    } catch {
+      this.log.warn({ file: path.relative(this.root, file) }, 'state file is not valid JSON; ignoring it');
+      return null;
+    }
+  }
+
+  async writeState(ref: ChannelRef, file: string, value: unknown): Promise<void> {
+    const p = this.paths(ref);
+    await this.exclusive(p, () => atomicWrite(file, JSON.stringify(value, null, 2) + '\n'));
+  }
+
+  /** Runs a task in the channel's queue and under its lock: for multi-file steps. */
+  exclusive<T>(p: ChannelPaths, task: () => Promise<T>): Promise<T> {
+    return this.queue.run(p.queueKey, () => withChannelLock(p.channelStateDir, task));
+  }
+
+  /** Waits for every queued write to finish (shutdown). */
+  idle(): Promise<void> {
+    return this.queue.idle();
+  }
+
+  parentRef(ref: ChannelRef): ChannelRef {
+    if (ref.kind === 'local' || !ref.threadId) return ref;
+    return { kind: 'discord', guildId: ref.guildId, channelId: ref.channelId };
+  }
+
+  private async appendJsonlUnqueued(file: string, record: unknown): Promise<void> {
+    await fs.mkdir(path.dirname(file), { recursive: true });
+    const line = redactSecrets(JSON.stringify(record)) + '\n';
+    // O_APPEND writes of one line are not interleaved; a crash can only tear the last line,
+    // which readers skip.
+    await fs.appendFile(file, line, 'utf8');
+  }
+
+  private async readForWrite(file: string, name: MemoryFileName, useTemplate: boolean): Promise<string> {
+    let text: string | null;
+    try {
+      text = await readTextIfExists(file);
+    } catch (err) {
+      throw new StoreError(`cannot read ${path.relative(this.root, file)}: ${(err as Error).message}; check its permissions`);
+    }
+    if (text !== null) return text;
+    return useTemplate && name in TEMPLATES ? TEMPLATES[name as TemplateFile] : '';
+  }
+
+  private checkShrink(file: string, before: string, next: string, allowed: boolean): void {
+    if (allowed || before.length < SHRINK_GUARD_MIN_BYTES) return;
+    if (next.length < before.length * SHRINK_GUARD) {
+      throw new StoreError(
+        `refused to rewrite ${path.relative(this.root, file)}: it would shrink from ${before.length} to ${next.length} characters; ` +
+        'only an explicit forget may remove that much',
+      );
+    }
+  }
+
+  private async backup(p: ChannelPaths, file: string, content: string): Promise<void> {
+    const dir = path.join(p.channelStateDir, 'backups');
+    const base = path.relative(p.channelDir, file).replace(/[\\/]/g, '__');
+    const stamp = this.clock().toISOString().replace(/[:.]/g, '-');
+    await atomicWrite(path.join(dir, `${base}.${stamp}.bak`), content);
+    const mine = (await fs.readdir(dir)).filter((f) => f.startsWith(`${base}.`) && f.endsWith('.bak')).sort();
+    for (const old of mine.slice(0, Math.max(0, mine.length - BACKUPS_KEPT))) {
+      await fs.rm(path.join(dir, old), { force: true });
+    }
+  }
+}

@@ -1,0 +1,81 @@
+import { applyMemoryOps } from '../../src/memory/memoryOps';
+import { formatEntry, parseMemory, parseMemoryLine } from '../../src/memory/entries';
+import { makeTombstone, matchesTombstone } from '../../src/memory/tombstones';
+
+const now = new Date('2026-11-21T10:00:00Z');
+let n = 0;
+const random = () => `a${(n++).toString(16).padStart(5, '0')}`;
+
+describe('MEMORY.md entry format', () => {
+  it('parses back what it writes', () => {
+    const line = formatEntry({ id: 'm-1a2b3c', text: 'Use pnpm for installs', source: 'discord #build', date: '2026-11-20' });
+    expect(line).toBe('- [m-1a2b3c] Use pnpm for installs [from: discord #build, 2026-11-20]');
+    const p = parseMemoryLine(line);
+    expect(p).toMatchObject({ kind: 'entry', id: 'm-1a2b3c', text: 'Use pnpm for installs', source: 'discord #build', date: '2026-11-20', superseded: false });
+  });
+
+  it('reads superseded lines as superseded, with their replacement', () => {
+    const p = parseMemoryLine('- ~~[m-aaaaaa] Deploy on Fridays~~ → [m-bbbbbb] (2026-11-02) [from: chat, 2026-10-01]');
+    expect(p).toMatchObject({ superseded: true, id: 'm-aaaaaa', supersededBy: 'm-bbbbbb', text: 'Deploy on Fridays' });
+  });
+
+  it('treats every non-heading line as an entry, bullet or not', () => {
+    const lines = parseMemory('# Memory\n\n- first\nplain line under a bullet\n  * nested\n<!-- guidance -->\n');
+    expect(lines.filter((l) => l.kind === 'entry').map((l) => l.text)).toEqual(['first', 'plain line under a bullet', 'nested']);
+  });
+});
+
+describe('applyMemoryOps', () => {
+  const base = '# Channel Memory\n\n## Durable Facts\n\n- We deploy with **GitHub Actions**, not Jenkins\nhand note without bullet\n';
+
+  it('gives hand-written lines an id and keeps their words and order', () => {
+    const r = applyMemoryOps(base, [{ op: 'add', text: 'Staging lives at staging.example.org', source: 'test' }], { now, tombstones: [], random });
+    const entries = parseMemory(r.text).filter((l) => l.kind === 'entry');
+    expect(entries.map((e) => e.text)).toEqual([
+      'We deploy with **GitHub Actions**, not Jenkins', 'hand note without bullet', 'Staging lives at staging.example.org',
+    ]);
+    expect(entries.every((e) => e.id)).toBe(true);
+    expect(r.text).toContain('[from: test, 2026-11-21]');
+  });
+
+  it('supersedes: the old line is struck through and points at the new one', () => {
+    const first = applyMemoryOps(base, [{ op: 'add', text: 'Release every Tuesday', source: 's' }], { now, tombstones: [], random });
+    const id = first.applied[0].id;
+    const r = applyMemoryOps(first.text, [{ op: 'supersede', id, text: 'Release every Thursday', source: 's2' }], { now, tombstones: [], random });
+    const lines = parseMemory(r.text).filter((l) => l.kind === 'entry');
+    const old = lines.find((l) => l.id === id)!;
+    expect(old.superseded).toBe(true);
+    expect(old.supersededBy).toBe(r.applied[0].id);
+    expect(lines.filter((l) => !l.superseded).map((l) => l.text)).toContain('Release every Thursday');
+  });
+
+  it('forgets a line and refuses bad ids with a reason', () => {
+    const first = applyMemoryOps(base, [], { now, tombstones: [], random });
+    const id = parseMemory(first.text).find((l) => l.text.startsWith('hand note'))!.id!;
+    const r = applyMemoryOps(first.text, [{ op: 'forget', id }, { op: 'forget', id: '../etc' }, { op: 'forget', id: 'm-ffffff' }], { now, tombstones: [], random });
+    expect(r.text).not.toContain('hand note');
+    expect(r.forgotten).toEqual([{ id, text: 'hand note without bullet' }]);
+    expect(r.skipped.map((s) => s.why)).toEqual([expect.stringContaining('not an entry id'), expect.stringContaining('no entry m-ffffff')]);
+  });
+
+  it('does not learn a forgotten fact again, even reworded, unless a person asks', () => {
+    const stone = makeTombstone('The staging database password rotates every Monday morning', now);
+    const reworded = 'staging database password rotates every Monday morning at nine';
+    expect(matchesTombstone(reworded, [stone])).toBeDefined();
+    expect(matchesTombstone('We chose Postgres over MySQL for the billing service', [stone])).toBeUndefined();
+    const auto = applyMemoryOps(base, [{ op: 'add', text: reworded, source: 'upkeep' }], { now, tombstones: [stone], random });
+    expect(auto.applied).toHaveLength(0);
+    expect(auto.skipped[0].why).toMatch(/forgotten/);
+    const asked = applyMemoryOps(base, [{ op: 'add', text: reworded, source: 'alice', explicit: true }], { now, tombstones: [stone], random });
+    expect(asked.applied).toHaveLength(1);
+  });
+
+  it('never writes a secret', () => {
+    const r = applyMemoryOps(base, [
+      { op: 'add', text: 'The bot token is MTk4NjIyNDgzNDcxOTI1MjQ4.Cl2FMQ.ZnCjm1XVW7vRze4b7Cq4se7kKWs', source: 's' },
+      { op: 'add', text: 'Use key sk-ant-api03-abcdefghijklmnopqrstuvwxyz for prod', source: 's' },
+    ], { now, tombstones: [], random });
+    expect(r.applied).toHaveLength(0);
+    expect(r.text).not.toMatch(/sk-ant|MTk4/);
+  });
+});
