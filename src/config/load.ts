@@ -37,7 +37,8 @@ export function loadDotEnv(cwd: string, env: NodeJS.ProcessEnv): void {
   }
 }
 
-const urlValue = (key: string) => z.string().url(`${key} must be a URL such as http://127.0.0.1:8080`);
+/** http(s) for APIs, redis(s) for REDIS_URL: `localhost:11434` parses as a URL but is a mistake. */
+const urlValue = (key: string) => z.url({ protocol: key === 'REDIS_URL' ? /^rediss?$/ : /^https?$/ });
 
 export function loadSettings(opts: { env: NodeJS.ProcessEnv; cwd: string; needs: Need[] }): Settings {
   const { env, cwd, needs } = opts;

@@ -1,0 +1,27 @@
+import { ConfigError, loadDotEnv, loadSettings, Need, Settings } from '../../config/load';
+import { createLogger, Logger } from '../../log/logger';
+import { InvalidChannelError } from '../../memory/paths';
+import type { CliIO } from '../main';
+
+/** Loads `.env` and validates what this command needs; a problem becomes one line on stderr. */
+export function settingsFor(io: CliIO, needs: Need[]): Settings | null {
+  loadDotEnv(io.cwd, io.env);
+  try {
+    return loadSettings({ env: io.env, cwd: io.cwd, needs });
+  } catch (err) {
+    if (err instanceof ConfigError) {
+      io.stderr.write(`minutes: ${err.message}\n`);
+      return null;
+    }
+    throw err;
+  }
+}
+
+export function loggerFor(settings: Settings | null): Logger {
+  return createLogger({ level: settings?.config.log.level, format: settings?.config.log.format });
+}
+
+/** Errors a person can act on print as one line; anything else is a bug and keeps its stack. */
+export function isUserFacing(err: unknown): err is Error {
+  return err instanceof ConfigError || err instanceof InvalidChannelError;
+}

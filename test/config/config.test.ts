@@ -1,0 +1,75 @@
+import fs from 'node:fs';
+import path from 'node:path';
+import { ConfigError, loadDotEnv, loadSettings } from '../../src/config/load';
+import { ConfigFileSchema } from '../../src/config/schema';
+import { makeTmpDir } from '../helpers/tmp';
+
+let tmp: ReturnType<typeof makeTmpDir>;
+beforeEach(() => { tmp = makeTmpDir(); });
+afterEach(() => tmp.cleanup());
+
+const TOKEN = 'MTk4NjIyNDgzNDcxOTI1MjQ4.Cl2FMQ.ZnCjm1XVW7vRze4b7Cq4se7kKWs';
+
+describe('configuration', () => {
+  it('with no config file and MINUTES_CONFIG unset, defaults apply: no allowlists', () => {
+    const s = loadSettings({ env: {}, cwd: tmp.dir, needs: [] });
+    expect(s.configFile).toBeNull();
+    expect(s.dataDir).toBe(path.join(tmp.dir, 'channels'));
+    expect(s.config.discord.guilds).toEqual([]);
+    expect(s.config.discord.channels).toEqual([]);
+  });
+
+  it('a file named by MINUTES_CONFIG that is missing is an error naming the key', () => {
+    expect(() => loadSettings({ env: { MINUTES_CONFIG: 'nope.json' }, cwd: tmp.dir, needs: [] }))
+      .toThrow(/MINUTES_CONFIG names nope\.json, which does not exist/);
+  });
+
+  it('a wrong value in the file names the field and the fix', () => {
+    fs.writeFileSync(path.join(tmp.dir, 'c.json'), JSON.stringify({ discord: { channels: [123] } }));
+    expect(() => loadSettings({ env: { MINUTES_CONFIG: 'c.json' }, cwd: tmp.dir, needs: [] }))
+      .toThrow(/discord\.channels\.0/);
+    fs.writeFileSync(path.join(tmp.dir, 'c.json'), JSON.stringify({ limts: {} }));
+    expect(() => loadSettings({ env: { MINUTES_CONFIG: 'c.json' }, cwd: tmp.dir, needs: [] })).toThrow(/limts/);
+    fs.writeFileSync(path.join(tmp.dir, 'c.json'), '{ not json');
+    expect(() => loadSettings({ env: { MINUTES_CONFIG: 'c.json' }, cwd: tmp.dir, needs: [] })).toThrow(/not valid JSON/);
+  });
+
+  it('the committed example is valid', () => {
+    const example = JSON.parse(fs.readFileSync(path.join(__dirname, '../../minutes.config.example.json'), 'utf8'));
+    expect(ConfigFileSchema.safeParse(example).success).toBe(true);
+  });
+
+  it('validates per command: recall needs nothing, chat a provider, start a token and a provider', () => {
+    expect(() => loadSettings({ env: {}, cwd: tmp.dir, needs: [] })).not.toThrow();
+    expect(() => loadSettings({ env: {}, cwd: tmp.dir, needs: ['provider'] })).toThrow(/ANTHROPIC_API_KEY/);
+    expect(() => loadSettings({ env: { OPENAI_BASE_URL: 'http://127.0.0.1:11434/v1' }, cwd: tmp.dir, needs: ['provider'] })).not.toThrow();
+    expect(() => loadSettings({ env: { ANTHROPIC_API_KEY: 'k' }, cwd: tmp.dir, needs: ['discord', 'provider'] })).toThrow(/^DISCORD_TOKEN is not set/);
+    expect(() => loadSettings({ env: { ANTHROPIC_API_KEY: 'k', DISCORD_TOKEN: 'short' }, cwd: tmp.dir, needs: ['discord', 'provider'] })).toThrow(/does not look like a bot token/);
+    const s = loadSettings({ env: { ANTHROPIC_API_KEY: 'k', DISCORD_TOKEN: TOKEN, DISCORD_API_URL: 'http://127.0.0.1:9/api/' }, cwd: tmp.dir, needs: ['discord', 'provider'] });
+    expect(s.discord).toEqual({ token: TOKEN, apiUrl: 'http://127.0.0.1:9/api' });
+  });
+
+  it('errors are one line and never echo a secret', () => {
+    try {
+      loadSettings({ env: { MINUTES_CONFIG: 'x.json', ANTHROPIC_API_KEY: 'sk-ant-secret' }, cwd: tmp.dir, needs: ['provider'] });
+      throw new Error('expected a ConfigError');
+    } catch (err) {
+      expect(err).toBeInstanceOf(ConfigError);
+      expect((err as Error).message).not.toContain('\n');
+      expect((err as Error).message).not.toContain('sk-ant-secret');
+    }
+  });
+
+  it('a bad URL is named', () => {
+    expect(() => loadSettings({ env: { OPENAI_BASE_URL: 'localhost:11434' }, cwd: tmp.dir, needs: [] })).toThrow(/OPENAI_BASE_URL is not a valid URL/);
+  });
+
+  it('.env fills unset variables only, and a missing .env is fine', () => {
+    const env: NodeJS.ProcessEnv = { ANTHROPIC_API_KEY: 'from-env' };
+    loadDotEnv(tmp.dir, env);
+    expect(env).toEqual({ ANTHROPIC_API_KEY: 'from-env' });
+    fs.writeFileSync(path.join(tmp.dir, '.env'), 'ANTHROPIC_API_KEY=from-file\nMINUTES_DATA_DIR=./data\n');
+    loadDotEnv(tmp.dir, env);
+    expect(env).toEqual({ ANTHROPIC_API_KEY: 'from-env', MINUTES_DATA_DIR: './data' });
+  });
+});
