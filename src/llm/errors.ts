@@ -1,0 +1,143 @@
+import Anthropic from '@anthropic-ai/sdk';
+import OpenAI from 'openai';
+import type { ProviderName } from './types';
+
+/**
+ * What went wrong, at the granularity the bot acts on: retry (rate_limited, unavailable), tell an
+ * admin (auth), tell the user to start over (context_too_long), or report a bug (bad_request).
+ */
+export type ModelErrorKind =
+  | 'rate_limited'
+  | 'auth'
+  | 'bad_request'
+  | 'context_too_long'
+  | 'unavailable'
+  | 'timeout'
+  | 'invalid_output';
+
+export interface ModelErrorOptions {
+  provider?: ProviderName;
+  status?: number;
+  /** How long the provider asked us to wait, from `retry-after-ms` / `retry-after`. */
+  retryAfterMs?: number;
+  /** Overrides the kind's default, e.g. an overload after part of a reply was already streamed. */
+  retryable?: boolean;
+  cause?: unknown;
+}
+
+const USER_MESSAGES: Record<ModelErrorKind, string> = {
+  rate_limited: 'The model provider is rate-limiting the bot right now; please try again shortly.',
+  auth: "The model provider rejected the bot's credentials; an admin needs to check the API key or account.",
+  bad_request: 'The model provider rejected the request; this looks like a bug, see the logs.',
+  context_too_long: 'This conversation is too long for the model; start a fresh one (e.g. with /new).',
+  unavailable: 'The model provider is unavailable or overloaded right now; please try again in a minute.',
+  timeout: 'The model took too long to answer; please try again.',
+  invalid_output: 'The model answered in a form the bot could not use; please try again.',
+};
+
+export class ModelError extends Error {
+  override readonly name = 'ModelError';
+  readonly kind: ModelErrorKind;
+  readonly provider?: ProviderName;
+  readonly status?: number;
+  readonly retryAfterMs?: number;
+  readonly #retryable?: boolean;
+
+  constructor(kind: ModelErrorKind, message: string, opts: ModelErrorOptions = {}) {
+    super(oneLine(redactSecrets(message)), opts.cause === undefined ? undefined : { cause: opts.cause });
+    this.kind = kind;
+    this.provider = opts.provider;
+    this.status = opts.status;
+    this.retryAfterMs = opts.retryAfterMs;
+    this.#retryable = opts.retryable;
+  }
+
+  /** Worth another attempt after a pause. Timeouts are not: a retry would double the user's wait. */
+  get retryable(): boolean {
+    return this.#retryable ?? (this.kind === 'rate_limited' || this.kind === 'unavailable');
+  }
+
+  /** One line that is safe to show in a Discord channel: no status codes, bodies or keys. */
+  userMessage(): string {
+    if (this.kind === 'rate_limited' && this.retryAfterMs !== undefined && this.retryAfterMs >= 1000) {
+      return `The model provider is rate-limiting the bot; please try again in about ${Math.ceil(this.retryAfterMs / 1000)} s.`;
+    }
+    return USER_MESSAGES[this.kind];
+  }
+}
+
+/**
+ * Maps an error thrown by either SDK to a ModelError. Returns undefined for anything else, so
+ * programming errors in our own code surface as themselves instead of as "provider unavailable".
+ */
+export function toModelError(err: unknown, provider: ProviderName): ModelError | undefined {
+  if (err instanceof ModelError) return err;
+  if (err instanceof Anthropic.APIConnectionTimeoutError || err instanceof OpenAI.APIConnectionTimeoutError) {
+    return new ModelError('timeout', `${provider}: ${err.message}`, { provider, cause: err });
+  }
+  if (err instanceof Anthropic.APIUserAbortError || err instanceof OpenAI.APIUserAbortError) return undefined;
+  if (err instanceof Anthropic.APIConnectionError || err instanceof OpenAI.APIConnectionError) {
+    return new ModelError('unavailable', `${provider}: ${err.message}`, { provider, cause: err });
+  }
+  if (err instanceof Anthropic.APIError) {
+    return classify(provider, err, { status: err.status, type: err.type, code: err.errorCode, headers: err.headers });
+  }
+  if (err instanceof OpenAI.APIError) {
+    return classify(provider, err, { status: err.status, type: err.type, code: err.code, headers: err.headers });
+  }
+  return undefined;
+}
+
+interface ErrorFacts {
+  status: number | undefined;
+  type: string | null | undefined;
+  code: string | null | undefined;
+  headers: Headers | undefined;
+}
+
+const CONTEXT_TOO_LONG = /prompt is too long|context length|context window|context_length_exceeded|too many tokens/i;
+
+function classify(provider: ProviderName, err: Error, f: ErrorFacts): ModelError {
+  const opts: ModelErrorOptions = { provider, status: f.status, cause: err };
+  const label = `${provider}${f.status ? ` ${f.status}` : ''}${f.type ? ` ${f.type}` : ''}: ${err.message}`;
+  const s = f.status;
+  if (f.code === 'context_length_exceeded' || s === 413 || ((s === 400 || s === undefined) && CONTEXT_TOO_LONG.test(err.message))) {
+    return new ModelError('context_too_long', label, opts);
+  }
+  if (s === 429 || f.type === 'rate_limit_error') {
+    return new ModelError('rate_limited', label, { ...opts, retryAfterMs: parseRetryAfter(f.headers) });
+  }
+  if (s === 401 || s === 402 || s === 403 || f.type === 'authentication_error' || f.type === 'permission_error' || f.type === 'billing_error') {
+    return new ModelError('auth', label, opts);
+  }
+  // 529 is Anthropic's "overloaded"; 408 is the server giving up on a slow request. Both pass.
+  if (s === undefined || s >= 500 || s === 408 || f.type === 'overloaded_error') {
+    return new ModelError('unavailable', label, { ...opts, retryAfterMs: parseRetryAfter(f.headers) });
+  }
+  return new ModelError('bad_request', label, opts);
+}
+
+/** `retry-after-ms` (milliseconds, OpenAI/Anthropic extension) wins over `retry-after` (seconds or HTTP date). */
+export function parseRetryAfter(headers: Headers | undefined, now: number = Date.now()): number | undefined {
+  if (!headers) return undefined;
+  const ms = Number.parseFloat(headers.get('retry-after-ms') ?? '');
+  if (Number.isFinite(ms) && ms >= 0) return Math.ceil(ms);
+  const raw = headers.get('retry-after');
+  if (raw === null) return undefined;
+  const seconds = Number.parseFloat(raw);
+  if (Number.isFinite(seconds) && seconds >= 0) return Math.ceil(seconds * 1000);
+  const date = Date.parse(raw);
+  return Number.isFinite(date) ? Math.max(0, date - now) : undefined;
+}
+
+/** Defence in depth: SDK messages carry response bodies, and a proxy could echo a key back. */
+export function redactSecrets(text: string): string {
+  return text
+    .replace(/\bsk-[A-Za-z0-9_-]{8,}/g, '[redacted]')
+    .replace(/\b(Bearer)\s+[A-Za-z0-9._~+/=-]{8,}/gi, '$1 [redacted]');
+}
+
+function oneLine(text: string): string {
+  const flat = text.replace(/\s+/g, ' ').trim();
+  return flat.length > 400 ? `${flat.slice(0, 399)}…` : flat;
+}
