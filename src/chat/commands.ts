@@ -1,0 +1,93 @@
+import fs from 'node:fs/promises';
+import { parseMemory } from '../memory/entries';
+import type { ChannelRef } from '../memory/paths';
+import type { ChannelStore } from '../memory/store';
+import { StoreError } from '../memory/store';
+import type { ChatEngine } from './engine';
+import { emptyConversation } from './conversation';
+import { readUsage } from './usage';
+import { appendHistoryBlock } from './history';
+
+/**
+ * The channel commands, shared by console mode and Discord's slash commands: each returns text,
+ * and the transport decides how to show it (a block on stdout, an ephemeral reply, a file).
+ */
+export interface CommandContext {
+  store: ChannelStore;
+  engine: ChatEngine;
+  clock: () => Date;
+  /** Who asked, for provenance of explicit forgets and history blocks. */
+  actor: string;
+}
+
+export async function recallCommand(ctx: CommandContext, ref: ChannelRef, query: string): Promise<string> {
+  if (!query.trim()) return 'Usage: /recall <text>: shows exactly what would be injected for that text.';
+  const { block } = await ctx.engine.recallFor(ref, query);
+  return block || 'Nothing would be recalled for that text.';
+}
+
+export async function memoryCommand(ctx: CommandContext, ref: ChannelRef): Promise<string> {
+  const text = await ctx.store.read(ctx.store.parentRef(ref), 'MEMORY.md');
+  const entries = parseMemory(text ?? '').filter((l) => l.kind === 'entry' && !l.superseded);
+  if (!entries.length) return 'MEMORY.md has no entries yet.';
+  return entries.map((e) => e.raw.trim()).join('\n');
+}
+
+export async function forgetCommand(ctx: CommandContext, ref: ChannelRef, id: string): Promise<string> {
+  try {
+    const r = await ctx.store.applyMemoryOps(ref, [{ op: 'forget', id: id.trim(), reason: `forgotten by ${ctx.actor}` }]);
+    if (r.forgotten.length) return `Forgot ${id.trim()}: "${r.forgotten[0].text}". It will not be learned again automatically.`;
+    return `Nothing forgotten: ${r.skipped[0]?.why ?? 'no such entry'}.`;
+  } catch (err) {
+    if (err instanceof StoreError) return `Could not forget ${id}: ${err.message}`;
+    throw err;
+  }
+}
+
+export async function contextCommand(ctx: CommandContext, ref: ChannelRef): Promise<string> {
+  const text = await ctx.store.read(ctx.store.parentRef(ref), 'CONTEXT.md');
+  return text?.trim() ? text.trim() : 'CONTEXT.md does not exist yet: it is written after the first condensation.';
+}
+
+export async function newCommand(ctx: CommandContext, ref: ChannelRef): Promise<string> {
+  let ended = 0;
+  await ctx.engine.replaceConversation(ref, (c) => {
+    ended = c.turns.length;
+    return { ...emptyConversation(), compactedTurns: c.compactedTurns + c.turns.length };
+  });
+  if (ended > 0) {
+    await appendHistoryBlock(ctx.store, ref, {
+      at: ctx.clock(),
+      title: 'New conversation',
+      body: `${ctx.actor} started a fresh conversation with /new after ${ended / 2} exchanges. SESSION.md was kept.`,
+    });
+  }
+  return ended > 0
+    ? 'Started a fresh conversation. SESSION.md and memory are kept.'
+    : 'The conversation was already empty. SESSION.md and memory are kept.';
+}
+
+export async function statusCommand(ctx: CommandContext, ref: ChannelRef): Promise<string> {
+  const usage = await readUsage(ctx.store, ref);
+  const conv = await ctx.engine.conversation(ref);
+  const lines: string[] = ['**Usage** (this conversation, since the folder was created)'];
+  const models = Object.entries(usage.byModel);
+  if (!models.length) lines.push('- no model calls yet');
+  for (const [key, u] of models) {
+    const hit = u.inputTokens ? Math.round((u.cacheReadTokens / u.inputTokens) * 100) : 0;
+    lines.push(`- ${key}: ${u.calls} calls, ${u.inputTokens} input tokens (${hit}% read from cache, ${u.cacheWriteTokens} written to cache), ${u.outputTokens} output tokens`);
+  }
+  lines.push(`- conversation: ${conv.turns.length} turns since the last compaction${conv.summary ? ', with a summary of earlier turns' : ''}`);
+  lines.push('', '**Memory files**');
+  const p = ctx.store.paths(ref);
+  for (const [name, file] of [['CONTEXT.md', p.context], ['MEMORY.md', p.memory], ['SESSION.md', p.session], ['HISTORY.md', p.history]] as const) {
+    const st = await fs.stat(file).catch(() => null);
+    lines.push(`- ${name}: ${st ? `${st.size} bytes, changed ${st.mtime.toISOString().slice(0, 16).replace('T', ' ')} UTC` : 'not created yet'}`);
+  }
+  const upkeep = await ctx.store.readState<{ lastRun?: Record<string, string> }>(`${p.stateDir}/upkeep.json`);
+  lines.push('', '**Upkeep**');
+  const runs = Object.entries(upkeep?.lastRun ?? {});
+  if (!runs.length) lines.push('- has not run yet');
+  for (const [job, at] of runs) lines.push(`- ${job}: last ran ${at.slice(0, 16).replace('T', ' ')} UTC`);
+  return lines.join('\n');
+}

@@ -1,0 +1,175 @@
+import fs from 'node:fs/promises';
+import path from 'node:path';
+import type { Logger } from '../log/logger';
+import { ModelError } from '../llm/errors';
+import type { ModelClient, Usage } from '../llm/types';
+import type { ChannelRef } from '../memory/paths';
+import { workspaceDir } from '../memory/paths';
+import { KeyedQueue } from '../memory/queue';
+import type { Recall, RecallResult } from '../memory/recall';
+import { renderRecallBlock } from '../memory/recall';
+import type { ChannelStore } from '../memory/store';
+import { assemblePrompt, AssembledPrompt } from '../prompt/assemble';
+import { BOT_INSTRUCTIONS } from '../prompt/instructions';
+import { ConversationState, InboundMessage, loadConversation, mergeUserTurn, saveConversation } from './conversation';
+import { recordUsage } from './usage';
+
+export interface ChatSettings {
+  contextMaxChars: number;
+  recallBudgetChars?: number;
+  recallMaxItems?: number;
+}
+
+/** Upkeep hooks the engine calls; all optional so the engine runs alone in tests. */
+export interface ChatHooks {
+  /** After a turn is stored: upkeep decides off the reply path whether anything is due. */
+  afterTurn?(ref: ChannelRef, conversation: ConversationState): void;
+  /** A "context too long" answer: compact now, then the engine retries once. */
+  compactNow?(ref: ChannelRef): Promise<void>;
+}
+
+export interface ChatEngineOptions {
+  store: ChannelStore;
+  model: ModelClient;
+  recall: Recall;
+  settings: ChatSettings;
+  logger: Logger;
+  clock?: () => Date;
+  hooks?: ChatHooks;
+  instructions?: string;
+}
+
+export interface ChatReply {
+  text: string;
+  usage: Usage;
+  recall: RecallResult;
+  /** The request as sent, for tests and /recall. */
+  prompt: AssembledPrompt;
+}
+
+/**
+ * One turn of the pipeline: memory read and recall → prompt → model → conversation and usage
+ * stored. Turns of one conversation run one at a time, in order; conversations run concurrently
+ * (within the model limiter).
+ */
+export class ChatEngine {
+  private readonly turns = new KeyedQueue();
+  private readonly conversations = new Map<string, ConversationState>();
+  private readonly clock: () => Date;
+
+  constructor(private readonly o: ChatEngineOptions) {
+    this.clock = o.clock ?? (() => new Date());
+  }
+
+  respond(ref: ChannelRef, messages: InboundMessage[], opts: { onText?: (d: string) => void } = {}): Promise<ChatReply> {
+    const key = this.key(ref);
+    return this.turns.run(key, () => this.turn(ref, messages, opts));
+  }
+
+  /** The conversation as the engine holds it (loaded from disk on first use). */
+  async conversation(ref: ChannelRef): Promise<ConversationState> {
+    const key = this.key(ref);
+    let c = this.conversations.get(key);
+    if (!c) {
+      c = await loadConversation(this.o.store, ref);
+      this.conversations.set(key, c);
+    }
+    return c;
+  }
+
+  /** Replaces the conversation (compaction, /new) inside the turn queue, so no turn interleaves. */
+  replaceConversation(ref: ChannelRef, change: (c: ConversationState) => ConversationState): Promise<ConversationState> {
+    return this.turns.run(this.key(ref), async () => {
+      const next = change(await this.conversation(ref));
+      await saveConversation(this.o.store, ref, next);
+      this.conversations.set(this.key(ref), next);
+      return next;
+    });
+  }
+
+  /** The recall that would be injected for this text, exactly as a turn would compute it. */
+  async recallFor(ref: ChannelRef, query: string): Promise<{ result: RecallResult; block: string }> {
+    const p = this.o.store.paths(ref);
+    const context = await readOptional(p.context);
+    return this.runRecall(ref, query, context);
+  }
+
+  idle(): Promise<void> {
+    return this.turns.idle();
+  }
+
+  private key(ref: ChannelRef): string {
+    return this.o.store.paths(ref).convDir;
+  }
+
+  private async turn(ref: ChannelRef, messages: InboundMessage[], opts: { onText?: (d: string) => void }): Promise<ChatReply> {
+    const store = this.o.store;
+    const p = await store.ensureChannel(ref);
+    const ws = workspaceDir(store.root);
+    const [context, soul, agents] = await Promise.all([
+      readOptional(p.context), readOptional(path.join(ws, 'SOUL.md')), readOptional(path.join(ws, 'AGENTS.md')),
+    ]);
+    const newest = mergeUserTurn(messages);
+    const query = messages.map((m) => m.content).join('\n');
+    const { result, block } = this.runRecall(ref, query, context);
+
+    const build = (conversation: ConversationState) => assemblePrompt({
+      instructions: this.o.instructions ?? BOT_INSTRUCTIONS,
+      soul, agents, context,
+      contextMaxChars: this.o.settings.contextMaxChars,
+      conversation, newest, recallBlock: block,
+    });
+    let conversation = await this.conversation(ref);
+    let prompt = build(conversation);
+    let res;
+    try {
+      res = await this.o.model.complete({ purpose: 'chat', system: prompt.system, messages: prompt.messages, onText: opts.onText });
+    } catch (err) {
+      if (!(err instanceof ModelError && err.kind === 'context_too_long' && this.o.hooks?.compactNow)) throw err;
+      this.o.logger.warn({ channel: p.convDir }, 'provider says the context is too long; compacting now and retrying once');
+      await this.o.hooks.compactNow(ref);
+      conversation = await this.conversation(ref);
+      prompt = build(conversation);
+      res = await this.o.model.complete({ purpose: 'chat', system: prompt.system, messages: prompt.messages, onText: opts.onText });
+    }
+
+    const at = this.clock().toISOString();
+    const next: ConversationState = {
+      ...conversation,
+      turns: [
+        ...conversation.turns,
+        { role: 'user', content: newest, at, ids: messages.map((m) => m.id) },
+        { role: 'assistant', content: res.text, at },
+      ],
+    };
+    await saveConversation(store, ref, next);
+    this.conversations.set(this.key(ref), next);
+    await recordUsage(store, ref, res.model, 'chat', res.usage, this.clock());
+    this.o.hooks?.afterTurn?.(ref, next);
+    return { text: res.text, usage: res.usage, recall: result, prompt };
+  }
+
+  private runRecall(ref: ChannelRef, query: string, context: string | null): { result: RecallResult; block: string } {
+    const p = this.o.store.paths(ref);
+    const dirs = p.convDir === p.channelDir ? [p.channelDir] : [p.convDir, p.channelDir];
+    const exclude = new Set((context ?? '').split('\n').map((l) => l.trim()).filter((l) => l.length > 20));
+    const result = this.o.recall.recall({
+      channelDirs: dirs,
+      workspaceDir: workspaceDir(this.o.store.root),
+      query,
+      now: this.clock(),
+      budgetChars: this.o.settings.recallBudgetChars,
+      maxItems: this.o.settings.recallMaxItems,
+      exclude,
+    });
+    return { result, block: renderRecallBlock(result) };
+  }
+}
+
+async function readOptional(file: string): Promise<string | null> {
+  try {
+    return await fs.readFile(file, 'utf8');
+  } catch {
+    return null;
+  }
+}

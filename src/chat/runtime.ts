@@ -1,0 +1,69 @@
+import type { Settings } from '../config/load';
+import type { Logger } from '../log/logger';
+import { createModelClient } from '../llm/provider';
+import type { ModelClient } from '../llm/types';
+import { createRecall, Recall } from '../memory/recall';
+import { ChannelStore } from '../memory/store';
+import { ChatEngine, ChatHooks } from './engine';
+
+/** Everything a transport (console or Discord) needs, built once from validated settings. */
+export interface Runtime {
+  settings: Settings;
+  logger: Logger;
+  clock: () => Date;
+  store: ChannelStore;
+  model: ModelClient;
+  recall: Recall;
+  engine: ChatEngine;
+  /** Finishes queued turns and writes, then stops the model limiter. */
+  close(): Promise<void>;
+}
+
+export interface RuntimeOptions {
+  clock?: () => Date;
+  /** Tests and benches inject their own client (e.g. with instant retries). */
+  model?: ModelClient;
+  hooks?: ChatHooks;
+}
+
+export async function createRuntime(settings: Settings, logger: Logger, opts: RuntimeOptions = {}): Promise<Runtime> {
+  const clock = opts.clock ?? (() => new Date());
+  const store = new ChannelStore({ root: settings.dataDir, clock, logger: logger.child({ component: 'store' }) });
+  const { config } = settings;
+  const model = opts.model ?? await createModelClient({
+    logger,
+    env: {
+      ANTHROPIC_API_KEY: settings.anthropic.apiKey,
+      ANTHROPIC_BASE_URL: settings.anthropic.baseURL,
+      OPENAI_API_KEY: settings.openai.apiKey,
+      OPENAI_BASE_URL: settings.openai.baseURL,
+      REDIS_URL: settings.redisUrl,
+    },
+    provider: config.provider,
+    models: config.models,
+    limits: {
+      requestsPerMinute: config.limits.requestsPerMinute === 0 ? 'unlimited' : config.limits.requestsPerMinute,
+      maxConcurrent: config.limits.concurrency,
+      redisUrl: settings.redisUrl,
+    },
+    retry: { maxAttempts: config.limits.maxRetries + 1 },
+    timeoutMs: config.limits.timeoutMs,
+  });
+  const recall = createRecall({ logger: logger.child({ component: 'recall' }), clock });
+  const engine = new ChatEngine({
+    store, model, recall, logger, clock, hooks: opts.hooks,
+    settings: {
+      contextMaxChars: config.context.maxChars,
+      recallBudgetChars: config.recall.budgetChars,
+      recallMaxItems: config.recall.maxItems,
+    },
+  });
+  return {
+    settings, logger, clock, store, model, recall, engine,
+    async close() {
+      await engine.idle();
+      await store.idle();
+      await model.close();
+    },
+  };
+}

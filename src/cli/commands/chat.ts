@@ -1,0 +1,45 @@
+import os from 'node:os';
+import { createRuntime } from '../../chat/runtime';
+import { ProviderConfigError } from '../../llm/provider';
+import { assertValidRef, ChannelRef, InvalidChannelError } from '../../memory/paths';
+import { runConsole } from '../console';
+import type { CliIO } from '../main';
+import { loggerFor, settingsFor } from './common';
+
+/** How long end-of-input may take to finish queued work before the process gives up. */
+const SHUTDOWN_BUDGET_MS = 9_000;
+
+export async function runChat(opts: { channel: string }, io: CliIO): Promise<number> {
+  const ref: ChannelRef = { kind: 'local', name: opts.channel };
+  try {
+    assertValidRef(ref);
+  } catch (err) {
+    if (err instanceof InvalidChannelError) { io.stderr.write(`minutes: ${err.message}\n`); return 2; }
+    throw err;
+  }
+  const settings = settingsFor(io, ['provider']);
+  if (!settings) return 2;
+  const logger = loggerFor(settings);
+  let runtime;
+  try {
+    runtime = await createRuntime(settings, logger);
+  } catch (err) {
+    if (err instanceof ProviderConfigError || (err instanceof Error && /REDIS_URL/.test(err.message))) {
+      io.stderr.write(`minutes: ${err.message}\n`);
+      return 2;
+    }
+    throw err;
+  }
+  const interactive = Boolean(io.stdin.isTTY);
+  if (interactive) {
+    io.stderr.write(`Minutes console: channel local/${opts.channel} in ${settings.dataDir}. Commands: /recall, /memory, /context, /new, /status. Ctrl-D quits.\n`);
+  }
+  await runConsole({ runtime, ref, input: io.stdin, output: io.stdout, interactive, userName: os.userInfo().username || 'you' });
+  const done = runtime.close();
+  const timer = new Promise<'timeout'>((r) => setTimeout(() => r('timeout'), SHUTDOWN_BUDGET_MS).unref());
+  if ((await Promise.race([done.then(() => 'ok' as const), timer])) === 'timeout') {
+    logger.warn('queued work did not finish within the shutdown budget; exiting anyway');
+    return 1;
+  }
+  return 0;
+}

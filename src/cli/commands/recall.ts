@@ -1,0 +1,127 @@
+import fs from 'node:fs';
+import path from 'node:path';
+import type { CliIO } from '../main';
+import { createLogger } from '../../log/logger';
+import { createRecall, renderRecallBlock, RecallResult } from '../../memory/recall';
+
+/**
+ * `minutes recall`: what targeted recall would inject for a query. A stable contract (benchmarks
+ * depend on it): it reads only --channel-dir (and --workspace), never writes, needs no token or
+ * config, ignores MINUTES_DATA_DIR, and loads no Discord or model SDK code.
+ *
+ *   --query TEXT [--json]   the block as injected (or one JSON line with --json)
+ *   --queries FILE.jsonl    one {"id","query"} per line in; exactly one JSON line per query out:
+ *                           {"id","text","items":[{"file","heading","text","score"}]}
+ * Bad arguments: one line on stderr, exit code 2. Logs (warnings about unreadable files) go to stderr.
+ */
+export interface RecallCliOptions {
+  channelDir: string;
+  workspace?: string;
+  query?: string;
+  queries?: string;
+  budgetChars?: number;
+  maxItems?: number;
+  now?: string;
+  json?: boolean;
+}
+
+interface QueryLine {
+  id: string;
+  query: string;
+}
+
+function fail(io: CliIO, msg: string): number {
+  io.stderr.write(`minutes recall: ${msg}\n`);
+  return 2;
+}
+
+/** A date (YYYY-MM-DD, taken as UTC midnight) or any date-time Date.parse accepts. */
+export function parseNow(value: string): Date | undefined {
+  const v = value.trim();
+  const t = /^\d{4}-\d{2}-\d{2}$/.test(v) ? Date.parse(`${v}T00:00:00Z`) : Date.parse(v);
+  return Number.isNaN(t) ? undefined : new Date(t);
+}
+
+function isDir(p: string): boolean {
+  try {
+    return fs.statSync(p).isDirectory();
+  } catch {
+    return false;
+  }
+}
+
+export async function runRecall(opts: RecallCliOptions, io: CliIO): Promise<number> {
+  const hasQuery = typeof opts.query === 'string';
+  const hasQueries = typeof opts.queries === 'string';
+  if (hasQuery === hasQueries) return fail(io, 'give exactly one of --query and --queries');
+  const channelDir = path.resolve(io.cwd, opts.channelDir);
+  if (!isDir(channelDir)) return fail(io, `--channel-dir is not a readable folder: ${opts.channelDir}`);
+  let workspaceDir: string | undefined;
+  if (opts.workspace !== undefined) {
+    workspaceDir = path.resolve(io.cwd, opts.workspace);
+    if (!isDir(workspaceDir)) return fail(io, `--workspace is not a readable folder: ${opts.workspace}`);
+  }
+  let now = new Date();
+  if (opts.now !== undefined) {
+    const d = parseNow(opts.now);
+    if (!d) return fail(io, `--now is not a date or date-time: "${opts.now}"`);
+    now = d;
+  }
+
+  let queries: QueryLine[] = [];
+  if (hasQueries) {
+    let raw: string;
+    try {
+      raw = fs.readFileSync(path.resolve(io.cwd, opts.queries!), 'utf8');
+    } catch (err) {
+      return fail(io, `cannot read --queries file ${opts.queries}: ${(err as Error).message}`);
+    }
+    const lines = raw.split(/\r?\n/);
+    for (let i = 0; i < lines.length; i++) {
+      const line = lines[i].trim();
+      if (!line) continue;
+      let obj: unknown;
+      try {
+        obj = JSON.parse(line);
+      } catch {
+        return fail(io, `${opts.queries} line ${i + 1}: not JSON`);
+      }
+      const o = obj as Record<string, unknown>;
+      if (!o || typeof o !== 'object' || typeof o.query !== 'string' || (typeof o.id !== 'string' && typeof o.id !== 'number')) {
+        return fail(io, `${opts.queries} line ${i + 1}: expected {"id": "...", "query": "..."}`);
+      }
+      queries.push({ id: String(o.id), query: o.query });
+    }
+  } else {
+    queries = [{ id: '', query: opts.query! }];
+  }
+
+  const logger = createLogger({ level: io.env.LOG_LEVEL ?? 'warn', format: 'json', destination: io.stderr });
+  const recall = createRecall({ logger });
+  const run = (q: string): RecallResult =>
+    recall.recall({ channelDirs: [channelDir], workspaceDir, query: q, now, budgetChars: opts.budgetChars, maxItems: opts.maxItems });
+
+  if (hasQueries) {
+    let buf = '';
+    for (const q of queries) {
+      const r = run(q.query);
+      buf += JSON.stringify({ id: q.id, text: r.text, items: r.items }) + '\n';
+      if (buf.length > 1 << 16) {
+        io.stdout.write(buf);
+        buf = '';
+      }
+    }
+    if (buf) io.stdout.write(buf);
+    return 0;
+  }
+
+  const r = run(queries[0].query);
+  if (opts.json) {
+    io.stdout.write(JSON.stringify({ text: r.text, items: r.items }) + '\n');
+  } else if (r.text) {
+    io.stdout.write(renderRecallBlock(r) + '\n');
+  } else {
+    io.stderr.write('minutes recall: nothing recalled\n');
+  }
+  return 0;
+}

@@ -1,0 +1,78 @@
+import readline from 'node:readline';
+import type { Runtime } from '../chat/runtime';
+import { contextCommand, forgetCommand, memoryCommand, newCommand, recallCommand, statusCommand, CommandContext } from '../chat/commands';
+import { ModelError } from '../llm/errors';
+import type { ChannelRef } from '../memory/paths';
+
+/**
+ * Console mode. At a terminal it is a chat; when stdin is not a terminal it is a protocol for
+ * scripts: every input line yields exactly one block on stdout (a reply, a command's output or a
+ * one-line error) followed by a line holding only `---`. A reply line that is exactly `---` is
+ * printed as `\---` so the separator stays unambiguous.
+ */
+export interface ConsoleOptions {
+  runtime: Runtime;
+  ref: ChannelRef;
+  input: NodeJS.ReadableStream;
+  output: NodeJS.WritableStream;
+  interactive: boolean;
+  userName?: string;
+}
+
+export const SEPARATOR = '---';
+
+export function escapeBlock(text: string): string {
+  return text.split('\n').map((l) => (l === SEPARATOR ? `\\${SEPARATOR}` : l)).join('\n');
+}
+
+export async function runConsole(o: ConsoleOptions): Promise<void> {
+  const { runtime, ref } = o;
+  const ctx: CommandContext = { store: runtime.store, engine: runtime.engine, clock: runtime.clock, actor: o.userName ?? 'console' };
+  const rl = readline.createInterface({ input: o.input, terminal: false, crlfDelay: Infinity });
+  let seq = 0;
+  const write = (text: string) => {
+    o.output.write(`${escapeBlock(text.replace(/\s+$/, ''))}\n`);
+    if (!o.interactive) o.output.write(`${SEPARATOR}\n`);
+  };
+  if (o.interactive) o.output.write('> ');
+  for await (const raw of rl) {
+    const line = raw.replace(/\r$/, '');
+    try {
+      write(await handleLine(line));
+    } catch (err) {
+      write(`error: ${oneLineError(err)}`);
+      runtime.logger.error({ err }, 'console line failed');
+    }
+    if (o.interactive) o.output.write('> ');
+  }
+
+  async function handleLine(line: string): Promise<string> {
+    const trimmed = line.trim();
+    if (!trimmed) return 'error: empty message; type a message or /recall, /memory, /context, /new, /status';
+    if (trimmed.startsWith('/')) {
+      const [cmd, ...rest] = trimmed.split(/\s+/);
+      const arg = trimmed.slice(cmd.length).trim();
+      switch (cmd) {
+        case '/recall': return recallCommand(ctx, ref, arg);
+        case '/memory':
+          if (rest[0] === 'forget') return rest[1] ? forgetCommand(ctx, ref, rest[1]) : 'error: usage: /memory forget <id>';
+          return memoryCommand(ctx, ref);
+        case '/context': return contextCommand(ctx, ref);
+        case '/new': return newCommand(ctx, ref);
+        case '/status': return statusCommand(ctx, ref);
+        default: return `error: unknown command ${cmd}; try /recall, /memory, /context, /new, /status`;
+      }
+    }
+    seq++;
+    const reply = await runtime.engine.respond(ref, [{
+      id: `console-${Date.now()}-${seq}`, authorName: o.userName ?? 'you', content: line, at: runtime.clock(),
+    }]);
+    return reply.text.trim() ? reply.text : '(the model returned an empty reply)';
+  }
+}
+
+function oneLineError(err: unknown): string {
+  if (err instanceof ModelError) return err.userMessage();
+  const msg = err instanceof Error ? err.message : String(err);
+  return msg.split('\n')[0];
+}
