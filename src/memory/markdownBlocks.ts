@@ -1,0 +1,207 @@
+import matter from 'gray-matter';
+
+/**
+ * Splitting memory files into recall candidates. Plain line scanners: they work on any markdown a
+ * person writes, never throw, and never parse a file as CommonMark.
+ *
+ * - `lineEntries` (MEMORY.md, workspace MEMORY.md): every non-empty line that is not a heading is one
+ *   entry, bullet or not.
+ * - `paragraphBlocks` (SESSION.md, HISTORY.md): a paragraph, a list item or a fenced code block under
+ *   its heading path.
+ * - `condensationBlocks` (condensations/*.md): each `**Label:** text` line, with the condensation's
+ *   topic as heading; other paragraphs too. A condensation whose frontmatter sets `superseded_by`
+ *   yields nothing.
+ *
+ * Struck-through lines (`~~…~~` at the start of the text, the superseded form) are never candidates.
+ */
+export interface Block {
+  /** Heading path, outermost first, joined with " › " (a lone document-title H1 is dropped). */
+  heading: string;
+  /** The source text verbatim: one line, or the lines of one paragraph joined by "\n". */
+  text: string;
+  /** The text with bullet marker, entry id and provenance tag removed: what is scored. */
+  body: string;
+  /** 0-based line of the block's first line in the file. */
+  line: number;
+  /** ISO date (YYYY-MM-DD) from the provenance tag, else the heading path, else the file. */
+  date?: string;
+}
+
+const HEADING_RE = /^\s{0,3}(#{1,6})\s+(.*?)\s*#*\s*$/;
+const BULLET_RE = /^\s*(?:[-*+]|\d{1,3}[.)])\s+/;
+const ID_RE = /^\[m-[a-z0-9]{4,32}\]\s*/;
+const PROVENANCE_RE = /\s*\[from:\s*([^\]]*)\]\s*$/;
+const STRUCK_RE = /^\s*(?:(?:[-*+]|\d{1,3}[.)])\s+)?(?:\[m-[a-z0-9]{4,32}\]\s*)?~~/;
+const COMMENT_RE = /^\s*<!--.*-->\s*$/;
+const ISO_DATE_RE = /\b(\d{4}-\d{2}-\d{2})\b/;
+const FENCE_RE = /^\s{0,3}(```|~~~)/;
+const LABEL_RE = /^\s*(?:[-*+]\s+)?\*\*[^*\n]{1,80}:\*\*/;
+
+class HeadingPath {
+  private stack: { level: number; text: string; date?: string }[] = [];
+  push(level: number, text: string): void {
+    while (this.stack.length && this.stack[this.stack.length - 1].level >= level) this.stack.pop();
+    this.stack.push({ level, text, date: ISO_DATE_RE.exec(text)?.[1] });
+  }
+  get heading(): string {
+    const parts = this.stack.length > 1 ? this.stack.filter((h) => h.level !== 1) : this.stack;
+    return parts.map((h) => h.text).join(' › ');
+  }
+  get date(): string | undefined {
+    for (let i = this.stack.length - 1; i >= 0; i--) if (this.stack[i].date) return this.stack[i].date;
+    return undefined;
+  }
+}
+
+/** Removes a leading `---` frontmatter block by line scanning; returns the body's first line index. */
+function skipFrontmatter(lines: string[]): number {
+  if (lines.length === 0 || lines[0].trim() !== '---') return 0;
+  for (let i = 1; i < lines.length && i < 200; i++) if (/^(---|\.\.\.)\s*$/.test(lines[i])) return i + 1;
+  return 0;
+}
+
+export function isStruck(line: string): boolean {
+  return STRUCK_RE.test(line);
+}
+
+/** Text to score: no bullet marker, entry id or provenance tag. */
+export function entryBody(text: string): string {
+  let t = text.replace(BULLET_RE, '');
+  t = t.replace(ID_RE, '');
+  t = t.replace(PROVENANCE_RE, '');
+  return t;
+}
+
+function provenanceDate(text: string): string | undefined {
+  const m = PROVENANCE_RE.exec(text);
+  if (!m) return undefined;
+  const d = ISO_DATE_RE.exec(m[1]);
+  return d ? d[1] : undefined;
+}
+
+export function lineEntries(text: string, fileDate?: string): Block[] {
+  const lines = text.split(/\r?\n/);
+  const out: Block[] = [];
+  const path = new HeadingPath();
+  for (let i = skipFrontmatter(lines); i < lines.length; i++) {
+    const raw = lines[i];
+    if (raw.trim() === '' || COMMENT_RE.test(raw)) continue;
+    const h = HEADING_RE.exec(raw);
+    if (h) {
+      path.push(h[1].length, h[2]);
+      continue;
+    }
+    if (isStruck(raw)) continue;
+    const verbatim = raw.trim();
+    out.push({
+      heading: path.heading, text: verbatim, body: entryBody(verbatim), line: i,
+      date: provenanceDate(verbatim) ?? path.date ?? fileDate,
+    });
+  }
+  return out;
+}
+
+export function paragraphBlocks(text: string, fileDate?: string, opts: { splitLabels?: boolean; startLine?: number; rootHeading?: string } = {}): Block[] {
+  const lines = text.split(/\r?\n/);
+  const out: Block[] = [];
+  const path = new HeadingPath();
+  if (opts.rootHeading) path.push(0, opts.rootHeading);
+  let cur: { start: number; lines: string[] } | null = null;
+  const flush = (): void => {
+    if (!cur) return;
+    const verbatim = trimBlock(cur.lines);
+    const first = cur.lines[0] ?? '';
+    if (verbatim && !isStruck(first) && !cur.lines.every((l) => COMMENT_RE.test(l) || l.trim() === '')) {
+      const body = cur.lines.length === 1 ? entryBody(verbatim) : verbatim;
+      out.push({
+        heading: path.heading, text: verbatim, body, line: cur.start + (opts.startLine ?? 0),
+        date: provenanceDate(verbatim) ?? path.date ?? fileDate,
+      });
+    }
+    cur = null;
+  };
+  let i = opts.startLine === undefined ? skipFrontmatter(lines) : 0;
+  for (; i < lines.length; i++) {
+    const raw = lines[i];
+    if (FENCE_RE.test(raw)) {
+      // A fenced block is one candidate, blank lines and all.
+      flush();
+      const fence = FENCE_RE.exec(raw)![1];
+      const start = i;
+      const buf = [raw];
+      for (i++; i < lines.length; i++) {
+        buf.push(lines[i]);
+        if (lines[i].trim().startsWith(fence)) break;
+      }
+      cur = { start, lines: buf };
+      flush();
+      continue;
+    }
+    if (raw.trim() === '' || COMMENT_RE.test(raw)) {
+      flush();
+      continue;
+    }
+    const h = HEADING_RE.exec(raw);
+    if (h) {
+      flush();
+      path.push(h[1].length, h[2]);
+      continue;
+    }
+    const startsItem = BULLET_RE.test(raw) || (opts.splitLabels === true && LABEL_RE.test(raw));
+    if (startsItem) flush();
+    if (!cur) cur = { start: i, lines: [] };
+    cur.lines.push(raw);
+  }
+  flush();
+  return out;
+}
+
+function trimBlock(lines: string[]): string {
+  // Verbatim, but without the blank edges.
+  let a = 0;
+  let b = lines.length;
+  while (a < b && lines[a].trim() === '') a++;
+  while (b > a && lines[b - 1].trim() === '') b--;
+  const t = lines.slice(a, b).join('\n');
+  return t.replace(/^\s+/, '').replace(/\s+$/, '');
+}
+
+/**
+ * Condensation files: gray-matter frontmatter, `## 📝 Condensation: <Topic>` heading, `**Label:**`
+ * lines. Returns null when the frontmatter cannot be parsed: then we cannot know whether the file was
+ * superseded, so the caller skips it rather than risk recalling a superseded decision.
+ */
+export function condensationBlocks(text: string, fileName: string): Block[] | null {
+  let data: Record<string, unknown>;
+  let content: string;
+  let bodyStart = 0;
+  try {
+    // Options object on purpose: without one gray-matter caches every input string forever.
+    const parsed = matter(text, {});
+    data = (parsed.data ?? {}) as Record<string, unknown>;
+    content = parsed.content;
+    if (content !== text) {
+      const idx = text.lastIndexOf(content);
+      bodyStart = idx > 0 ? text.slice(0, idx).split(/\r?\n/).length - 1 : 0;
+    }
+  } catch {
+    return null;
+  }
+  const sup = data.superseded_by;
+  if (sup !== undefined && sup !== null && sup !== '' && sup !== false) return [];
+  const fileDate = toIsoDate(data.date) ?? ISO_DATE_RE.exec(fileName)?.[1];
+  const topicLine = /^\s{0,3}#{1,6}\s+(?:📝\s*)?Condensation:\s*(.+?)\s*$/mu.exec(content);
+  const topic = topicLine?.[1] ?? (typeof data.topic === 'string' ? data.topic : undefined)
+    ?? (typeof data.title === 'string' ? data.title : undefined) ?? fileName.replace(/\.md$/, '');
+  const lines = content.split(/\r?\n/);
+  // Drop the condensation heading itself; the topic becomes the root heading of every block.
+  const filtered = lines.map((l) => (topicLine && l.trim() === topicLine[0].trim() ? '' : l));
+  return paragraphBlocks(filtered.join('\n'), fileDate, { splitLabels: true, startLine: bodyStart, rootHeading: topic })
+    .map((b) => ({ ...b, heading: b.heading || topic }));
+}
+
+function toIsoDate(v: unknown): string | undefined {
+  if (v instanceof Date && !Number.isNaN(v.getTime())) return v.toISOString().slice(0, 10);
+  if (typeof v === 'string') return ISO_DATE_RE.exec(v)?.[1];
+  return undefined;
+}

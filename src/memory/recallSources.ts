@@ -1,0 +1,215 @@
+import fs from 'node:fs';
+import path from 'node:path';
+import type { Logger } from '../log/logger';
+import { Block, condensationBlocks, lineEntries, paragraphBlocks } from './markdownBlocks';
+import { tokenize } from './tokenize';
+
+/**
+ * Where recall candidates come from, and the per-file parse cache.
+ *
+ * Sources, by precedence (lower rank wins when two candidates from different files say the same
+ * thing): SESSION.md, MEMORY.md, condensations/*.md, the workspace MEMORY.md, HISTORY.md. With a
+ * thread, its own folder comes before its parent's at the same kind. CONTEXT.md is never a source
+ * (it is in the prompt whole).
+ *
+ * Each file is parsed once per (mtimeMs, size); a warm call only stats. Nothing here writes.
+ */
+export type SourceKind = 'session' | 'memory' | 'condensation' | 'workspace' | 'history';
+
+export const KIND_RANK: Record<SourceKind, number> = { session: 0, memory: 1, condensation: 2, workspace: 3, history: 4 };
+
+export interface Candidate {
+  /** Label: `MEMORY.md`, `condensations/<name>`, `workspace/MEMORY.md`, `threads/<id>/SESSION.md`. */
+  file: string;
+  kind: SourceKind;
+  /** Precedence: KIND_RANK * 16 + folder index (own folder first). Lower wins. */
+  rank: number;
+  heading: string;
+  text: string;
+  line: number;
+  /** Days since 1970-01-01 of the entry's date, if it has one. */
+  day?: number;
+  /** Distinct body terms and their counts; body length in terms. */
+  terms: string[];
+  tfs: number[];
+  len: number;
+  headingTerms: string[];
+  /** The entry carries its own provenance tag `[from: …]` (then its heading is not rendered). */
+  tagged: boolean;
+  /** Whitespace-normalised text without bullet marker: compared with the caller's exclude set. */
+  norm: string;
+}
+
+export interface FsLike {
+  statSync: typeof fs.statSync;
+  readFileSync: typeof fs.readFileSync;
+  readdirSync: typeof fs.readdirSync;
+}
+
+interface ParsedFile {
+  mtimeMs: number;
+  size: number;
+  candidates: Candidate[];
+}
+
+interface SourceFile {
+  abs: string;
+  label: string;
+  kind: SourceKind;
+  rank: number;
+  mtimeMs: number;
+  size: number;
+}
+
+/** Larger files are skipped with a warning: memory files are meant to stay small. */
+const MAX_FILE_BYTES = 32 * 1024 * 1024;
+/** A single block longer than this can never be injected usefully; it is not a candidate. */
+const MAX_BLOCK_CHARS = 20_000;
+const MS_PER_DAY = 86_400_000;
+const TAG_RE = /\[from:[^\]\n]*\]\s*$/;
+
+export function normalizeForExclude(text: string): string {
+  return text.replace(/^\s*(?:[-*+]|\d{1,3}[.)])\s+/, '').replace(/\s+/g, ' ').trim();
+}
+
+export function isoToDay(iso: string | undefined): number | undefined {
+  if (!iso) return undefined;
+  const t = Date.parse(iso + 'T00:00:00Z');
+  return Number.isNaN(t) ? undefined : Math.floor(t / MS_PER_DAY);
+}
+
+export class SourceCache {
+  private files = new Map<string, ParsedFile>();
+  private dirs = new Map<string, { mtimeMs: number; names: string[] }>();
+
+  constructor(private readonly logger: Logger, private readonly fsx: FsLike = fs) {}
+
+  /** Stats every source file; returns those that exist, in precedence order. */
+  listSources(channelDirs: string[], workspaceDir?: string): SourceFile[] {
+    const out: SourceFile[] = [];
+    const base = channelDirs.length > 1 ? channelDirs[channelDirs.length - 1] : undefined;
+    const labelFor = (dir: string, name: string): string => {
+      if (!base || dir === base) return name;
+      const rel = path.relative(base, path.join(dir, name));
+      return rel.startsWith('..') || path.isAbsolute(rel) ? `${path.basename(dir)}/${name}` : rel.split(path.sep).join('/');
+    };
+    channelDirs.forEach((dir, di) => {
+      const add = (name: string, kind: SourceKind): void => {
+        const abs = path.join(dir, name);
+        const st = this.stat(abs);
+        if (st) out.push({ abs, label: labelFor(dir, name), kind, rank: KIND_RANK[kind] * 16 + Math.min(di, 15), ...st });
+      };
+      add('SESSION.md', 'session');
+      add('MEMORY.md', 'memory');
+      add('HISTORY.md', 'history');
+      for (const name of this.condensationNames(path.join(dir, 'condensations'))) add(`condensations/${name}`, 'condensation');
+    });
+    if (workspaceDir) {
+      const abs = path.join(workspaceDir, 'MEMORY.md');
+      const st = this.stat(abs);
+      if (st) out.push({ abs, label: 'workspace/MEMORY.md', kind: 'workspace', rank: KIND_RANK.workspace * 16, ...st });
+    }
+    return out;
+  }
+
+  candidates(src: SourceFile): Candidate[] {
+    const hit = this.files.get(src.abs);
+    if (hit && hit.mtimeMs === src.mtimeMs && hit.size === src.size) return hit.candidates;
+    const candidates = this.parse(src);
+    this.files.set(src.abs, { mtimeMs: src.mtimeMs, size: src.size, candidates });
+    return candidates;
+  }
+
+  /** Drops cache entries for files not in `live` (deleted or no longer asked for). */
+  prune(live: Set<string>): void {
+    if (this.files.size <= live.size * 4 + 64) return;
+    for (const k of this.files.keys()) if (!live.has(k)) this.files.delete(k);
+  }
+
+  private stat(abs: string): { mtimeMs: number; size: number } | undefined {
+    try {
+      const st = this.fsx.statSync(abs, { throwIfNoEntry: false });
+      if (!st || !st.isFile()) return undefined;
+      return { mtimeMs: st.mtimeMs, size: st.size };
+    } catch (err) {
+      this.logger.warn({ err, file: abs }, 'recall: cannot stat a memory file; skipping it');
+      return undefined;
+    }
+  }
+
+  private condensationNames(dir: string): string[] {
+    let st: fs.Stats | undefined;
+    try {
+      st = this.fsx.statSync(dir, { throwIfNoEntry: false });
+    } catch {
+      st = undefined;
+    }
+    if (!st || !st.isDirectory()) {
+      this.dirs.delete(dir);
+      return [];
+    }
+    const hit = this.dirs.get(dir);
+    if (hit && hit.mtimeMs === st.mtimeMs) return hit.names;
+    let names: string[] = [];
+    try {
+      names = (this.fsx.readdirSync(dir) as string[]).filter((n) => n.endsWith('.md') && !n.startsWith('.')).sort();
+    } catch (err) {
+      this.logger.warn({ err, dir }, 'recall: cannot list condensations; skipping them');
+    }
+    this.dirs.set(dir, { mtimeMs: st.mtimeMs, names });
+    return names;
+  }
+
+  private parse(src: SourceFile): Candidate[] {
+    try {
+      if (src.size > MAX_FILE_BYTES) {
+        this.logger.warn({ file: src.abs, size: src.size }, 'recall: memory file too large; skipping it');
+        return [];
+      }
+      const text = this.fsx.readFileSync(src.abs, 'utf8') as string;
+      if (text.includes('\u0000')) {
+        this.logger.warn({ file: src.abs }, 'recall: memory file looks binary; skipping it');
+        return [];
+      }
+      let blocks: Block[] | null;
+      switch (src.kind) {
+        case 'memory':
+        case 'workspace':
+          blocks = lineEntries(text);
+          break;
+        case 'condensation':
+          blocks = condensationBlocks(text, path.basename(src.abs));
+          if (blocks === null) {
+            this.logger.warn({ file: src.abs }, 'recall: condensation frontmatter unreadable; skipping the file');
+            blocks = [];
+          }
+          break;
+        default:
+          blocks = paragraphBlocks(text);
+      }
+      const out: Candidate[] = [];
+      const headingTermsCache = new Map<string, string[]>();
+      for (const b of blocks) {
+        if (b.text.length > MAX_BLOCK_CHARS) continue;
+        const toks = tokenize(b.body);
+        if (toks.length === 0) continue;
+        const counts = new Map<string, number>();
+        for (const t of toks) counts.set(t, (counts.get(t) ?? 0) + 1);
+        let ht = headingTermsCache.get(b.heading);
+        if (!ht) {
+          ht = Array.from(new Set(tokenize(b.heading)));
+          headingTermsCache.set(b.heading, ht);
+        }
+        out.push({
+          file: src.label, kind: src.kind, rank: src.rank, heading: b.heading, text: b.text, line: b.line,
+          day: isoToDay(b.date), terms: Array.from(counts.keys()), tfs: Array.from(counts.values()), len: toks.length,
+          headingTerms: ht, norm: normalizeForExclude(b.text), tagged: TAG_RE.test(b.text),
+        });
+      }
+      return out;
+    } catch (err) {
+      this.logger.warn({ err, file: src.abs }, 'recall: cannot read a memory file; skipping it');
+      return [];
+    }
+  }
+}
