@@ -6,7 +6,7 @@ import { StoreError } from '../memory/store';
 import type { ChatEngine } from './engine';
 import { emptyConversation } from './conversation';
 import { readUsage } from './usage';
-import { appendHistoryBlock } from './history';
+import { appendHistoryBlock } from '../memory/history';
 
 /**
  * The channel commands, shared by console mode and Discord's slash commands: each returns text,

@@ -13,6 +13,7 @@ import { assemblePrompt, AssembledPrompt } from '../prompt/assemble';
 import { BOT_INSTRUCTIONS } from '../prompt/instructions';
 import { ConversationState, InboundMessage, loadConversation, mergeUserTurn, saveConversation } from './conversation';
 import { recordUsage } from './usage';
+import { explicitMemoryOps } from '../upkeep/consolidate';
 
 export interface ChatSettings {
   contextMaxChars: number;
@@ -109,6 +110,7 @@ export class ChatEngine {
     const [context, soul, agents] = await Promise.all([
       readOptional(p.context), readOptional(path.join(ws, 'SOUL.md')), readOptional(path.join(ws, 'AGENTS.md')),
     ]);
+    const memoryNotes = await this.applyExplicitRequests(ref, messages);
     const newest = mergeUserTurn(messages);
     const query = messages.map((m) => m.content).join('\n');
     const { result, block } = this.runRecall(ref, query, context);
@@ -145,8 +147,29 @@ export class ChatEngine {
     await saveConversation(store, ref, next);
     this.conversations.set(this.key(ref), next);
     await recordUsage(store, ref, res.model, 'chat', res.usage, this.clock());
+    await store.appendJsonl(ref, p.log, { type: 'reply', at, content: res.text, inReplyTo: messages.map((m) => m.id), model: res.model });
     this.o.hooks?.afterTurn?.(ref, next);
-    return { text: res.text, usage: res.usage, recall: result, prompt };
+    const text = memoryNotes.length ? `${res.text}\n\n_${memoryNotes.join(' ')}_` : res.text;
+    return { text, usage: res.usage, recall: result, prompt };
+  }
+
+  /** "remember that …" / "forget …" are applied at once; the reply says what was done. */
+  private async applyExplicitRequests(ref: ChannelRef, messages: InboundMessage[]): Promise<string[]> {
+    const notes: string[] = [];
+    for (const m of messages) {
+      const memory = (await this.o.store.read(this.o.store.parentRef(ref), 'MEMORY.md').catch(() => null)) ?? '';
+      const ops = explicitMemoryOps(m.content, memory, `${m.authorName}, msg ${m.id}`);
+      if (!ops.length) continue;
+      try {
+        const r = await this.o.store.applyMemoryOps(ref, ops);
+        for (const a of r.applied) notes.push(a.op.op === 'forget' ? `(Forgot memory entry ${a.id}.)` : `(Saved to memory as ${a.id}.)`);
+        for (const sk of r.skipped) notes.push(`(Not saved to memory: ${sk.why}.)`);
+      } catch (err) {
+        this.o.logger.warn({ err: (err as Error).message }, 'explicit memory request failed');
+        notes.push('(Could not update memory just now; see the log.)');
+      }
+    }
+    return notes;
   }
 
   private runRecall(ref: ChannelRef, query: string, context: string | null): { result: RecallResult; block: string } {

@@ -5,6 +5,8 @@ import type { ModelClient } from '../llm/types';
 import { createRecall, Recall } from '../memory/recall';
 import { ChannelStore } from '../memory/store';
 import { ChatEngine, ChatHooks } from './engine';
+import { DEFAULT_UPKEEP, UpkeepTuning } from '../upkeep/schedule';
+import { Upkeep } from '../upkeep/upkeep';
 
 /** Everything a transport (console or Discord) needs, built once from validated settings. */
 export interface Runtime {
@@ -15,6 +17,7 @@ export interface Runtime {
   model: ModelClient;
   recall: Recall;
   engine: ChatEngine;
+  upkeep: Upkeep;
   /** Finishes queued turns and writes, then stops the model limiter. */
   close(): Promise<void>;
 }
@@ -24,6 +27,9 @@ export interface RuntimeOptions {
   /** Tests and benches inject their own client (e.g. with instant retries). */
   model?: ModelClient;
   hooks?: ChatHooks;
+  upkeep?: Partial<UpkeepTuning>;
+  /** Start the node-cron upkeep tick (the bot does; console mode runs due upkeep at end of input). */
+  scheduleUpkeep?: boolean;
 }
 
 export async function createRuntime(settings: Settings, logger: Logger, opts: RuntimeOptions = {}): Promise<Runtime> {
@@ -50,18 +56,32 @@ export async function createRuntime(settings: Settings, logger: Logger, opts: Ru
     timeoutMs: config.limits.timeoutMs,
   });
   const recall = createRecall({ logger: logger.child({ component: 'recall' }), clock });
+  let upkeep: Upkeep | undefined;
+  const hooks: ChatHooks = opts.hooks ?? {
+    afterTurn: (ref, conv) => upkeep?.noteTurn(ref, conv),
+    compactNow: async (ref) => { await upkeep?.compactNow(ref); },
+  };
   const engine = new ChatEngine({
-    store, model, recall, logger, clock, hooks: opts.hooks,
+    store, model, recall, logger, clock, hooks,
     settings: {
       contextMaxChars: config.context.maxChars,
       recallBudgetChars: config.recall.budgetChars,
       recallMaxItems: config.recall.maxItems,
     },
   });
+  upkeep = new Upkeep({
+    deps: { model, store, logger: logger.child({ component: 'upkeep' }), clock },
+    engine,
+    tuning: { ...DEFAULT_UPKEEP, tokenBudget: config.conversation.tokenBudget, ...opts.upkeep },
+    keepRecentTurns: config.conversation.keepRecentTurns,
+  });
+  if (opts.scheduleUpkeep) upkeep.start();
+  const up = upkeep;
   return {
-    settings, logger, clock, store, model, recall, engine,
+    settings, logger, clock, store, model, recall, engine, upkeep: up,
     async close() {
       await engine.idle();
+      await up.stop();
       await store.idle();
       await model.close();
     },

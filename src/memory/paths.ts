@@ -41,7 +41,11 @@ export function assertValidRef(ref: ChannelRef): void {
 }
 
 export interface ChannelPaths {
-  /** The parent channel's folder: durable memory (CONTEXT, MEMORY, HISTORY, condensations). */
+  /**
+   * The parent channel's folder: durable memory (CONTEXT, MEMORY, HISTORY, condensations). For a
+   * private thread MEMORY, HISTORY and condensations live in the thread's folder instead, and
+   * CONTEXT.md is the parent's, read-only from there.
+   */
   channelDir: string;
   /** The folder holding this conversation's working state: the thread's folder for a thread. */
   convDir: string;
@@ -68,18 +72,21 @@ export function channelPaths(root: string, ref: ChannelRef): ChannelPaths {
     ? path.join(root, 'local', ref.name)
     : path.join(root, ref.guildId, ref.channelId);
   const convDir = ref.threadId ? path.join(channelDir, 'threads', ref.threadId) : channelDir;
+  // A private thread's durable memory stays inside the thread: nothing said there may reach the
+  // parent channel's files (and through them, its prompts).
+  const durableDir = ref.privateThread ? convDir : channelDir;
   return {
     channelDir,
     convDir,
     stateDir: path.join(convDir, '.minutes'),
     channelStateDir: path.join(channelDir, '.minutes'),
     context: path.join(channelDir, 'CONTEXT.md'),
-    memory: path.join(channelDir, 'MEMORY.md'),
-    history: path.join(channelDir, 'HISTORY.md'),
-    historyArchive: path.join(channelDir, 'HISTORY.archive.md'),
+    memory: path.join(durableDir, 'MEMORY.md'),
+    history: path.join(durableDir, 'HISTORY.md'),
+    historyArchive: path.join(durableDir, 'HISTORY.archive.md'),
     session: path.join(convDir, 'SESSION.md'),
     log: path.join(convDir, 'log.jsonl'),
-    condensations: path.join(channelDir, 'condensations'),
+    condensations: path.join(durableDir, 'condensations'),
     queueKey: channelDir,
   };
 }

@@ -50,6 +50,7 @@ export class ChannelStore {
   readonly queue: KeyedQueue;
   private readonly clock: () => Date;
   private readonly log: Logger;
+  private readonly ensured = new Set<string>();
 
   constructor(opts: StoreOptions) {
     this.root = opts.root;
@@ -75,6 +76,8 @@ export class ChannelStore {
   /** Creates the channel's folders and any missing memory file from its template. */
   async ensureChannel(ref: ChannelRef): Promise<ChannelPaths> {
     const p = this.paths(ref);
+    // Checked once per process per conversation: the reply path should not stat four files a turn.
+    if (this.ensured.has(p.convDir)) return p;
     await this.exclusive(p, async () => {
       await fs.mkdir(p.channelStateDir, { recursive: true });
       await fs.mkdir(p.stateDir, { recursive: true });
@@ -86,6 +89,7 @@ export class ChannelStore {
         }
       }
     });
+    this.ensured.add(p.convDir);
     return p;
   }
 
@@ -214,7 +218,8 @@ export class ChannelStore {
   }
 
   parentRef(ref: ChannelRef): ChannelRef {
-    if (ref.kind === 'local' || !ref.threadId) return ref;
+    // A private thread is its own durable scope (see channelPaths).
+    if (ref.kind === 'local' || !ref.threadId || ref.privateThread) return ref;
     return { kind: 'discord', guildId: ref.guildId, channelId: ref.channelId };
   }
 

@@ -35,7 +35,8 @@ export async function runChat(opts: { channel: string }, io: CliIO): Promise<num
     io.stderr.write(`Minutes console: channel local/${opts.channel} in ${settings.dataDir}. Commands: /recall, /memory, /context, /new, /status. Ctrl-D quits.\n`);
   }
   await runConsole({ runtime, ref, input: io.stdin, output: io.stdout, interactive, userName: os.userInfo().username || 'you' });
-  const done = runtime.close();
+  // End of input: finish queued work, run the upkeep that is due once, then stop.
+  const done = runtime.engine.idle().then(() => runtime.upkeep.tick({ forceIdle: true })).then(() => runtime.close());
   const timer = new Promise<'timeout'>((r) => setTimeout(() => r('timeout'), SHUTDOWN_BUDGET_MS).unref());
   if ((await Promise.race([done.then(() => 'ok' as const), timer])) === 'timeout') {
     logger.warn('queued work did not finish within the shutdown budget; exiting anyway');

@@ -1,0 +1,121 @@
+import { z } from 'zod';
+import type { ConversationState } from '../chat/conversation';
+import { normalizeForCompare, parseMemory } from '../memory/entries';
+import type { MemoryOp } from '../memory/memoryOps';
+import type { ChannelRef } from '../memory/paths';
+import { runSideTask, SideTaskDeps, transcriptOf } from './sideTask';
+
+/**
+ * MEMORY.md consolidation: the model proposes operations on entries from the messages since this
+ * conversation's cursor; code checks them against an explicit durability rule and applies them
+ * through the store's one write path.
+ *
+ * The rule. Durable: decisions, stable preferences, constraints, facts about the project or the
+ * people that stay true for weeks, and open loops someone must come back to. Not durable: the
+ * step-by-step state of the current task (that is SESSION.md), greetings, thanks, jokes, one-off
+ * questions, and anything containing a secret.
+ */
+const DURABLE_KINDS = ['decision', 'preference', 'constraint', 'fact', 'open_loop'] as const;
+
+export const OpsSchema = z.object({
+  operations: z.array(z.discriminatedUnion('op', [
+    z.object({ op: z.literal('add'), kind: z.enum(DURABLE_KINDS), text: z.string(), reason: z.string().default('') }),
+    z.object({ op: z.literal('supersede'), id: z.string(), kind: z.enum(DURABLE_KINDS), text: z.string(), reason: z.string().default('') }),
+    z.object({ op: z.literal('forget'), id: z.string(), reason: z.string().default('') }),
+  ])).default([]),
+});
+export type ProposedOps = z.infer<typeof OpsSchema>;
+
+/** Bounds on one run: an abnormal reply can do little harm. */
+export const MAX_OPS_PER_RUN = 12;
+export const MAX_FORGETS_PER_RUN = 2;
+const MIN_TEXT = 12;
+const MAX_TEXT = 300;
+/** Working state phrased as a fact is still working state. */
+const WORK_STATE = /^(currently|right now|at the moment|today|now|next,?|the next step|todo|i am|i'm|we are (now )?working on|working on)\b/i;
+const SMALL_TALK = /^(thanks|thank you|ok(ay)?|lol|haha|good (morning|night|evening)|hello|hi|hey)\b/i;
+
+export function gateOps(proposed: ProposedOps, source: string): { ops: MemoryOp[]; rejected: { text: string; why: string }[] } {
+  const ops: MemoryOp[] = [];
+  const rejected: { text: string; why: string }[] = [];
+  let forgets = 0;
+  for (const p of proposed.operations.slice(0, MAX_OPS_PER_RUN)) {
+    if (p.op === 'forget') {
+      if (++forgets > MAX_FORGETS_PER_RUN) { rejected.push({ text: p.id, why: 'too many forgets in one run' }); continue; }
+      ops.push({ op: 'forget', id: p.id, reason: p.reason });
+      continue;
+    }
+    const text = p.text.replace(/\s+/g, ' ').trim();
+    if (text.length < MIN_TEXT) { rejected.push({ text, why: 'too short to be a durable fact' }); continue; }
+    if (text.length > MAX_TEXT) { rejected.push({ text, why: 'too long for one entry' }); continue; }
+    if (WORK_STATE.test(text)) { rejected.push({ text, why: 'working state belongs in SESSION.md' }); continue; }
+    if (SMALL_TALK.test(text)) { rejected.push({ text, why: 'small talk' }); continue; }
+    ops.push(p.op === 'add'
+      ? { op: 'add', text, source, reason: p.reason }
+      : { op: 'supersede', id: p.id, text, source, reason: p.reason });
+  }
+  return { ops, rejected };
+}
+
+const INSTRUCTIONS = [
+  "You keep the durable memory (MEMORY.md) of a team chat channel. Read the new messages and propose operations on the memory's entries.",
+  'Add only what stays true for weeks: decisions, stable preferences, constraints, facts about the project or people, and open loops someone must return to.',
+  'Do NOT add: the step-by-step state of the current task, greetings, thanks, jokes, one-off questions, speculation, or anything the bot said that nobody confirmed.',
+  'When a new message contradicts or replaces an entry, use "supersede" with that entry\'s id (never add a contradicting entry beside it).',
+  'Use "forget" only when someone says an entry is wrong or should be removed. Never write passwords, tokens or keys.',
+  'Each text is one self-contained sentence that makes sense without the conversation (name the subject). Skip anything already in memory.',
+  'Most batches of messages contain nothing durable: then return {"operations": []}.',
+].join('\n');
+
+/**
+ * Consolidates the turns after `cursorTurn` (absolute turn index). Returns the new cursor; the
+ * caller stores it only after this resolves, so a failed run is retried with the same messages.
+ */
+export async function consolidateMemory(
+  deps: SideTaskDeps, ref: ChannelRef, conv: ConversationState, cursorTurn: number,
+): Promise<{ cursor: number; applied: number; rejected: number }> {
+  const start = Math.max(0, cursorTurn - conv.compactedTurns);
+  const window = conv.turns.slice(start);
+  const end = conv.compactedTurns + conv.turns.length;
+  if (!window.some((t) => t.role === 'user')) return { cursor: end, applied: 0, rejected: 0 };
+  const memory = (await deps.store.read(deps.store.parentRef(ref), 'MEMORY.md')) ?? '';
+  const current = parseMemory(memory).filter((l) => l.kind === 'entry' && !l.superseded)
+    .map((l) => `${l.id ?? '(no id yet)'}: ${l.text}`);
+  const input = [
+    '<memory_entries>', current.join('\n') || '(none)', '</memory_entries>',
+    '<new_messages>', transcriptOf(window, 24_000), '</new_messages>',
+  ].join('\n');
+  const proposed = await runSideTask(deps, {
+    ref, task: 'consolidate', instructions: INSTRUCTIONS, input, schema: OpsSchema,
+    description: 'operations on memory entries',
+  });
+  const lastIds = window.flatMap((t) => t.ids ?? []);
+  const source = lastIds.length ? `chat ${lastIds[lastIds.length - 1]}` : 'chat';
+  const { ops, rejected } = gateOps(proposed, source);
+  for (const r of rejected) deps.logger.debug({ text: r.text.slice(0, 80), why: r.why }, 'memory op rejected by the durability rule');
+  const result = ops.length ? await deps.store.applyMemoryOps(ref, ops) : { applied: [] };
+  return { cursor: end, applied: result.applied.length, rejected: rejected.length };
+}
+
+/**
+ * "remember that …" and "forget …" from a person are applied at once, not at the next upkeep.
+ * Pure: returns the operations, given the text of the message and the current MEMORY.md.
+ */
+export function explicitMemoryOps(message: string, memory: string, source: string): MemoryOp[] {
+  const text = message.replace(/<@!?&?\d+>/g, '').trim();
+  const remember = /^(?:please\s+)?(?:remember|note)(?:\s+that)?[:,]?\s+([\s\S]{8,})$/i.exec(text);
+  if (remember) return [{ op: 'add', text: remember[1].trim().replace(/[.!]+$/, ''), source, explicit: true, reason: 'asked to remember' }];
+  const forget = /^(?:please\s+)?forget(?:\s+that|\s+about)?[:,]?\s+([\s\S]{4,})$/i.exec(text);
+  if (!forget) return [];
+  const want = new Set(normalizeForCompare(forget[1]).split(' ').filter((w) => w.length > 2));
+  let best: { id: string; score: number } | undefined;
+  for (const l of parseMemory(memory)) {
+    if (l.kind !== 'entry' || l.superseded || !l.id) continue;
+    const words = new Set(normalizeForCompare(l.text).split(' ').filter((w) => w.length > 2));
+    let shared = 0;
+    for (const w of want) if (words.has(w)) shared++;
+    const score = want.size ? shared / want.size : 0;
+    if (score >= 0.6 && (!best || score > best.score)) best = { id: l.id, score };
+  }
+  return best ? [{ op: 'forget', id: best.id, reason: 'asked to forget' }] : [];
+}

@@ -1,0 +1,153 @@
+import path from 'node:path';
+import cron, { type ScheduledTask } from 'node-cron';
+import { conversationTokens, ConversationState } from '../chat/conversation';
+import type { ChatEngine } from '../chat/engine';
+import { appendHistoryBlock, foldHistoryIfLarge } from '../memory/history';
+import { ChannelRef, refLabel } from '../memory/paths';
+import { compactConversation } from './compact';
+import { consolidateMemory } from './consolidate';
+import { backoff, dueJobs, emptyUpkeepState, Job, succeeded, UpkeepState, UpkeepTuning } from './schedule';
+import { refreshSession, SessionSchema } from './session';
+import type { SideTaskDeps } from './sideTask';
+
+export interface UpkeepOptions {
+  deps: SideTaskDeps;
+  engine: ChatEngine;
+  tuning: UpkeepTuning;
+  keepRecentTurns: number;
+  /** node-cron expression for the tick; every minute by default. */
+  schedule?: string;
+}
+
+/**
+ * Memory upkeep, off the reply path: a node-cron tick visits active conversations one at a time,
+ * asks `dueJobs` (cheap, pure) what is due, and runs it. A failed or malformed side task changes
+ * nothing on disk, is logged, and is retried after a backoff; cursors move only on success.
+ */
+export class Upkeep {
+  private readonly active = new Map<string, ChannelRef>();
+  private task: ScheduledTask | null = null;
+  private running: Promise<void> = Promise.resolve();
+  private stopped = false;
+
+  constructor(private readonly o: UpkeepOptions) {}
+
+  /** Called by the engine after each stored turn. */
+  noteTurn(ref: ChannelRef, conv: ConversationState): void {
+    this.active.set(this.o.deps.store.paths(ref).convDir, ref);
+    void this.enqueue(async () => {
+      const state = await this.loadState(ref);
+      await this.saveState(ref, { ...state, lastTurnAt: this.o.deps.clock().toISOString() });
+      // Over budget: compact soon, but never on the reply path (this runs after the reply).
+      if (conversationTokens(conv) > this.o.tuning.tokenBudget) await this.runDue(ref);
+    });
+  }
+
+  start(): void {
+    this.task = cron.schedule(this.o.schedule ?? '* * * * *', () => { void this.tick(); }, { noOverlap: true });
+  }
+
+  /** Every active conversation, one at a time. */
+  tick(opts: { forceIdle?: boolean } = {}): Promise<void> {
+    return this.enqueue(async () => {
+      for (const ref of this.active.values()) {
+        if (this.stopped) return;
+        await this.runDue(ref, opts);
+      }
+    });
+  }
+
+  /** Compacts now (a provider said the context is too long): SESSION.md first, then memory. */
+  async compactNow(ref: ChannelRef): Promise<void> {
+    await this.runJobs(ref, ['session', 'memory'], { forceCompact: true });
+    await compactConversation(this.o.deps, this.o.engine, ref, { budgetTokens: this.o.tuning.tokenBudget, keepRecent: this.o.keepRecentTurns, force: true });
+  }
+
+  async stop(): Promise<void> {
+    this.stopped = true;
+    await this.task?.destroy();
+    this.task = null;
+    await this.running;
+  }
+
+  /** For tests and /status. */
+  loadState(ref: ChannelRef): Promise<UpkeepState> {
+    return this.o.deps.store.readState<UpkeepState>(this.stateFile(ref)).then((s) => (s?.version === 1 ? s : emptyUpkeepState()));
+  }
+
+  async runDue(ref: ChannelRef, opts: { forceIdle?: boolean } = {}): Promise<Job[]> {
+    const conv = await this.o.engine.conversation(ref);
+    const state = await this.loadState(ref);
+    const jobs = dueJobs({
+      state, totalTurns: conv.compactedTurns + conv.turns.length, tokens: conversationTokens(conv),
+      now: this.o.deps.clock(), tuning: this.o.tuning, forceIdle: opts.forceIdle,
+    });
+    if (jobs.length) await this.runJobs(ref, jobs);
+    return jobs;
+  }
+
+  private async runJobs(ref: ChannelRef, jobs: Job[], opts: { forceCompact?: boolean } = {}): Promise<void> {
+    const { deps } = this.o;
+    for (const job of jobs) {
+      if (this.stopped) return;
+      const conv = await this.o.engine.conversation(ref);
+      const total = conv.compactedTurns + conv.turns.length;
+      let state = await this.loadState(ref);
+      try {
+        if (job === 'session') {
+          await refreshSession(deps, ref, conv, state.cursors.session);
+          state = { ...state, cursors: { ...state.cursors, session: total } };
+        } else if (job === 'memory') {
+          const r = await consolidateMemory(deps, ref, conv, state.cursors.memory);
+          state = { ...state, cursors: { ...state.cursors, memory: r.cursor } };
+        } else if (job === 'compact' && !opts.forceCompact) {
+          await compactConversation(deps, this.o.engine, ref, { budgetTokens: this.o.tuning.tokenBudget, keepRecent: this.o.keepRecentTurns });
+          await foldHistoryIfLarge(deps.store, ref, deps.clock());
+        } else if (job === 'day') {
+          const day = state.lastTurnAt!.slice(0, 10);
+          await this.writeDayBlock(ref, day);
+          await foldHistoryIfLarge(deps.store, ref, deps.clock());
+          state = { ...state, lastDayBlock: day };
+        }
+        await this.saveState(ref, succeeded(state, job, deps.clock()));
+      } catch (err) {
+        deps.logger.warn({ channel: refLabel(ref), job, err: (err as Error).message }, 'upkeep job failed; nothing was changed, it will be retried');
+        await this.saveState(ref, backoff(state, job, deps.clock(), this.o.tuning));
+        return;
+      }
+    }
+  }
+
+  /** End of an active day: one block built from SESSION.md's goal and state, no model call. */
+  private async writeDayBlock(ref: ChannelRef, day: string): Promise<void> {
+    const session = (await this.o.deps.store.read(ref, 'SESSION.md')) ?? '';
+    const section = (name: string) => {
+      const m = new RegExp(`## ${name}\\n+([\\s\\S]*?)(?:\\n## |$)`).exec(session);
+      return m ? m[1].trim() : '';
+    };
+    const goal = section('Goal');
+    const state = section('Current State');
+    const body = [goal && goal !== '(none)' ? `Goal: ${goal}` : '', state && state !== '(none)' ? `State at the end of the day: ${state}` : '']
+      .filter(Boolean).join('\n') || 'The channel was active; no working state was recorded.';
+    await appendHistoryBlock(this.o.deps.store, ref, { at: new Date(`${day}T23:59:59Z`), title: 'End of an active day', body });
+  }
+
+  private stateFile(ref: ChannelRef): string {
+    return path.join(this.o.deps.store.paths(ref).stateDir, 'upkeep.json');
+  }
+
+  private saveState(ref: ChannelRef, s: UpkeepState): Promise<void> {
+    return this.o.deps.store.writeState(ref, this.stateFile(ref), s);
+  }
+
+  /** One upkeep step at a time, process-wide: upkeep never competes with itself. */
+  private enqueue(step: () => Promise<void>): Promise<void> {
+    const next = this.running.then(step, step).catch((err) => {
+      this.o.deps.logger.error({ err: (err as Error).message }, 'upkeep step failed');
+    });
+    this.running = next;
+    return next;
+  }
+}
+
+export { SessionSchema };

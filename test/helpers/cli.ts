@@ -1,0 +1,25 @@
+import { PassThrough } from 'node:stream';
+import { run, CliIO } from '../../src/cli/main';
+
+/** Runs the real `minutes` command in-process with captured streams and scripted stdin lines. */
+export async function runCli(args: string[], o: { env: NodeJS.ProcessEnv; cwd: string; input?: string[] }):
+  Promise<{ code: number; stdout: string; stderr: string }> {
+  const stdout = new PassThrough();
+  const stderr = new PassThrough();
+  const stdin = new PassThrough();
+  let out = '';
+  let err = '';
+  stdout.on('data', (d) => { out += d; });
+  stderr.on('data', (d) => { err += d; });
+  stdin.end((o.input ?? []).map((l) => `${l}\n`).join(''));
+  const io: CliIO = { stdout, stderr, stdin, env: { LOG_LEVEL: 'warn', LOG_FORMAT: 'json', ...o.env }, cwd: o.cwd };
+  const code = await run(['node', 'minutes', ...args], io);
+  return { code, stdout: out, stderr: err };
+}
+
+/** Splits console-protocol output into its blocks. */
+export function blocks(stdout: string): string[] {
+  const parts = stdout.split(/^---\n/m);
+  if (parts[parts.length - 1] === '') parts.pop();
+  return parts.map((p) => p.replace(/\n$/, ''));
+}
