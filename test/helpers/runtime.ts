@@ -1,0 +1,24 @@
+import { ConfigFileSchema } from '../../src/config/schema';
+import type { Settings } from '../../src/config/load';
+import { createRuntime, Runtime, RuntimeOptions } from '../../src/chat/runtime';
+import { silentLogger } from '../../src/log/logger';
+import type { FakeModelServer } from '../fakes/model/server';
+
+/** A runtime over a data dir, talking to a fake Anthropic server through the real SDK. */
+export async function testRuntime(dataDir: string, fake: FakeModelServer, opts: RuntimeOptions & { config?: unknown } = {}): Promise<Runtime> {
+  const settings: Settings = {
+    dataDir,
+    configFile: null,
+    config: ConfigFileSchema.parse(opts.config ?? { limits: { maxRetries: 0, requestsPerMinute: 0 } }),
+    discord: null,
+    anthropic: { apiKey: 'test-key', baseURL: fake.anthropicBaseURL },
+    openai: {},
+  };
+  return createRuntime(settings, silentLogger(), opts);
+}
+
+/** A clock tests move by hand. */
+export function manualClock(startIso = '2026-11-21T09:00:00Z'): { now: () => Date; advance: (ms: number) => void; set: (iso: string) => void } {
+  let t = Date.parse(startIso);
+  return { now: () => new Date(t), advance: (ms) => { t += ms; }, set: (iso) => { t = Date.parse(iso); } };
+}
