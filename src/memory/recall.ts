@@ -123,6 +123,9 @@ interface Index {
   head: Map<string, number[]>;
   /** Distinct terms per candidate, for de-duplication. */
   sets: (Set<string> | undefined)[];
+  /** BM25 length normalisation per candidate: k1 * (1 - b + b * dl / avgdl). */
+  lenNorm: Float64Array;
+  scratch: { score: Float64Array; evidence: Float64Array; matched: Uint16Array; mark: Uint32Array; touched: Int32Array; stamp: number };
 }
 
 export function createRecall(opts: RecallOptions = {}): Recall {
@@ -140,7 +143,7 @@ export function createRecall(opts: RecallOptions = {}): Recall {
     const cands: Candidate[] = [];
     for (const s of list) for (const c of sources.candidates(s)) cands.push(c);
     sources.prune(new Set(list.map((s) => s.abs)));
-    const index = buildIndex(cands);
+    const index = buildIndex(cands, tuning);
     cachedIndex = { key, index };
     return index;
   }
@@ -158,7 +161,7 @@ export function createRecall(opts: RecallOptions = {}): Recall {
   };
 }
 
-function buildIndex(cands: Candidate[]): Index {
+function buildIndex(cands: Candidate[], P: RecallTuning): Index {
   const df = new Map<string, number>();
   const post = new Map<string, { ids: number[]; tfs: number[] }>();
   const head = new Map<string, number[]>();
@@ -179,7 +182,15 @@ function buildIndex(cands: Candidate[]): Index {
       h.push(id);
     }
   });
-  return { cands, n: cands.length, avgdl: cands.length ? total / cands.length : 1, df, post, head, sets: new Array(cands.length) };
+  const n = cands.length;
+  const avgdl = n ? total / n : 1;
+  const lenNorm = new Float64Array(n);
+  for (let i = 0; i < n; i++) lenNorm[i] = P.k1 * (1 - P.b + (P.b * cands[i].len) / avgdl);
+  const scratch = {
+    score: new Float64Array(n), evidence: new Float64Array(n), matched: new Uint16Array(n),
+    mark: new Uint32Array(n), touched: new Int32Array(n), stamp: 0,
+  };
+  return { cands, n, avgdl, df, post, head, sets: new Array(n), lenNorm, scratch };
 }
 
 interface Scored {
@@ -199,14 +210,11 @@ function score(index: Index, input: RecallInput, now: Date, P: RecallTuning): Re
   const terms = queryTokens(input.query.length > 20_000 ? input.query.slice(0, 20_000) : input.query);
   if (terms.length === 0) return empty;
 
-  const { n, avgdl, cands } = index;
-  const acc = new Map<number, Scored>();
-  const get = (id: number): Scored => {
-    let s = acc.get(id);
-    if (!s) acc.set(id, (s = { id, score: 0, evidence: 0, matched: 0 }));
-    return s;
-  };
-  const bodyHit = new Set<number>();
+  const { n, cands } = index;
+  // Accumulate in the index's scratch arrays (recall is synchronous, so they are never shared).
+  const { score: acc, evidence: ev, matched, mark, touched } = index.scratch;
+  let nTouched = 0;
+  let stamp = index.scratch.stamp;
   for (const t of terms) {
     const df = index.df.get(t) ?? 0;
     const hd = index.head.get(t);
@@ -218,54 +226,103 @@ function score(index: Index, input: RecallInput, now: Date, P: RecallTuning): Re
     // channel uses it, so it keeps at least `rareFloor`.
     if (isWeakToken(t)) spec *= P.weakFactor;
     else if (t.length >= 3 || (t.length >= 2 && hasCjk(t))) spec = Math.max(spec, P.rareFloor);
-    bodyHit.clear();
+    stamp++;
     const p = index.post.get(t);
     if (p) {
+      const k1p = idf * (P.k1 + 1);
       for (let k = 0; k < p.ids.length; k++) {
         const id = p.ids[k];
         const f = p.tfs[k];
-        const dl = cands[id].len;
-        const s = get(id);
-        s.score += (idf * f * (P.k1 + 1)) / (f + P.k1 * (1 - P.b + (P.b * dl) / avgdl));
-        s.evidence += spec;
-        s.matched++;
-        bodyHit.add(id);
+        if (mark[id] === 0) touched[nTouched++] = id;
+        acc[id] += (k1p * f) / (f + index.lenNorm[id]);
+        ev[id] += spec;
+        matched[id]++;
+        mark[id] = stamp;
       }
     }
     if (hd) {
-      const hidf = Math.log(1 + (n - hd.length + 0.5) / (hd.length + 0.5));
+      const hidf = P.headingWeight * Math.log(1 + (n - hd.length + 0.5) / (hd.length + 0.5));
+      const hspec = P.headingWeight * spec;
       for (const id of hd) {
-        if (bodyHit.has(id)) continue;
-        const s = get(id);
-        s.score += P.headingWeight * hidf;
-        s.evidence += P.headingWeight * spec;
+        if (mark[id] === stamp) continue;
+        if (mark[id] === 0) touched[nTouched++] = id;
+        mark[id] = stamp;
+        acc[id] += hidf;
+        ev[id] += hspec;
       }
     }
   }
+  index.scratch.stamp = stamp;
 
   const today = now.getTime() / MS_PER_DAY;
   const exclude = input.exclude && input.exclude.size ? new Set(Array.from(input.exclude, normalizeForExclude)) : undefined;
-  const admitted: Scored[] = [];
-  for (const s of acc.values()) {
-    if (s.evidence < P.evidenceMin || s.matched === 0) continue;
-    const c = cands[s.id];
+  const top = new TopK(SHORTLIST);
+  let best = 0;
+  for (let k = 0; k < nTouched; k++) {
+    const id = touched[k];
+    const sc = acc[id];
+    const e = ev[id];
+    const m = matched[id];
+    acc[id] = 0;
+    ev[id] = 0;
+    matched[id] = 0;
+    mark[id] = 0;
+    if (e < P.evidenceMin || m === 0) continue;
+    const c = cands[id];
     if (exclude && exclude.has(c.norm)) continue;
     let mult = P.kindWeight[c.kind];
     if (c.day !== undefined) {
       const age = Math.max(0, today - c.day);
       mult *= 1 + P.recencyMax * Math.pow(0.5, age / P.recencyHalfLifeDays);
     }
-    s.score *= mult;
-    admitted.push(s);
+    if (e > best) best = e;
+    top.push(id, sc * mult, e, m);
   }
-  if (admitted.length === 0) return empty;
-  let best = 0;
-  for (const s of admitted) if (s.evidence > best) best = s.evidence;
-  if (best < P.gateMin) return empty;
-  admitted.sort((a, b) => b.score - a.score || cands[a.id].rank - cands[b.id].rank || a.id - b.id);
-  const shortlist = dedupe(index, admitted.slice(0, SHORTLIST));
-  const floor = P.minRelative > 0 ? shortlist[0].score * P.minRelative : 0;
-  return pack(cands, floor > 0 ? shortlist.filter((x) => x.score >= floor) : shortlist, budget, maxItems);
+  if (stamp > 1e9) index.scratch.stamp = 0;
+  if (top.size === 0 || best < P.gateMin) return empty;
+  const ranked = top.sorted((x, y) => cands[x].rank - cands[y].rank || x - y);
+  const floor = P.minRelative > 0 ? ranked[0].score * P.minRelative : 0;
+  return pack(index, floor > 0 ? ranked.filter((x) => x.score >= floor) : ranked, budget, maxItems);
+}
+
+/** The best `k` by score: a bounded min-heap, so a common word matching thousands of entries costs no full sort. */
+class TopK {
+  private items: Scored[] = [];
+  constructor(private readonly k: number) {}
+  get size(): number {
+    return this.items.length;
+  }
+  push(id: number, score: number, evidence: number, matched: number): void {
+    const h = this.items;
+    if (h.length >= this.k && score <= h[0].score) return;
+    const item = { id, score, evidence, matched };
+    if (h.length < this.k) {
+      h.push(item);
+      let i = h.length - 1;
+      while (i > 0) {
+        const p = (i - 1) >> 1;
+        if (h[p].score <= h[i].score) break;
+        [h[p], h[i]] = [h[i], h[p]];
+        i = p;
+      }
+      return;
+    }
+    h[0] = item;
+    let i = 0;
+    for (;;) {
+      const l = 2 * i + 1;
+      const r = l + 1;
+      let m = i;
+      if (l < h.length && h[l].score < h[m].score) m = l;
+      if (r < h.length && h[r].score < h[m].score) m = r;
+      if (m === i) break;
+      [h[m], h[i]] = [h[i], h[m]];
+      i = m;
+    }
+  }
+  sorted(tie: (a: number, b: number) => number): Scored[] {
+    return this.items.slice().sort((a, b) => b.score - a.score || tie(a.id, b.id));
+  }
 }
 
 function termSet(index: Index, id: number): Set<string> {
@@ -276,44 +333,8 @@ function termSet(index: Index, id: number): Set<string> {
 
 /**
  * Two candidates from different files "say the same thing" when their term sets overlap almost
- * entirely (Jaccard ≥ 0.6, or the smaller one ≥ 0.85 contained in the larger). Only the copy higher in
- * precedence survives, at the better of the two scores.
+ * entirely (Jaccard ≥ 0.6, or the smaller one ≥ 0.85 contained in the larger).
  */
-function dedupe(index: Index, ranked: Scored[]): Scored[] {
-  const kept: Scored[] = [];
-  const seenText = new Map<string, number>();
-  for (const s of ranked) {
-    const c = index.cands[s.id];
-    const dupText = seenText.get(c.norm);
-    if (dupText !== undefined) {
-      const k = kept[dupText];
-      if (c.rank < index.cands[k.id].rank) kept[dupText] = { ...s, score: k.score };
-      continue;
-    }
-    let dup = -1;
-    const a = termSet(index, s.id);
-    for (let i = 0; i < kept.length; i++) {
-      const o = index.cands[kept[i].id];
-      if (o.file === c.file) continue;
-      if (sameThing(a, termSet(index, kept[i].id))) {
-        dup = i;
-        break;
-      }
-    }
-    if (dup >= 0) {
-      const k = kept[dup];
-      if (c.rank < index.cands[k.id].rank) {
-        kept[dup] = { ...s, score: k.score };
-        seenText.set(c.norm, dup);
-      }
-      continue;
-    }
-    seenText.set(c.norm, kept.length);
-    kept.push(s);
-  }
-  return kept;
-}
-
 function sameThing(a: Set<string>, b: Set<string>): boolean {
   const [small, large] = a.size <= b.size ? [a, b] : [b, a];
   if (small.size === 0) return false;
@@ -330,29 +351,89 @@ function sameThing(a: Set<string>, b: Set<string>): boolean {
  * the heading being their provenance. (The heading of every item is in `items` either way.)
  */
 function groupOf(c: Candidate): { key: string; header: string } {
+  if (c.group) return c.group;
   const heading = c.tagged ? '' : c.heading;
-  return { key: `${c.file}\u0000${heading}`, header: heading ? `[${c.file} › ${heading}]` : `[${c.file}]` };
+  c.group = { key: `${c.file}\u0000${heading}`, header: heading ? `[${c.file} › ${heading}]` : `[${c.file}]` };
+  return c.group;
+}
+
+/** Characters of the rendered text for these items (headers, lines, newlines). */
+function renderedLength(cands: Candidate[], list: Scored[]): number {
+  const seen = new Set<string>();
+  let len = 0;
+  for (const s of list) {
+    const c = cands[s.id];
+    const { key, header } = groupOf(c);
+    if (!seen.has(key)) {
+      seen.add(key);
+      len += header.length + 1;
+    }
+    len += c.text.length + 1;
+  }
+  return len > 0 ? len - 1 : 0;
 }
 
 /**
- * Greedy packing in score order: an item that would overflow the budget is skipped and smaller ones
- * are still tried, until the item cap. The text groups items under one header line per group (see
+ * Greedy packing in score order, with de-duplication: an item that would overflow the budget is
+ * skipped and smaller ones are still tried, until the item cap. An item that says the same thing as
+ * one already taken from another file (or has the same text) is dropped — unless its file is higher
+ * in precedence (SESSION > MEMORY > condensations > workspace > HISTORY), in which case it takes the
+ * other's place at the other's score. The text groups items under one header line per group (see
  * groupOf), files in precedence order and entries in document order, so the model reads them where
  * they came from and tag-free paragraphs still carry their provenance.
  */
-function pack(cands: Candidate[], ranked: Scored[], budget: number, maxItems: number): RecallResult {
-  const groups = new Map<string, { header: string; rank: number; file: string; first: number; members: Scored[] }>();
+function pack(index: Index, ranked: Scored[], budget: number, maxItems: number): RecallResult {
+  const cands = index.cands;
+  const taken: Scored[] = [];
+  const byText = new Map<string, number>();
+  const groupCount = new Map<string, number>();
   let used = 0;
-  let count = 0;
   for (const s of ranked) {
-    if (count >= maxItems) break;
+    if (taken.length >= maxItems) break;
+    const c = cands[s.id];
+    let dup = byText.get(c.norm) ?? -1;
+    if (dup < 0) {
+      const a = termSet(index, s.id);
+      for (let i = 0; i < taken.length; i++) {
+        if (cands[taken[i].id].file !== c.file && sameThing(a, termSet(index, taken[i].id))) {
+          dup = i;
+          break;
+        }
+      }
+    }
+    if (dup >= 0) {
+      const other = taken[dup];
+      if (c.rank >= cands[other.id].rank) continue;
+      const trial = taken.slice();
+      trial[dup] = { ...s, score: other.score };
+      const len = renderedLength(cands, trial);
+      if (len > budget) continue;
+      byText.delete(cands[other.id].norm);
+      const oldKey = groupOf(cands[other.id]).key;
+      groupCount.set(oldKey, (groupCount.get(oldKey) ?? 1) - 1);
+      const newKey = groupOf(c).key;
+      groupCount.set(newKey, (groupCount.get(newKey) ?? 0) + 1);
+      taken[dup] = trial[dup];
+      byText.set(c.norm, dup);
+      used = len;
+      continue;
+    }
+    // Incremental cost: a new group adds its header line; every line adds itself and a newline.
+    const key = groupOf(c).key;
+    const gCount = groupCount.get(key) ?? 0;
+    const cost = (taken.length > 0 ? 1 : 0) + (gCount === 0 ? groupOf(c).header.length + 1 : 0) + c.text.length;
+    if (used + cost > budget) continue;
+    byText.set(c.norm, taken.length);
+    groupCount.set(key, gCount + 1);
+    taken.push(s);
+    used += cost;
+  }
+  if (taken.length === 0 || used === 0) return { text: '', items: [] };
+  const groups = new Map<string, { header: string; rank: number; file: string; first: number; members: Scored[] }>();
+  for (const s of taken) {
     const c = cands[s.id];
     const { key, header } = groupOf(c);
     const g = groups.get(key);
-    const cost = g ? c.text.length + 1 : (groups.size > 0 ? 1 : 0) + header.length + 1 + c.text.length;
-    if (used + cost > budget) continue;
-    used += cost;
-    count++;
     if (g) {
       g.members.push(s);
       g.first = Math.min(g.first, c.line);
@@ -360,7 +441,6 @@ function pack(cands: Candidate[], ranked: Scored[], budget: number, maxItems: nu
       groups.set(key, { header, rank: c.rank, file: c.file, first: c.line, members: [s] });
     }
   }
-  if (count === 0) return { text: '', items: [] };
   const ordered = Array.from(groups.values()).sort((a, b) => a.rank - b.rank || (a.file < b.file ? -1 : a.file > b.file ? 1 : 0) || a.first - b.first);
   const parts: string[] = [];
   const items: RecallItem[] = [];
@@ -373,8 +453,7 @@ function pack(cands: Candidate[], ranked: Scored[], budget: number, maxItems: nu
       items.push({ file: c.file, heading: c.heading, text: c.text, score: Math.round(m.score * 1000) / 1000 });
     }
   }
-  const text = parts.join('\n');
-  return { text, items };
+  return { text: parts.join('\n'), items };
 }
 
 export const RECALL_BLOCK_OPEN = '<recalled_memory>';
