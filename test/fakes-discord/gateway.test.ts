@@ -3,6 +3,8 @@
  * bad tokens, privileged intents, the MessageContent intent, guilds joined after login.
  */
 import { ApplicationFlags, type Client, DiscordjsErrorCodes, GatewayIntentBits, type Message, REST, Routes, type TextChannel } from 'discord.js';
+import * as http from 'node:http';
+import { WebSocket } from 'ws';
 import { FakeDiscord } from '../fakes/discord';
 import { BOT_INTENTS, clientFor, collect, loggedIn, nextEvent, sleep } from './helpers';
 
@@ -109,6 +111,35 @@ test('a guild created after login arrives as guildCreate, its channels as channe
   const ch = d.createTextChannel(g.id, { name: 'late' });
   const [c] = await created;
   expect(c.id).toBe(ch.id);
+});
+
+test('a client that dies abruptly (killed process) leaves the fake healthy for the next one', async () => {
+  const d = await fake();
+  const { channel, user } = d.setupBasic();
+  // A gateway socket that identifies and then vanishes without a close frame.
+  const raw = new WebSocket(d.gatewayUrl);
+  await new Promise((resolve) => raw.once('message', resolve));
+  raw.send(JSON.stringify({ op: 2, d: { token: d.botToken, intents: 513, properties: {} } }));
+  await new Promise((resolve) => raw.once('message', resolve));
+  raw.terminate();
+  // A REST request cut off mid-body.
+  await new Promise<void>((resolve) => {
+    const req = http.request(`${d.apiUrl}/v10/channels/${channel.id}/messages`, {
+      method: 'POST',
+      headers: { authorization: `Bot ${d.botToken}`, 'content-type': 'application/json', 'content-length': '100' },
+    });
+    req.on('error', () => resolve());
+    req.write('{"content":');
+    setTimeout(() => req.destroy(), 50);
+  });
+  await d.waitFor(() => d.requests.some((r) => r.status === 499));
+
+  const client = track(await loggedIn(d));
+  const arrived = nextEvent(client, 'messageCreate');
+  d.userSays(channel.id, user.id, 'still works');
+  const [m] = await arrived;
+  expect(m.content).toBe('still works');
+  expect(d.identifyCount).toBe(2);
 });
 
 test('a restarted bot (new client) identifies again and gets the current state', async () => {

@@ -86,7 +86,8 @@ test('options are typed from the registered command, with subcommands and resolv
   d.slashCommand(channel.id, alice.id, 'status', { days: 7 });
   const s = await statusArrived;
   expect(s.options.getInteger('days')).toBe(7);
-  await s.reply('ok');
+  const response = await s.reply({ content: 'ok', withResponse: true });
+  expect(response.resource?.message?.content).toBe('ok');
 });
 
 test('member permissions reflect roles (admin-only commands)', async () => {

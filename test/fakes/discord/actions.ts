@@ -268,14 +268,18 @@ export class Actions {
 
   updateThread(
     thread: FakeChannel,
-    patch: Partial<Pick<ThreadInfo, 'archived' | 'locked' | 'autoArchiveDuration' | 'invitable' | 'appliedTags'>> & { name?: string },
+    patch: Partial<Pick<ThreadInfo, 'archived' | 'locked' | 'autoArchiveDuration' | 'invitable' | 'appliedTags'>> & {
+      name?: string;
+      /** When the archive state changed (default now); lets tests backdate an archive. */
+      at?: number;
+    },
   ): void {
     const t = thread.thread;
     if (!t) throw new Error(`fake-discord: ${thread.id} is not a thread`);
     if (patch.name !== undefined) thread.name = patch.name;
     if (patch.archived !== undefined && patch.archived !== t.archived) {
       t.archived = patch.archived;
-      t.archiveTimestamp = Date.now();
+      t.archiveTimestamp = patch.at ?? Date.now();
     }
     if (patch.locked !== undefined) t.locked = patch.locked;
     if (patch.autoArchiveDuration !== undefined) t.autoArchiveDuration = patch.autoArchiveDuration;

@@ -80,6 +80,7 @@ export class FakeDiscord {
   private readonly rest: RestServer;
   private readonly server: Server;
   private readonly privileged: PrivilegedIntents;
+  private readonly limits: FakeLimits;
   private port = 0;
 
   private constructor(opts: FakeDiscordOptions) {
@@ -87,6 +88,7 @@ export class FakeDiscord {
     this.state = new FakeState(opts.botName ?? 'Minutes');
     this.privileged = { messageContent: true, guildMembers: true, presences: true, ...opts.privilegedIntents };
     const limits: FakeLimits = { maxPins: 250, maxUploadBytes: 10 * 1024 * 1024, interactionAckMs: 3000, ...opts.limits };
+    this.limits = limits;
     this.gateway = new FakeGateway({
       heartbeatIntervalMs: opts.heartbeatIntervalMs ?? 41250,
       replayLimit: opts.replayLimit ?? 10_000,
@@ -177,7 +179,6 @@ export class FakeDiscord {
   /** `'request'` fires after each REST call is answered; `'change'` after anything changed. */
   on(event: 'request', listener: (r: RequestRecord) => void): () => void;
   on(event: 'change', listener: () => void): () => void;
-  // eslint-disable-next-line @typescript-eslint/no-explicit-any
   on(event: 'request' | 'change', listener: (...args: any[]) => void): () => void {
     this.events.on(event, listener);
     return () => this.events.off(event, listener);
@@ -379,6 +380,7 @@ export class FakeDiscord {
   ): FakeMessage {
     const channel = this.state.channel(channelId);
     if (!this.state.member(channel.guildId, userId)) throw new Error(`fake-discord: ${userId} is not a member of guild ${channel.guildId}`);
+    if (channel.type === ChannelType.GuildForum) throw new Error('fake-discord: a forum takes no messages; use createForumPost');
     const mention = `<@${this.bot.id}>`;
     const text = opts.mentionsBot && !content.includes(mention) && !content.includes(`<@!${this.bot.id}>`) ? `${mention} ${content}` : content;
     const replied = opts.replyTo ? this.state.message(opts.replyTo) : undefined;
@@ -429,9 +431,12 @@ export class FakeDiscord {
     this.act(() => this.actions.typing(channelId, userId));
   }
 
-  /** Archive (optionally also lock) → THREAD_UPDATE. Without a user, this is Discord's auto-archive. */
-  archiveThread(threadId: string, opts: { locked?: boolean } = {}): void {
-    this.act(() => this.actions.updateThread(this.state.channel(threadId), { archived: true, locked: opts.locked }));
+  /**
+   * Archive (optionally also lock) → THREAD_UPDATE; this is also what Discord's auto-archive
+   * looks like. `at` backdates the archive_timestamp (for sweeps that look at recent archives).
+   */
+  archiveThread(threadId: string, opts: { locked?: boolean; at?: Date | number } = {}): void {
+    this.act(() => this.actions.updateThread(this.state.channel(threadId), { archived: true, locked: opts.locked, at: toMs(opts.at) }));
   }
 
   unarchiveThread(threadId: string): void {
@@ -462,7 +467,7 @@ export class FakeDiscord {
         userId,
         command,
         options,
-        attachmentSizeLimit: 10 * 1024 * 1024,
+        attachmentSizeLimit: this.limits.maxUploadBytes,
         makeAttachment: (c, u) => this.actions.makeAttachment(c, u),
       });
       const channel = this.state.channel(channelId);

@@ -60,12 +60,18 @@ export interface ParsedBody {
   files: UploadedFile[];
 }
 
+/** The client went away mid-request (e.g. a bot child process killed by a crash-safety test). */
+export class ClientGone extends Error {}
+
 export function readRaw(req: IncomingMessage): Promise<Buffer> {
   return new Promise((resolve, reject) => {
     const chunks: Buffer[] = [];
     req.on('data', (c: Buffer) => chunks.push(c));
     req.on('end', () => resolve(Buffer.concat(chunks)));
-    req.on('error', reject);
+    req.on('error', () => reject(new ClientGone('client aborted the request')));
+    req.on('close', () => {
+      if (!req.complete) reject(new ClientGone('client closed the connection mid-request'));
+    });
   });
 }
 

@@ -6,7 +6,7 @@
  * sees at once which endpoint the fake is missing rather than a mysterious discord.js error.
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import { Errors, ApiError, type RouteResult, type UploadedFile, parseBody, readRaw, send } from './http';
+import { ApiError, ClientGone, Errors, type RouteResult, type UploadedFile, parseBody, readRaw, send } from './http';
 import { buildRouter } from './rest';
 import type { RequestContext, RestDeps } from './restCommon';
 
@@ -100,12 +100,9 @@ export class RestServer {
     let headers: Record<string, string> = {};
     try {
       const raw = await readRaw(req);
-      let parsed;
-      try {
-        parsed = await parseBody(raw, req.headers['content-type']);
-      } catch {
+      const parsed = await parseBody(raw, req.headers['content-type']).catch(() => {
         throw new ApiError(400, 50109, 'The request body contains invalid JSON.');
-      }
+      });
       record.body = parsed.json;
       record.files = parsed.files;
       ({ result, headers } = await this.route(record, url, parsed));
@@ -115,7 +112,7 @@ export class RestServer {
     record.status = result.status;
     record.response = result.body;
     record.durationMs = performance.now() - started;
-    send(res, result, headers);
+    if (!res.destroyed) send(res, result, headers);
     this.hooks.onRequest(record);
   }
 
@@ -144,6 +141,8 @@ export class RestServer {
 
   private errorResult(err: unknown, record: RequestRecord): RouteResult {
     if (err instanceof ApiError) return { status: err.status, body: err.body };
+    // A killed client is not a fake-side problem; log it as nginx's 499 "client closed request".
+    if (err instanceof ClientGone) return { status: 499, body: { message: err.message, code: 0 } };
     // A bug in the fake or a test mistake (unknown id passed to a helper): make it loud.
     const message = err instanceof Error ? (err.stack ?? err.message) : String(err);
     this.hooks.onProblem(`500 on ${record.method} ${record.path}: ${message}`);
