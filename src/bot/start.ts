@@ -1,8 +1,97 @@
-import type { Settings } from '../config/load';
-import type { Logger } from '../log/logger';
+import fs from 'node:fs';
+import type { Client } from 'discord.js';
 import type { CliIO } from '../cli/main';
+import type { Settings } from '../config/load';
+import { createRuntime, Runtime, RuntimeOptions } from '../chat/runtime';
+import type { Logger } from '../log/logger';
+import { MinutesBot } from './bot';
+import { createDiscordClient } from './client';
 
+export interface RunningBot {
+  client: Client;
+  bot: MinutesBot;
+  runtime: Runtime;
+  /** Finishes turns in flight and queued writes, then disconnects. */
+  stop(): Promise<void>;
+}
+
+export class StartupError extends Error {
+  override name = 'StartupError';
+}
+
+/** Logs in and serves. Start-up problems become a StartupError with one line saying what to set. */
+export async function launchBot(settings: Settings, logger: Logger, opts: RuntimeOptions = {}): Promise<RunningBot> {
+  if (!settings.discord) throw new StartupError('DISCORD_TOKEN is not set: put it in .env');
+  checkDataRoot(settings.dataDir);
+  const runtime = await createRuntime(settings, logger, { scheduleUpkeep: true, ...opts });
+  const client = createDiscordClient({ apiUrl: settings.discord.apiUrl });
+  const bot = new MinutesBot({ client, runtime });
+  bot.attach();
+  client.once('clientReady', (c) => {
+    logger.info({ user: c.user.tag, guilds: c.guilds.cache.size }, 'logged in to Discord');
+  });
+  client.on('error', (err) => logger.error({ err: err.message }, 'discord client error'));
+  try {
+    await client.login(settings.discord.token);
+  } catch (err) {
+    await runtime.close().catch(() => undefined);
+    await client.destroy();
+    throw new StartupError(loginProblem(err));
+  }
+  return {
+    client, bot, runtime,
+    async stop() {
+      await bot.drain();
+      await runtime.close();
+      await client.destroy();
+    },
+  };
+}
+
+function loginProblem(err: unknown): string {
+  const e = err as { code?: string; message?: string };
+  if (e.code === 'TokenInvalid' || /401|invalid token/i.test(e.message ?? '')) {
+    return 'Discord rejected DISCORD_TOKEN: copy the token again (Developer Portal → your app → Bot → Reset Token) into .env';
+  }
+  if (e.code === 'DisallowedIntents' || /disallowed intent|4014/i.test(e.message ?? '')) {
+    return 'Discord refused the Message Content intent: enable "Message Content Intent" under Developer Portal → your app → Bot → Privileged Gateway Intents';
+  }
+  return `could not connect to Discord: ${(e.message ?? String(err)).split('\n')[0]}; check DISCORD_API_URL and the network`;
+}
+
+function checkDataRoot(dir: string): void {
+  try {
+    fs.mkdirSync(dir, { recursive: true });
+    fs.accessSync(dir, fs.constants.W_OK);
+    const probe = `${dir}/.write-test-${process.pid}`;
+    fs.writeFileSync(probe, '');
+    fs.rmSync(probe);
+  } catch (err) {
+    throw new StartupError(`the data root ${dir} is not writable (${(err as NodeJS.ErrnoException).code ?? 'error'}): set MINUTES_DATA_DIR to a folder this user can write`);
+  }
+}
+
+/** `npm start`: serve until SIGINT/SIGTERM, then shut down cleanly. */
 export async function startBot(o: { settings: Settings; logger: Logger; io: CliIO }): Promise<number> {
-  o.io.stderr.write('minutes: the Discord bot is not built yet in this version; use `npx minutes chat --channel NAME`\n');
-  return 1;
+  let running: RunningBot;
+  try {
+    running = await launchBot(o.settings, o.logger);
+  } catch (err) {
+    if (err instanceof StartupError) {
+      o.io.stderr.write(`minutes: ${err.message}\n`);
+      return 2;
+    }
+    throw err;
+  }
+  await new Promise<void>((resolve) => {
+    const stop = (signal: string) => {
+      o.logger.info({ signal }, 'shutting down: finishing replies and writes in flight');
+      resolve();
+    };
+    process.once('SIGINT', () => stop('SIGINT'));
+    process.once('SIGTERM', () => stop('SIGTERM'));
+  });
+  await running.stop();
+  o.logger.info('stopped cleanly');
+  return 0;
 }

@@ -14,6 +14,8 @@ export interface Turn {
   at: string;
   /** Source message ids (user turns), so a deleted message can be dropped from upkeep. */
   ids?: string[];
+  /** One rendered line per source message, in the order of `ids`; content is their join. */
+  parts?: string[];
 }
 
 export interface ConversationState {
@@ -54,10 +56,29 @@ export interface InboundMessage {
  * Every human message since the bot's last reply becomes one user turn. The time is part of the
  * turn text, fixed when the turn is written, so it never changes the cached prefix later.
  */
+export function renderUserPart(m: InboundMessage): string {
+  return `[${m.at.toISOString().slice(0, 16).replace('T', ' ')} UTC] ${m.authorName}: ${m.content}`;
+}
+
 export function mergeUserTurn(messages: InboundMessage[]): string {
-  return messages
-    .map((m) => `[${m.at.toISOString().slice(0, 16).replace('T', ' ')} UTC] ${m.authorName}: ${m.content}`)
-    .join('\n');
+  return messages.map(renderUserPart).join('\n');
+}
+
+/**
+ * Pure: drops a deleted message from the stored turns, so it reaches no later prompt, upkeep or
+ * condensation. Returns null when the message is not in the conversation.
+ */
+export function withoutMessage(state: ConversationState, messageId: string): ConversationState | null {
+  let hit = false;
+  const turns = state.turns.map((t) => {
+    const i = t.ids?.indexOf(messageId) ?? -1;
+    if (i < 0 || !t.parts) return t;
+    hit = true;
+    const ids = t.ids!.filter((_, k) => k !== i);
+    const parts = t.parts.filter((_, k) => k !== i);
+    return { ...t, ids, parts, content: parts.length ? parts.join('\n') : '(message deleted)' };
+  });
+  return hit ? { ...state, turns } : null;
 }
 
 const CJK = /[\u3040-\u30ff\u3400-\u9fff\uac00-\ud7af]/g;

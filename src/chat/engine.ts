@@ -11,7 +11,9 @@ import { renderRecallBlock } from '../memory/recall';
 import type { ChannelStore } from '../memory/store';
 import { assemblePrompt, AssembledPrompt } from '../prompt/assemble';
 import { BOT_INSTRUCTIONS } from '../prompt/instructions';
-import { ConversationState, InboundMessage, loadConversation, mergeUserTurn, saveConversation } from './conversation';
+import {
+  ConversationState, InboundMessage, loadConversation, mergeUserTurn, renderUserPart, saveConversation, withoutMessage,
+} from './conversation';
 import { recordUsage } from './usage';
 import { explicitMemoryOps } from '../upkeep/consolidate';
 
@@ -88,6 +90,17 @@ export class ChatEngine {
     });
   }
 
+  /** A deleted message leaves the stored conversation (and so every later prompt and upkeep). */
+  async forgetMessage(ref: ChannelRef, messageId: string): Promise<boolean> {
+    let changed = false;
+    await this.replaceConversation(ref, (c) => {
+      const next = withoutMessage(c, messageId);
+      changed = next !== null;
+      return next ?? c;
+    });
+    return changed;
+  }
+
   /** The recall that would be injected for this text, exactly as a turn would compute it. */
   async recallFor(ref: ChannelRef, query: string): Promise<{ result: RecallResult; block: string }> {
     const p = this.o.store.paths(ref);
@@ -140,7 +153,7 @@ export class ChatEngine {
       ...conversation,
       turns: [
         ...conversation.turns,
-        { role: 'user', content: newest, at, ids: messages.map((m) => m.id) },
+        { role: 'user', content: newest, at, ids: messages.map((m) => m.id), parts: messages.map(renderUserPart) },
         { role: 'assistant', content: res.text, at },
       ],
     };

@@ -1,0 +1,204 @@
+import fs from 'node:fs';
+import {
+  ChannelType, Client, DiscordAPIError, Events, Message, PartialMessage, TextBasedChannel,
+} from 'discord.js';
+import type { InboundMessage } from '../chat/conversation';
+import type { Runtime } from '../chat/runtime';
+import { ModelError } from '../llm/errors';
+import type { ChannelRef } from '../memory/paths';
+import { refLabel } from '../memory/paths';
+import { NO_PINGS } from './client';
+import { decide, MessageFacts } from './gate';
+import { Inbox, Pending } from './inbox';
+import { splitReply } from './split';
+
+/** Discord shows "typing" for about 10 s; renew a little before it lapses. */
+const TYPING_RENEW_MS = 8_000;
+/** A user message longer than this is clipped before it reaches the model (Nitro allows 4,000). */
+const MAX_USER_MESSAGE_CHARS = 8_000;
+/** Discord error codes for a missing permission or access in a channel. */
+const PERMISSION_CODES = new Set([50001, 50013]);
+
+export interface BotOptions {
+  client: Client;
+  runtime: Runtime;
+}
+
+/** Ties Discord events to the chat pipeline. One instance per process. */
+export class MinutesBot {
+  readonly inbox: Inbox;
+  private readonly active = new Set<string>();
+  private readonly reportedPermission = new Set<string>();
+  private stopping = false;
+
+  private get log() {
+    return this.o.runtime.logger;
+  }
+
+  constructor(private readonly o: BotOptions) {
+    this.inbox = new Inbox((batch) => this.answer(batch), (ref) => o.runtime.store.paths(ref).convDir);
+  }
+
+  attach(): void {
+    const { client } = this.o;
+    client.on(Events.MessageCreate, (m) => { void this.safely('messageCreate', () => this.onMessage(m)); });
+    client.on(Events.MessageDelete, (m) => { void this.safely('messageDelete', () => this.onDelete(m)); });
+    client.on(Events.MessageUpdate, (_old, m) => { void this.safely('messageUpdate', () => this.onEdit(m)); });
+  }
+
+  /** Stops taking new messages and waits for turns in flight. */
+  async drain(): Promise<void> {
+    this.stopping = true;
+    await this.inbox.idle();
+  }
+
+  refFor(message: Message | PartialMessage): ChannelRef | null {
+    const ch = message.channel;
+    if (!message.guildId || !ch) return null;
+    if (ch.isThread()) {
+      if (!ch.parentId) return null;
+      return { kind: 'discord', guildId: message.guildId, channelId: ch.parentId, threadId: ch.id, privateThread: ch.type === ChannelType.PrivateThread };
+    }
+    return { kind: 'discord', guildId: message.guildId, channelId: ch.id };
+  }
+
+  private async onMessage(m: Message): Promise<void> {
+    if (this.stopping) return;
+    const botId = this.o.client.user?.id;
+    const ch = m.channel;
+    const facts: MessageFacts = {
+      inGuild: m.inGuild(),
+      authorIsBot: m.author.bot || m.author.id === botId,
+      authorId: m.author.id,
+      guildId: m.guildId,
+      channelId: ch.isThread() ? (ch.parentId ?? ch.id) : ch.id,
+      threadId: ch.isThread() ? ch.id : null,
+      roleIds: m.member ? [...m.member.roles.cache.keys()] : [],
+      mentionsBot: botId ? m.mentions.users.has(botId) : false,
+      repliesToBot: Boolean(botId && m.reference?.messageId && m.mentions.repliedUser?.id === botId),
+    };
+    const decision = decide(facts, this.o.runtime.settings.config.discord);
+    if (decision === 'ignore') return;
+    const ref = this.refFor(m);
+    if (!ref) return;
+    const isActive = decision === 'answer' || this.isActive(ref);
+    if (!isActive) return;
+    const inbound = this.toInbound(m, botId);
+    await this.o.runtime.store.ensureChannel(ref);
+    this.active.add(this.o.runtime.store.paths(ref).convDir);
+    await this.o.runtime.store.appendJsonl(ref, this.o.runtime.store.paths(ref).log, {
+      type: 'message', id: m.id, author: { id: m.author.id, name: inbound.authorName }, at: inbound.at.toISOString(), content: inbound.content,
+    });
+    if (decision === 'answer') this.inbox.trigger(ref, inbound);
+    else this.inbox.note(ref, inbound);
+  }
+
+  private async onDelete(m: Message | PartialMessage): Promise<void> {
+    const ref = this.refFor(m);
+    if (!ref || !this.isActive(ref)) return;
+    this.inbox.drop(ref, m.id);
+    await this.o.runtime.engine.forgetMessage(ref, m.id);
+    await this.o.runtime.store.appendJsonl(ref, this.o.runtime.store.paths(ref).log, { type: 'delete', id: m.id, at: this.o.runtime.clock().toISOString() });
+  }
+
+  private async onEdit(m: Message | PartialMessage): Promise<void> {
+    const ref = this.refFor(m);
+    if (!ref || !this.isActive(ref) || m.content === null) return;
+    this.inbox.edit(ref, m.id, m.content);
+    await this.o.runtime.store.appendJsonl(ref, this.o.runtime.store.paths(ref).log, { type: 'edit', id: m.id, at: this.o.runtime.clock().toISOString(), content: m.content });
+  }
+
+  private isActive(ref: ChannelRef): boolean {
+    const dir = this.o.runtime.store.paths(ref).convDir;
+    if (this.active.has(dir)) return true;
+    // A folder on disk means the bot has worked here before (this or an earlier run).
+    if (fs.existsSync(dir)) {
+      this.active.add(dir);
+      return true;
+    }
+    return false;
+  }
+
+  private toInbound(m: Message, botId: string | undefined): InboundMessage {
+    let content = m.content ?? '';
+    if (botId) content = content.replace(new RegExp(`<@!?${botId}>`, 'g'), '@Minutes').trim();
+    const files = [...m.attachments.values()].map((a) => a.name).filter(Boolean);
+    if (files.length) content = `${content}${content ? '\n' : ''}(attached: ${files.join(', ')})`;
+    if (!content.trim()) content = '(an empty message)';
+    if (content.length > MAX_USER_MESSAGE_CHARS) {
+      content = `${content.slice(0, MAX_USER_MESSAGE_CHARS)}\n[… message clipped: ${content.length - MAX_USER_MESSAGE_CHARS} more characters]`;
+    }
+    const authorName = m.member?.displayName ?? m.author.globalName ?? m.author.username;
+    return { id: m.id, authorName, content, at: m.createdAt };
+  }
+
+  private async answer(batch: Pending): Promise<void> {
+    const { runtime, client } = this.o;
+    const ref = batch.ref;
+    const channelId = ref.kind === 'discord' ? (ref.threadId ?? ref.channelId) : null;
+    if (!channelId) return;
+    const channel = await client.channels.fetch(channelId).catch(() => null);
+    if (!channel || !channel.isTextBased() || !('send' in channel)) return;
+    const stopTyping = this.keepTyping(channel, ref);
+    let text: string;
+    try {
+      const reply = await runtime.engine.respond(ref, batch.messages);
+      text = reply.text;
+    } catch (err) {
+      text = this.failureMessage(err, ref);
+    } finally {
+      stopTyping();
+    }
+    const parts = splitReply(text);
+    try {
+      for (let i = 0; i < parts.length; i++) {
+        await channel.send({
+          content: parts[i],
+          allowedMentions: NO_PINGS,
+          ...(i === 0 && batch.replyTo ? { reply: { messageReference: batch.replyTo, failIfNotExists: false } } : {}),
+        });
+      }
+    } catch (err) {
+      this.reportSendFailure(err, ref);
+    }
+  }
+
+  private failureMessage(err: unknown, ref: ChannelRef): string {
+    if (err instanceof ModelError) {
+      this.log.warn({ channel: refLabel(ref), kind: err.kind, err: err.message }, 'model call failed; told the channel');
+      return err.userMessage();
+    }
+    this.log.error({ channel: refLabel(ref), err }, 'turn failed');
+    return 'Something went wrong on my side while answering; the operator can find the details in the log.';
+  }
+
+  private keepTyping(channel: TextBasedChannel, ref: ChannelRef): () => void {
+    const send = () => {
+      if ('sendTyping' in channel) channel.sendTyping().catch((err) => this.reportSendFailure(err, ref));
+    };
+    send();
+    const timer = setInterval(send, TYPING_RENEW_MS);
+    timer.unref();
+    return () => clearInterval(timer);
+  }
+
+  /** A missing permission is reported once per channel, and the bot keeps serving the others. */
+  private reportSendFailure(err: unknown, ref: ChannelRef): void {
+    const label = refLabel(ref);
+    if (err instanceof DiscordAPIError && PERMISSION_CODES.has(Number(err.code))) {
+      if (this.reportedPermission.has(label)) return;
+      this.reportedPermission.add(label);
+      this.log.error({ channel: label, code: err.code }, 'missing Discord permission in this channel (needs View Channel, Send Messages, Read Message History, Send Messages in Threads); grant it in the channel settings');
+      return;
+    }
+    this.log.warn({ channel: label, err: (err as Error).message }, 'could not send to Discord');
+  }
+
+  private async safely(what: string, fn: () => Promise<void>): Promise<void> {
+    try {
+      await fn();
+    } catch (err) {
+      this.log.error({ err, event: what }, 'event handler failed');
+    }
+  }
+}

@@ -1,0 +1,52 @@
+import fs from 'node:fs';
+import path from 'node:path';
+import { launchBot, RunningBot } from '../../src/bot/start';
+import type { Settings } from '../../src/config/load';
+import { ConfigFileSchema } from '../../src/config/schema';
+import { silentLogger } from '../../src/log/logger';
+import { FakeDiscord } from '../fakes/discord/fakeDiscord';
+import { startFakeModelServer, FakeModelServer } from '../fakes/model/server';
+import { makeTmpDir } from './tmp';
+
+/** The real bot (real discord.js Client, real Anthropic SDK) against the fake Discord and model. */
+export interface BotHarness {
+  discord: FakeDiscord;
+  model: FakeModelServer;
+  bot: RunningBot;
+  dataDir: string;
+  settings: Settings;
+  /** Writes a memory file into a channel's folder before the bot has seen the channel. */
+  seed(guildId: string, channelId: string, file: string, text: string): void;
+  close(): Promise<void>;
+}
+
+export async function startHarness(o: { config?: unknown; discord?: FakeDiscord; setup?: (d: FakeDiscord) => void } = {}): Promise<BotHarness> {
+  const tmp = makeTmpDir();
+  const discord = o.discord ?? await FakeDiscord.start();
+  o.setup?.(discord);
+  const model = await startFakeModelServer({ minCacheableTokens: 100 });
+  const settings: Settings = {
+    dataDir: path.join(tmp.dir, 'channels'),
+    configFile: null,
+    config: ConfigFileSchema.parse(o.config ?? { limits: { maxRetries: 2, requestsPerMinute: 0 } }),
+    discord: { token: discord.botToken, apiUrl: discord.apiUrl },
+    anthropic: { apiKey: 'test-key', baseURL: model.anthropicBaseURL },
+    openai: {},
+  };
+  const bot = await launchBot(settings, silentLogger());
+  await new Promise<void>((resolve) => (bot.client.isReady() ? resolve() : bot.client.once('clientReady', () => resolve())));
+  return {
+    discord, model, bot, dataDir: settings.dataDir, settings,
+    seed(guildId, channelId, file, text) {
+      const dir = path.join(settings.dataDir, guildId, channelId);
+      fs.mkdirSync(dir, { recursive: true });
+      fs.writeFileSync(path.join(dir, file), text);
+    },
+    async close() {
+      await bot.stop();
+      await discord.stop();
+      await model.close();
+      tmp.cleanup();
+    },
+  };
+}
