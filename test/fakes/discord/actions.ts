@@ -293,7 +293,8 @@ export class Actions {
   createMessage(input: NewMessage): FakeMessage {
     const s = this.state;
     const channel = s.channel(input.channelId);
-    if (channel.thread?.archived) {
+    // Seeded history (dispatch: false) leaves an archived thread as it is.
+    if (channel.thread?.archived && input.dispatch !== false) {
       if (channel.thread.locked && !s.can(input.authorId, channel.id, 'ManageThreads')) {
         throw new Error(`fake-discord: thread ${channel.id} is locked`);
       }

@@ -20,11 +20,12 @@ import { Actions, type UploadInput } from './actions';
 import { FakeGateway } from './gateway';
 import { FakeInteraction, InteractionRegistry, type SlashOptionValue, buildSlashCommand } from './interactions';
 import { pingsNobody } from './mentions';
-import { guildCreatePayload, memberPayload, userPayload } from './payloads';
+import { identifyPayloads, memberPayload } from './payloads';
 import { type PermissionInput, type PermissionName, toBits } from './permissions';
 import type { FakeLimits } from './restCommon';
-import { type RequestMatcher, type RequestRecord, RestServer, requestMatches } from './server';
+import { type RequestMatcher, type RequestRecord, RestServer, errorFault, rateLimitFault, requestMatches } from './server';
 import { compareSnowflakes } from './snowflake';
+import { Waiters } from './waiting';
 import {
   type FakeChannel,
   type FakeGuild,
@@ -74,7 +75,7 @@ export class FakeDiscord {
   readonly interactions = new InteractionRegistry();
 
   private readonly events = new EventEmitter();
-  private readonly waiters = new Set<(err: Error) => void>();
+  private readonly waiters = new Waiters(this.events, () => this.describeActivity());
   private readonly gateway: FakeGateway;
   private readonly actions: Actions;
   private readonly rest: RestServer;
@@ -87,15 +88,15 @@ export class FakeDiscord {
     this.botToken = opts.botToken ?? 'fake-bot-token';
     this.state = new FakeState(opts.botName ?? 'Minutes');
     this.privileged = { messageContent: true, guildMembers: true, presences: true, ...opts.privilegedIntents };
-    const limits: FakeLimits = { maxPins: 250, maxUploadBytes: 10 * 1024 * 1024, interactionAckMs: 3000, ...opts.limits };
-    this.limits = limits;
+    this.limits = { maxPins: 250, maxUploadBytes: 10 * 1024 * 1024, interactionAckMs: 3000, ...opts.limits };
     this.gateway = new FakeGateway({
       heartbeatIntervalMs: opts.heartbeatIntervalMs ?? 41250,
       replayLimit: opts.replayLimit ?? 10_000,
       resumeWindowMs: opts.resumeWindowMs ?? 120_000,
       token: () => this.botToken,
       allowedPrivilegedIntents: () => this.allowedPrivilegedIntents(),
-      identify: (sessionId) => this.identifyPayloads(sessionId),
+      identify: (sessionId) =>
+        identifyPayloads(this.state, { sessionId, gatewayUrl: this.gatewayUrl, applicationFlags: this.applicationFlags() }),
       guildMembers: (guildId, userIds) =>
         this.state
           .membersOf(guildId)
@@ -109,7 +110,7 @@ export class FakeDiscord {
         state: this.state,
         actions: this.actions,
         interactions: this.interactions,
-        limits,
+        limits: this.limits,
         gatewayUrl: () => this.gatewayUrl,
         applicationFlags: () => this.applicationFlags(),
       },
@@ -492,40 +493,19 @@ export class FakeDiscord {
   }
 
   /**
-   * The next matching REST call gets a 429 with Discord's headers and body; discord.js waits
-   * `retryAfterSeconds` and retries by itself. Header values are exact (Discord rounds
-   * `retry-after` up to whole seconds; exact keeps tests fast).
+   * The next matching REST call (once) gets a 429 with Discord's headers and body; discord.js
+   * waits `retryAfterSeconds` and retries by itself.
    */
   rateLimitNext(matcher: RequestMatcher, retryAfterSeconds: number, opts: { global?: boolean; scope?: 'user' | 'shared' | 'global' } = {}): void {
-    this.rest.addFault({
-      matcher,
-      respond: (r) => {
-        const resetAt = Date.now() / 1000 + retryAfterSeconds;
-        const scope = opts.scope ?? (opts.global ? 'global' : 'user');
-        return {
-          status: 429,
-          body: { message: 'You are being rate limited.', retry_after: retryAfterSeconds, global: opts.global ?? false },
-          headers: {
-            'retry-after': String(retryAfterSeconds),
-            'x-ratelimit-limit': '5',
-            'x-ratelimit-remaining': '0',
-            'x-ratelimit-reset': resetAt.toFixed(3),
-            'x-ratelimit-reset-after': String(retryAfterSeconds),
-            'x-ratelimit-bucket': `fake-${Buffer.from(r.route ?? r.path).toString('hex').slice(0, 16)}`,
-            'x-ratelimit-scope': scope,
-            ...(opts.global ? { 'x-ratelimit-global': 'true' } : {}),
-          },
-        };
-      },
-    });
+    this.rest.addFault(rateLimitFault(matcher, retryAfterSeconds, opts));
   }
 
-  /** The next matching REST call fails with this Discord error (e.g. 500, or 404 code 10008). */
+  /**
+   * The next matching REST call (once) fails with this Discord error, e.g. `{ status: 500 }` or
+   * `{ status: 404, code: 10008 }`. discord.js retries 5xx `rest.retries` times (default 3).
+   */
   failNext(matcher: RequestMatcher, error: { status: number; code?: number; message?: string }): void {
-    this.rest.addFault({
-      matcher,
-      respond: () => ({ status: error.status, body: { message: error.message ?? `fake failure ${error.status}`, code: error.code ?? 0 } }),
-    });
+    this.rest.addFault(errorFault(matcher, error));
   }
 
   // ---- looking at the world --------------------------------------------------------------------
@@ -583,41 +563,7 @@ export class FakeDiscord {
    * fake and every 25 ms (for conditions outside it, like files the bot writes).
    */
   waitFor<T>(check: () => T, timeoutMs = 5000, what = 'condition'): Promise<NonNullable<T>> {
-    return new Promise((resolve, reject) => {
-      let done = false;
-      const finish = () => {
-        done = true;
-        clearTimeout(timer);
-        clearInterval(poll);
-        this.events.off('change', evaluate);
-        this.waiters.delete(abort);
-      };
-      const evaluate = () => {
-        if (done) return;
-        try {
-          const value = check();
-          if (value) {
-            finish();
-            resolve(value as NonNullable<T>);
-          }
-        } catch (err) {
-          finish();
-          reject(err);
-        }
-      };
-      const abort = (err: Error) => {
-        finish();
-        reject(err);
-      };
-      const timer = setTimeout(() => abort(new Error(`fake-discord: timed out after ${timeoutMs} ms waiting for ${what}${this.debugTail()}`)), timeoutMs);
-      const poll = setInterval(evaluate, 25);
-      // Pitfall 13: pending helper timers must not keep Node alive.
-      timer.unref();
-      poll.unref();
-      this.events.on('change', evaluate);
-      this.waiters.add(abort);
-      evaluate();
-    });
+    return this.waiters.waitFor(check, timeoutMs, what);
   }
 
   /** The first bot answer in the channel newer than `after` (a message id) that matches. */
@@ -643,7 +589,7 @@ export class FakeDiscord {
 
   /** Closes the gateway, every HTTP connection (undici keeps them alive, pitfall 13) and the server. */
   async stop(): Promise<void> {
-    for (const abort of [...this.waiters]) abort(new Error('fake-discord stopped'));
+    this.waiters.abortAll('fake-discord stopped');
     await this.gateway.close();
     this.server.closeAllConnections();
     await new Promise<void>((resolve) => this.server.close(() => resolve()));
@@ -691,34 +637,7 @@ export class FakeDiscord {
     );
   }
 
-  private identifyPayloads(sessionId: string) {
-    const guilds = [...this.state.guilds.values()].filter((g) => this.state.member(g.id, this.bot.id));
-    return {
-      ready: {
-        v: 10,
-        user: { ...userPayload(this.bot), verified: true, mfa_enabled: false },
-        // Must list exactly the guilds sent as GUILD_CREATE, or clientReady waits 15 s (pitfall 3).
-        guilds: guilds.map((g) => ({ id: g.id, unavailable: true })),
-        session_id: sessionId,
-        session_type: 'normal',
-        // Reconnects go to READY's resume_gateway_url, so it must point at the fake (pitfall 5).
-        resume_gateway_url: this.gatewayUrl,
-        shard: [0, 1],
-        application: { id: this.applicationId, flags: this.applicationFlags() },
-        user_settings: {},
-        private_channels: [],
-        presences: [],
-        relationships: [],
-        guild_join_requests: [],
-        geo_ordered_rtc_regions: [],
-        auth: {},
-        _trace: ['fake-discord'],
-      },
-      guildCreates: guilds.map((g) => guildCreatePayload(this.state, g.id)),
-    };
-  }
-
-  private debugTail(): string {
+  private describeActivity(): string {
     const last = this.rest.requests.slice(-5).map((r) => `${r.method} ${r.path} → ${r.status}`);
     const parts = [
       last.length ? `\n  last requests: ${last.join('; ')}` : '',

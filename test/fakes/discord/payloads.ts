@@ -300,3 +300,34 @@ export function guildPayload(state: FakeState, guildId: string): Json {
     max_members: 500000,
   };
 }
+
+/** READY and the GUILD_CREATEs for a new gateway session, built from one guild list. */
+export function identifyPayloads(
+  state: FakeState,
+  opts: { sessionId: string; gatewayUrl: string; applicationFlags: number },
+): { ready: Json; guildCreates: Json[] } {
+  const guilds = [...state.guilds.values()].filter((g) => state.member(g.id, state.bot.id));
+  return {
+    ready: {
+      v: 10,
+      user: { ...userPayload(state.bot), verified: true, mfa_enabled: false },
+      // Must list exactly the guilds sent as GUILD_CREATE, or clientReady waits 15 s (pitfall 3).
+      guilds: guilds.map((g) => ({ id: g.id, unavailable: true })),
+      session_id: opts.sessionId,
+      session_type: 'normal',
+      // Reconnects go to READY's resume_gateway_url, so it must point at the fake (pitfall 5).
+      resume_gateway_url: opts.gatewayUrl,
+      shard: [0, 1],
+      application: { id: state.applicationId, flags: opts.applicationFlags },
+      user_settings: {},
+      private_channels: [],
+      presences: [],
+      relationships: [],
+      guild_join_requests: [],
+      geo_ordered_rtc_regions: [],
+      auth: {},
+      _trace: ['fake-discord'],
+    },
+    guildCreates: guilds.map((g) => guildCreatePayload(state, g.id)),
+  };
+}

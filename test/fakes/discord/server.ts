@@ -53,6 +53,43 @@ export interface Fault {
   respond(r: RequestRecord): { status: number; body: unknown; headers?: Record<string, string> };
 }
 
+/**
+ * A 429 as Discord sends it: `retry-after`, the `x-ratelimit-*` headers and
+ * `{ message, retry_after, global }`. Values are exact (Discord rounds `retry-after` up to whole
+ * seconds; exact keeps tests fast, and @discordjs/rest reads it with Number()).
+ */
+export function rateLimitFault(
+  matcher: RequestMatcher,
+  retryAfterSeconds: number,
+  opts: { global?: boolean; scope?: 'user' | 'shared' | 'global' },
+): Fault {
+  return {
+    matcher,
+    respond: (r) => ({
+      status: 429,
+      body: { message: 'You are being rate limited.', retry_after: retryAfterSeconds, global: opts.global ?? false },
+      headers: {
+        'retry-after': String(retryAfterSeconds),
+        'x-ratelimit-limit': '5',
+        'x-ratelimit-remaining': '0',
+        'x-ratelimit-reset': (Date.now() / 1000 + retryAfterSeconds).toFixed(3),
+        'x-ratelimit-reset-after': String(retryAfterSeconds),
+        'x-ratelimit-bucket': `fake-${Buffer.from(r.route ?? r.path).toString('hex').slice(0, 16)}`,
+        'x-ratelimit-scope': opts.scope ?? (opts.global ? 'global' : 'user'),
+        // @discordjs/rest treats the mere presence of this header as "global".
+        ...(opts.global ? { 'x-ratelimit-global': 'true' } : {}),
+      },
+    }),
+  };
+}
+
+export function errorFault(matcher: RequestMatcher, error: { status: number; code?: number; message?: string }): Fault {
+  return {
+    matcher,
+    respond: () => ({ status: error.status, body: { message: error.message ?? `fake failure ${error.status}`, code: error.code ?? 0 } }),
+  };
+}
+
 export interface ServerHooks {
   token(): string;
   onRequest(r: RequestRecord): void;
