@@ -1,7 +1,11 @@
 import fs from 'node:fs';
 import {
-  ChannelType, Client, DiscordAPIError, Events, Message, PartialMessage, TextBasedChannel,
+  ChannelType, ChatInputCommandInteraction, Client, DiscordAPIError, Events, Guild, GuildBasedChannel, Interaction, Message,
+  PartialMessage, TextBasedChannel,
 } from 'discord.js';
+import type { CommandContext } from '../chat/commands';
+import { botPermissionsIn, canSpeak, missingPermissions } from './permissions';
+import { handleSlash, SecretaryCommands, slashCommandDefinitions } from './slash';
 import type { InboundMessage } from '../chat/conversation';
 import type { Runtime } from '../chat/runtime';
 import { ModelError } from '../llm/errors';
@@ -22,6 +26,7 @@ const PERMISSION_CODES = new Set([50001, 50013]);
 export interface BotOptions {
   client: Client;
   runtime: Runtime;
+  secretary?: SecretaryCommands;
 }
 
 /** Ties Discord events to the chat pipeline. One instance per process. */
@@ -44,6 +49,44 @@ export class MinutesBot {
     client.on(Events.MessageCreate, (m) => { void this.safely('messageCreate', () => this.onMessage(m)); });
     client.on(Events.MessageDelete, (m) => { void this.safely('messageDelete', () => this.onDelete(m)); });
     client.on(Events.MessageUpdate, (_old, m) => { void this.safely('messageUpdate', () => this.onEdit(m)); });
+    client.on(Events.InteractionCreate, (ix) => { void this.safely('interactionCreate', () => this.onInteraction(ix)); });
+    client.on(Events.ClientReady, (c) => {
+      for (const g of c.guilds.cache.values()) void this.safely('registerCommands', () => this.registerCommands(g));
+    });
+    client.on(Events.GuildCreate, (g) => { void this.safely('registerCommands', () => this.registerCommands(g)); });
+  }
+
+  /** Per guild, so commands appear at once (global ones take up to an hour to propagate). */
+  async registerCommands(guild: Guild): Promise<void> {
+    try {
+      await guild.commands.set(slashCommandDefinitions());
+    } catch (err) {
+      this.log.error({ guild: guild.id, err: (err as Error).message }, 'could not register slash commands in this guild; re-invite the bot with the applications.commands scope');
+    }
+  }
+
+  private async onInteraction(ix: Interaction): Promise<void> {
+    if (!ix.isChatInputCommand() || !ix.guildId) return;
+    const ref = await this.refForInteraction(ix);
+    if (!ref) {
+      await ix.reply({ content: 'Minutes works in server text channels and threads only.', flags: 64 });
+      return;
+    }
+    const ctx: CommandContext = {
+      store: this.o.runtime.store, engine: this.o.runtime.engine, clock: this.o.runtime.clock,
+      actor: ix.user.globalName ?? ix.user.username,
+    };
+    await handleSlash(ix, { ctx, ref, config: this.o.runtime.settings.config, secretary: this.o.secretary });
+  }
+
+  private async refForInteraction(ix: ChatInputCommandInteraction): Promise<ChannelRef | null> {
+    const ch = ix.channel ?? await this.o.client.channels.fetch(ix.channelId).catch(() => null);
+    if (!ch || !ix.guildId || ch.isDMBased()) return null;
+    if (ch.isThread()) {
+      if (!ch.parentId) return null;
+      return { kind: 'discord', guildId: ix.guildId, channelId: ch.parentId, threadId: ch.id, privateThread: ch.type === ChannelType.PrivateThread };
+    }
+    return { kind: 'discord', guildId: ix.guildId, channelId: ch.id };
   }
 
   /** Stops taking new messages and waits for turns in flight. */
@@ -139,6 +182,7 @@ export class MinutesBot {
     if (!channelId) return;
     const channel = await client.channels.fetch(channelId).catch(() => null);
     if (!channel || !channel.isTextBased() || !('send' in channel)) return;
+    if (!channel.isDMBased() && !(await this.checkPermissions(channel as GuildBasedChannel & TextBasedChannel, ref))) return;
     const stopTyping = this.keepTyping(channel, ref);
     let text: string;
     try {
@@ -180,6 +224,27 @@ export class MinutesBot {
     const timer = setInterval(send, TYPING_RENEW_MS);
     timer.unref();
     return () => clearInterval(timer);
+  }
+
+  /**
+   * Checks what the bot may do here before working. A gap is reported once per channel, in the
+   * log and, when the bot can still post, in the channel; false when it cannot answer at all.
+   */
+  private async checkPermissions(channel: GuildBasedChannel & TextBasedChannel, ref: ChannelRef): Promise<boolean> {
+    const inThread = channel.isThread();
+    const missing = missingPermissions(botPermissionsIn(channel), inThread);
+    if (!missing.length) return true;
+    const speak = canSpeak(missing, inThread);
+    const label = refLabel(ref);
+    if (!this.reportedPermission.has(label)) {
+      this.reportedPermission.add(label);
+      this.log.error({ channel: label, missing }, 'missing Discord permissions in this channel; grant them in the channel settings');
+      if (speak && 'send' in channel) {
+        await channel.send({ content: `I am missing these permissions here: ${missing.join(', ')}. An admin can grant them in this channel's settings.`, allowedMentions: NO_PINGS })
+          .catch(() => undefined);
+      }
+    }
+    return speak;
   }
 
   /** A missing permission is reported once per channel, and the bot keeps serving the others. */

@@ -3,7 +3,8 @@ import path from 'node:path';
 import { launchBot, RunningBot } from '../../src/bot/start';
 import type { Settings } from '../../src/config/load';
 import { ConfigFileSchema } from '../../src/config/schema';
-import { silentLogger } from '../../src/log/logger';
+import { createLogger } from '../../src/log/logger';
+import { Writable } from 'node:stream';
 import { FakeDiscord } from '../fakes/discord/fakeDiscord';
 import { startFakeModelServer, FakeModelServer } from '../fakes/model/server';
 import { makeTmpDir } from './tmp';
@@ -15,6 +16,8 @@ export interface BotHarness {
   bot: RunningBot;
   dataDir: string;
   settings: Settings;
+  /** Every log record the bot wrote, parsed. */
+  logs: Record<string, unknown>[];
   /** Writes a memory file into a channel's folder before the bot has seen the channel. */
   seed(guildId: string, channelId: string, file: string, text: string): void;
   close(): Promise<void>;
@@ -33,10 +36,12 @@ export async function startHarness(o: { config?: unknown; discord?: FakeDiscord;
     anthropic: { apiKey: 'test-key', baseURL: model.anthropicBaseURL },
     openai: {},
   };
-  const bot = await launchBot(settings, silentLogger());
+  const logs: Record<string, unknown>[] = [];
+  const sink = new Writable({ write(chunk, _enc, done) { for (const l of String(chunk).split('\n')) if (l.trim()) logs.push(JSON.parse(l)); done(); } });
+  const bot = await launchBot(settings, createLogger({ level: 'info', format: 'json', destination: sink }));
   await new Promise<void>((resolve) => (bot.client.isReady() ? resolve() : bot.client.once('clientReady', () => resolve())));
   return {
-    discord, model, bot, dataDir: settings.dataDir, settings,
+    discord, model, bot, dataDir: settings.dataDir, settings, logs,
     seed(guildId, channelId, file, text) {
       const dir = path.join(settings.dataDir, guildId, channelId);
       fs.mkdirSync(dir, { recursive: true });

@@ -1,0 +1,96 @@
+import {
+  AttachmentBuilder, ChatInputCommandInteraction, MessageFlags, PermissionFlagsBits, SlashCommandBuilder,
+} from 'discord.js';
+import {
+  CommandContext, contextCommand, forgetCommand, memoryCommand, newCommand, recallCommand, statusCommand,
+} from '../chat/commands';
+import type { ConfigFile } from '../config/schema';
+import type { ChannelRef } from '../memory/paths';
+import { NO_PINGS } from './client';
+import { DISCORD_MESSAGE_LIMIT } from './split';
+
+/** The commands registered in every guild at start (per guild: instant, unlike global ones). */
+export function slashCommandDefinitions() {
+  return [
+    new SlashCommandBuilder().setName('recall').setDescription('Show exactly what memory would be injected for this text')
+      .addStringOption((o) => o.setName('query').setDescription('the text to recall for').setRequired(true)),
+    new SlashCommandBuilder().setName('memory').setDescription("This channel's durable memory")
+      .addSubcommand((s) => s.setName('show').setDescription("List this channel's memory entries"))
+      .addSubcommand((s) => s.setName('forget').setDescription('Forget one memory entry (admins)')
+        .addStringOption((o) => o.setName('id').setDescription('the entry id, like m-1a2b3c').setRequired(true))),
+    new SlashCommandBuilder().setName('context').setDescription("Show this channel's CONTEXT.md"),
+    new SlashCommandBuilder().setName('new').setDescription('Start a fresh model conversation; SESSION.md and memory are kept (admins)'),
+    new SlashCommandBuilder().setName('status').setDescription('Token usage, cache hit rate, memory file sizes, upkeep'),
+    new SlashCommandBuilder().setName('condense').setDescription('Condense this thread (or the recent channel discussion) into a decision record')
+      .addStringOption((o) => o.setName('topic').setDescription('optional topic hint')),
+    new SlashCommandBuilder().setName('resolve').setDescription('Condense this thread, then archive it'),
+    new SlashCommandBuilder().setName('condensations').setDescription("List this channel's condensations"),
+  ].map((b) => b.toJSON());
+}
+
+/** Handlers for the Secretary's commands, supplied by the Secretary glue when it is wired. */
+export interface SecretaryCommands {
+  condense(ix: ChatInputCommandInteraction, ref: ChannelRef, topic: string | null): Promise<string>;
+  resolve(ix: ChatInputCommandInteraction, ref: ChannelRef): Promise<string>;
+  list(ref: ChannelRef): Promise<string>;
+}
+
+const EPHEMERAL = new Set(['recall', 'memory show', 'status', 'condensations']);
+
+/** Pure: admin rights are the configured roles, or Manage Messages when none are configured. */
+export function isAdmin(roleIds: string[], canManageMessages: boolean, d: ConfigFile['discord']): boolean {
+  return d.adminRoles.length ? roleIds.some((r) => d.adminRoles.includes(r)) : canManageMessages;
+}
+
+/**
+ * Acknowledges at once (deferred), then answers: within Discord's 3 s whatever the work costs.
+ * An answer over Discord's limit is attached as a file rather than cut.
+ */
+export async function handleSlash(
+  ix: ChatInputCommandInteraction,
+  o: { ctx: CommandContext; ref: ChannelRef; config: ConfigFile; secretary?: SecretaryCommands },
+): Promise<void> {
+  const sub = ix.options.getSubcommand(false);
+  const name = sub ? `${ix.commandName} ${sub}` : ix.commandName;
+  await ix.deferReply(EPHEMERAL.has(name) ? { flags: MessageFlags.Ephemeral } : {});
+  const roleIds = ix.member && 'roles' in ix.member
+    ? (Array.isArray(ix.member.roles) ? ix.member.roles : [...ix.member.roles.cache.keys()])
+    : [];
+  const admin = isAdmin(roleIds, Boolean(ix.memberPermissions?.has(PermissionFlagsBits.ManageMessages)), o.config.discord);
+  const needsAdmin = name === 'memory forget' || name === 'new';
+  let text: string;
+  if (needsAdmin && !admin) {
+    text = o.config.discord.adminRoles.length
+      ? 'Only members with one of the configured admin roles can do that.'
+      : 'Only members with the Manage Messages permission can do that.';
+  } else {
+    text = await run(name, ix, o);
+  }
+  await answer(ix, text, name);
+}
+
+async function run(name: string, ix: ChatInputCommandInteraction, o: { ctx: CommandContext; ref: ChannelRef; secretary?: SecretaryCommands }): Promise<string> {
+  const { ctx, ref } = o;
+  switch (name) {
+    case 'recall': return recallCommand(ctx, ref, ix.options.getString('query', true));
+    case 'memory show': return memoryCommand(ctx, ref);
+    case 'memory forget': return forgetCommand(ctx, ref, ix.options.getString('id', true));
+    case 'context': return contextCommand(ctx, ref);
+    case 'new': return newCommand(ctx, ref);
+    case 'status': return statusCommand(ctx, ref);
+    case 'condense': return o.secretary ? o.secretary.condense(ix, ref, ix.options.getString('topic')) : 'The Secretary is not available in this version.';
+    case 'resolve': return o.secretary ? o.secretary.resolve(ix, ref) : 'The Secretary is not available in this version.';
+    case 'condensations': return o.secretary ? o.secretary.list(ref) : 'No condensations yet.';
+    default: return `Unknown command /${name}.`;
+  }
+}
+
+async function answer(ix: ChatInputCommandInteraction, text: string, name: string): Promise<void> {
+  const body = text.trim() || '(nothing to show)';
+  if (body.length <= DISCORD_MESSAGE_LIMIT) {
+    await ix.editReply({ content: body, allowedMentions: NO_PINGS });
+    return;
+  }
+  const file = new AttachmentBuilder(Buffer.from(body, 'utf8'), { name: `${name.replace(/\s+/g, '-')}.md` });
+  await ix.editReply({ content: `The answer is ${body.length} characters, over Discord's limit; it is attached.`, files: [file], allowedMentions: NO_PINGS });
+}
