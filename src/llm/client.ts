@@ -5,6 +5,9 @@ import type { ModelLimiter } from './limiter';
 import { DEFAULT_RETRY_POLICY, realSleep, withRetry, type RetryPolicy, type Sleep } from './retry';
 import type { ModelClient, ModelRequest, ModelResponse } from './types';
 
+/** A person waiting for a reply goes ahead of queued maintenance work (Bottleneck: lower first). */
+const PRIORITY = { chat: 3, side: 6 } as const;
+
 export interface ClientCoreOptions {
   adapter: ProviderAdapter;
   limiter: ModelLimiter;
@@ -74,7 +77,7 @@ export function createClientCore(opts: ClientCoreOptions): ModelClient {
       const state = { streamed: false };
       const started = Date.now();
       const res = await withRetry(
-        () => abortable(limiter.schedule(() => attempt(req, state), { expirationMs: opts.timeoutMs + 10_000 }), req.signal),
+        () => abortable(limiter.schedule(() => attempt(req, state), { expirationMs: opts.timeoutMs + 10_000, priority: PRIORITY[req.purpose] }), req.signal),
         { policy, sleep: opts.sleep ?? realSleep, random: opts.random ?? Math.random, logger, signal: req.signal },
       );
       logger.debug({ purpose: req.purpose, model: res.model, usage: res.usage, ms: Date.now() - started }, 'model call done');

@@ -32,8 +32,11 @@ export const DEFAULT_LIMITS = {
 const REDIS_STATE_TTL_MS = 10 * 60_000;
 
 export interface ModelLimiter {
-  /** Runs `fn` when the limits allow. `expirationMs` frees the slot if the job never finishes. */
-  schedule<T>(fn: () => Promise<T>, opts?: { expirationMs?: number }): Promise<T>;
+  /**
+   * Runs `fn` when the limits allow. `expirationMs` frees the slot if the job never finishes (a
+   * crashed process would otherwise hold a shared slot forever); `priority` 0-9, lower first.
+   */
+  schedule<T>(fn: () => Promise<T>, opts?: { expirationMs?: number; priority?: number }): Promise<T>;
   close(): Promise<void>;
 }
 
@@ -146,7 +149,7 @@ export async function createLimiter(opts: CreateLimiterOptions): Promise<ModelLi
 function wrap(limiter: Bottleneck): ModelLimiter {
   let closed = false;
   return {
-    schedule: (fn, o) => limiter.schedule(o?.expirationMs ? { expiration: o.expirationMs } : {}, fn),
+    schedule: (fn, o = {}) => limiter.schedule({ expiration: o.expirationMs ?? null, priority: o.priority ?? null }, fn),
     async close() {
       if (closed) return;
       closed = true;

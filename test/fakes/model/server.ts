@@ -130,8 +130,9 @@ export async function startFakeModelServer(opts: FakeModelServerOptions = {}): P
 
   const server = createServer((req, res) => {
     handle(req, res).catch((err: unknown) => {
-      // A broken handler is a test bug: answer 500 loudly rather than hang the SDK.
-      sendJson(res, 500, { error: { type: 'api_error', message: `fake model server handler failed: ${String(err)}` } });
+      // A broken handler is a test bug: answer at once with a status clients do not retry (400),
+      // naming the failure, rather than hang the SDK or trigger retries that hide it.
+      sendJson(res, 400, { type: 'error', error: { type: 'invalid_request_error', message: `fake model server handler failed: ${String(err)}` } });
     });
   });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
