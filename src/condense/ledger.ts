@@ -1,0 +1,130 @@
+import path from 'node:path';
+import { atomicWrite } from '../memory/atomicWrite';
+import type { ChannelPaths, ChannelRef } from '../memory/paths';
+import type { ChannelStore } from '../memory/store';
+import type { CondensationDraft, CondensationFacts, PinOutcome } from './types';
+
+/**
+ * The Secretary's ledger: one entry per condensed discussion, keyed by the hash of its human
+ * messages. It makes every step idempotent (each records itself here once done), records failures
+ * for a later retry, and remembers what each thread's latest condensation was.
+ */
+export type LedgerStatus = 'running' | 'done' | 'failed';
+
+export interface LedgerSteps {
+  /** 'skipped': no poster (console/CLI) or an automatic condensation with no decision. */
+  posted?: { messageId: string; url?: string; pin: PinOutcome } | 'skipped';
+  filed?: string;
+  context?: 'done' | 'skipped';
+  memory?: { decisionMemoryId?: string; constraintMemoryIds: string[] };
+  history?: 'done';
+}
+
+export interface LedgerEntry {
+  key: string;
+  status: LedgerStatus;
+  trigger: 'explicit' | 'auto';
+  /** Conversation label (refLabel) and ids, so a retry knows where to gather from. */
+  conversation: { label: string; threadId?: string; privateThread?: boolean; channelName: string; threadName?: string };
+  facts: CondensationFacts;
+  decisionId: string;
+  /** The model's answer, kept so a resumed run never asks the model again. */
+  draft?: CondensationDraft;
+  /** Condensations of the same thread this one replaces (their keys). */
+  replacesKeys?: string[];
+  steps: LedgerSteps;
+  attempts: number;
+  lastError?: string;
+  createdAt: string;
+  updatedAt: string;
+  /** A running entry older than this is taken to belong to a crashed process. */
+  leaseUntil?: string;
+  supersededBy?: string;
+}
+
+export interface Ledger {
+  version: 1;
+  /** When the Secretary first ran in this channel: automatic triggers ignore older archives. */
+  firstRunAt?: string;
+  /** Pinning was refused once and the channel was told; it is said once, not on every post. */
+  pinNotAllowedNoticeAt?: string;
+  entries: Record<string, LedgerEntry>;
+}
+
+export const EMPTY_LEDGER: Ledger = { version: 1, entries: {} };
+
+/** A failed condensation is retried this many times in all, then left for a person. */
+export const MAX_ATTEMPTS = 5;
+/** How long a running condensation holds its key against a second run. */
+export const LEASE_MS = 10 * 60_000;
+
+/** The ledger of a conversation: a private thread keeps its own; everything else the channel's. */
+export function ledgerFile(p: ChannelPaths, ref: ChannelRef): string {
+  return path.join(ref.privateThread ? p.stateDir : p.channelStateDir, 'ledger.json');
+}
+
+export function contextFile(p: ChannelPaths, ref: ChannelRef): string {
+  return path.join(ref.privateThread ? p.stateDir : p.channelStateDir, 'context.json');
+}
+
+export async function readLedger(store: ChannelStore, ref: ChannelRef): Promise<Ledger> {
+  const l = await store.readState<Ledger>(ledgerFile(store.paths(ref), ref));
+  return l && l.version === 1 && l.entries ? l : { ...EMPTY_LEDGER, entries: {} };
+}
+
+/**
+ * Read-modify-write of the ledger. Call it only inside `store.exclusive` for this channel: two
+ * condensations of one channel must not lose each other's entries.
+ */
+export async function mutateLedgerLocked<T>(store: ChannelStore, ref: ChannelRef, fn: (l: Ledger) => T): Promise<T> {
+  const file = ledgerFile(store.paths(ref), ref);
+  const l = (await store.readState<Ledger>(file)) ?? { ...EMPTY_LEDGER, entries: {} };
+  const out = fn(l);
+  await atomicWrite(file, JSON.stringify(l, null, 2) + '\n');
+  return out;
+}
+
+export async function mutateLedger<T>(store: ChannelStore, ref: ChannelRef, fn: (l: Ledger) => T): Promise<T> {
+  return store.exclusive(store.paths(ref), () => mutateLedgerLocked(store, ref, fn));
+}
+
+/** The newest finished condensation of a thread (what a re-condensation supersedes). */
+export function latestForThread(l: Ledger, threadId: string, exceptKey?: string): LedgerEntry | undefined {
+  return Object.values(l.entries)
+    .filter((e) => e.conversation.threadId === threadId && e.status === 'done' && !e.supersededBy && e.key !== exceptKey)
+    .sort((a, b) => b.createdAt.localeCompare(a.createdAt))[0];
+}
+
+/** The id of the last message condensed in a conversation, for the automatic gate. */
+export function lastCondensedMessageId(l: Ledger, threadId: string | undefined): string | undefined {
+  const done = Object.values(l.entries)
+    .filter((e) => e.status === 'done' && e.conversation.threadId === threadId)
+    .sort((a, b) => b.createdAt.localeCompare(a.createdAt));
+  return done[0]?.facts.lastMessageId;
+}
+
+export interface RetryableFailure {
+  key: string;
+  conversation: LedgerEntry['conversation'];
+  attempts: number;
+  lastError?: string;
+  /** The model already answered: a retry needs no model call (only the remaining steps). */
+  hasDraft: boolean;
+  updatedAt: string;
+}
+
+/**
+ * Failed condensations worth another attempt (fewer than MAX_ATTEMPTS), oldest first, plus
+ * running ones whose lease ran out (their process died).
+ */
+export function retryableFailures(l: Ledger, now: Date, maxAttempts = MAX_ATTEMPTS): RetryableFailure[] {
+  return Object.values(l.entries)
+    .filter((e) => (e.status === 'failed' && e.attempts < maxAttempts)
+      || (e.status === 'running' && e.leaseUntil !== undefined && Date.parse(e.leaseUntil) < now.getTime()))
+    .sort((a, b) => a.updatedAt.localeCompare(b.updatedAt))
+    .map((e) => ({ key: e.key, conversation: e.conversation, attempts: e.attempts, lastError: e.lastError, hasDraft: e.draft !== undefined, updatedAt: e.updatedAt }));
+}
+
+export async function listRetryable(store: ChannelStore, ref: ChannelRef, now: Date, maxAttempts = MAX_ATTEMPTS): Promise<RetryableFailure[]> {
+  return retryableFailures(await readLedger(store, ref), now, maxAttempts);
+}

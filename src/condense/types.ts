@@ -1,0 +1,67 @@
+import type { ChannelRef } from '../memory/paths';
+
+/** One message of the discussion being condensed, as the transport gathered it (oldest first). */
+export interface TranscriptMessage {
+  id: string;
+  authorId: string;
+  authorName: string;
+  at: Date;
+  content: string;
+  /** Written by a bot (ours or another): never part of the key, the transcript or the participants. */
+  isBot: boolean;
+}
+
+/** What is being condensed and where it lives. */
+export interface CondenseTarget {
+  /** The conversation: a thread ref (with threadId, privateThread) or a channel ref. */
+  ref: ChannelRef;
+  guildId?: string;
+  /** Human-readable names go into the rendering and frontmatter only, never into paths. */
+  channelName: string;
+  threadName?: string;
+  threadId?: string;
+  /** Jump URL builder for a message id (Discord); optional. */
+  link?: (messageId: string) => string;
+  trigger: 'explicit' | 'auto';
+  /** `/condense <topic>`: a hint for the model, and the topic when the model gives none. */
+  topicHint?: string;
+}
+
+export type PinOutcome = 'pinned' | 'not-allowed' | 'full-none-ours' | 'already';
+
+/**
+ * The transport's side of posting. The Discord glue implements it (posting in the parent channel,
+ * or inside a private thread or forum post); console and CLI runs pass none and nothing is posted.
+ */
+export interface Poster {
+  /** Finds an earlier post of ours carrying this marker (a resumed run after a crash). */
+  findByMarker(marker: string): Promise<{ messageId: string } | null>;
+  post(content: string): Promise<{ messageId: string; url?: string }>;
+  pin(messageId: string): Promise<PinOutcome>;
+}
+
+/** What the model returns, after validation and clean-up. */
+export interface CondensationDraft {
+  topic: string;
+  context: string;
+  /** 'none' when the discussion reached no conclusion. */
+  decision: string;
+  rationale: string;
+  actionItems: string[];
+  /** Ids of current Key Decisions the new one replaces (only ids that exist). */
+  supersedes: string[];
+  constraints: string[];
+  currentState: string;
+}
+
+/** Facts from the messages, never from the model. */
+export interface CondensationFacts {
+  /** YYYY-MM-DD of the last human message: the day the discussion concluded. */
+  date: string;
+  channelName: string;
+  threadName?: string;
+  participants: string[];
+  firstMessageId: string;
+  lastMessageId: string;
+  messageCount: number;
+}
