@@ -21,7 +21,7 @@
  *
  * Usage: npm run bench:cache   (= npm run build && node bench/cache.js)
  *   options: --turns N (long run, default 400)  --budget T (default 6000)  --latency MS (default 20)
- *            --skip-long  --out FILE (default bench/out/cache.json)
+ *            --skip-long  --keep (keep the temp data dirs)  --out FILE (default bench/out/cache.json)
  * Writes only under bench/out and a fresh temp dir per run.
  */
 const fs = require('node:fs');
@@ -132,11 +132,14 @@ async function runConsoleSession(o) {
   const read = (f) => { try { return fs.readFileSync(path.join(chan, f), 'utf8'); } catch { return ''; } };
   const conv = JSON.parse(read(path.join('.minutes', 'conversation.json')) || '{"turns":[]}');
   const usageFile = JSON.parse(read(path.join('.minutes', 'usage.json')) || '{"byModel":{}}');
-  return {
+  const result = {
     label: o.label, tmp, exit, stderr, chatWallMs, turns, requests: server.requests, conv, usageFile,
     history: read('HISTORY.md') + '\n' + read('HISTORY.archive.md'),
     memory: read('MEMORY.md'), session: read('SESSION.md'),
   };
+  if (process.argv.includes('--keep')) process.stderr.write(`  ${o.label}: data kept in ${tmp}\n`);
+  else fs.rmSync(tmp, { recursive: true, force: true });
+  return result;
 }
 
 /** Per-turn cache figures for a list of recorded chat requests. */
