@@ -1,0 +1,49 @@
+import fs from 'node:fs';
+import path from 'node:path';
+import { auditChannel, auditIsClean, ChannelAudit, formatAudit, listChannelRefs } from '../../condense/audit';
+import { FolderStore } from '../../condense/folderStore';
+import { createLogger } from '../../log/logger';
+import { ChannelStore } from '../../memory/store';
+import type { CliIO } from '../main';
+import { settingsFor } from './common';
+
+/**
+ * `minutes audit [--fix] [--channel-dir DIR]`: the files part of the Secretary's audit over every
+ * channel of the data folder (or one folder). Exit code 0 when nothing is left to repair, 1 when
+ * something is, so a cron job or CI can alert on it. The Discord part (resolved threads without a
+ * condensation) runs in the bot, which has the connection.
+ */
+export interface AuditCliOptions {
+  fix?: boolean;
+  channelDir?: string;
+}
+
+export async function runAudit(opts: AuditCliOptions, io: CliIO): Promise<number> {
+  const settings = settingsFor(io, []);
+  if (!settings) return 2;
+  const logger = createLogger({ level: io.env.LOG_LEVEL ?? 'warn', format: 'json', destination: io.stderr });
+  if (!(io.env.DISCORD_TOKEN ?? '').trim()) {
+    io.stderr.write('minutes audit: DISCORD_TOKEN is not set: checking the files only (threads without a condensation are not checked)\n');
+  } else {
+    io.stderr.write('minutes audit: checking the files; threads without a condensation are checked by the running bot\n');
+  }
+  const now = new Date();
+  const audits: ChannelAudit[] = [];
+  if (opts.channelDir) {
+    const dir = path.resolve(io.cwd, opts.channelDir);
+    if (!fs.existsSync(dir) || !fs.statSync(dir).isDirectory()) {
+      io.stderr.write(`minutes audit: --channel-dir is not a folder: ${opts.channelDir}\n`);
+      return 2;
+    }
+    const store = new FolderStore(dir, { logger });
+    audits.push({ ...(await auditChannel({ store, ref: { kind: 'local', name: 'channel' }, fix: opts.fix, now })), channel: opts.channelDir });
+  } else {
+    const store = new ChannelStore({ root: settings.dataDir, logger });
+    for (const ref of await listChannelRefs(settings.dataDir)) audits.push(await auditChannel({ store, ref, fix: opts.fix, now }));
+  }
+  const lines = audits.flatMap(formatAudit);
+  io.stdout.write(lines.length ? `${lines.join('\n')}\n` : `All ${audits.length} channel folder${audits.length === 1 ? '' : 's'} are consistent.\n`);
+  const remaining = audits.some((a) => !auditIsClean(a) && (
+    (a.context && !a.contextFixed) || a.unfolded.length > 0 || a.staleLines.some((s) => !s.fixed)));
+  return remaining ? 1 : 0;
+}

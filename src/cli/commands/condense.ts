@@ -1,0 +1,137 @@
+import fs from 'node:fs';
+import fsp from 'node:fs/promises';
+import os from 'node:os';
+import path from 'node:path';
+import { createRuntime } from '../../chat/runtime';
+import { unifiedDiff } from '../../condense/diff';
+import { FolderStore } from '../../condense/folderStore';
+import { Secretary } from '../../condense/secretary';
+import type { TranscriptMessage } from '../../condense/types';
+import { ProviderConfigError } from '../../llm/provider';
+import { createLogger, Logger } from '../../log/logger';
+import { ChannelRef, isLocalName } from '../../memory/paths';
+import type { CliIO } from '../main';
+import { settingsFor } from './common';
+
+/**
+ * `minutes condense --channel-dir DIR --transcript FILE [--apply] [--topic T]`: the Secretary's
+ * pipeline on a transcript file, without Discord (nothing is posted). Dry run by default: the same
+ * pipeline runs on a scratch copy of the folder and the command prints the condensation and the
+ * diff of each file it would change, so what --apply writes is exactly what the dry run showed
+ * (given the same model answer). --apply writes under the channel's lock.
+ */
+export interface CondenseCliOptions {
+  channelDir: string;
+  transcript: string;
+  apply?: boolean;
+  topic?: string;
+  /** The name shown as `#channel`; the folder's name by default. */
+  channelName?: string;
+}
+
+const WATCHED = /^(CONTEXT\.md|MEMORY\.md|HISTORY\.md|condensations\/.+\.md)$/;
+
+function fail(io: CliIO, msg: string, code = 2): number {
+  io.stderr.write(`minutes condense: ${msg}\n`);
+  return code;
+}
+
+/** JSONL of {"author", "timestamp", "content"} (optional "id", "bot"); ids default to the line number. */
+export function parseTranscript(raw: string, file: string): TranscriptMessage[] | string {
+  const out: TranscriptMessage[] = [];
+  const lines = raw.split(/\r?\n/);
+  for (let i = 0; i < lines.length; i++) {
+    const line = lines[i].trim();
+    if (!line) continue;
+    let o: Record<string, unknown>;
+    try { o = JSON.parse(line) as Record<string, unknown>; } catch { return `${file} line ${i + 1}: not JSON`; }
+    if (!o || typeof o.author !== 'string' || typeof o.content !== 'string' || typeof o.timestamp !== 'string') {
+      return `${file} line ${i + 1}: expected {"author": "...", "timestamp": "...", "content": "..."}`;
+    }
+    const at = new Date(o.timestamp);
+    if (Number.isNaN(at.getTime())) return `${file} line ${i + 1}: timestamp "${o.timestamp}" is not a date`;
+    out.push({
+      id: typeof o.id === 'string' || typeof o.id === 'number' ? String(o.id) : String(i + 1),
+      authorId: o.author, authorName: o.author, at, content: o.content, isBot: o.bot === true,
+    });
+  }
+  return out;
+}
+
+async function listWatched(dir: string): Promise<Map<string, string>> {
+  const out = new Map<string, string>();
+  const add = async (rel: string) => {
+    const t = await fsp.readFile(path.join(dir, rel), 'utf8').catch(() => null);
+    if (t !== null) out.set(rel, t);
+  };
+  for (const f of ['CONTEXT.md', 'MEMORY.md', 'HISTORY.md']) await add(f);
+  for (const n of (await fsp.readdir(path.join(dir, 'condensations')).catch(() => [] as string[])).sort()) await add(`condensations/${n}`);
+  return out;
+}
+
+export async function runCondense(opts: CondenseCliOptions, io: CliIO): Promise<number> {
+  const channelDir = path.resolve(io.cwd, opts.channelDir);
+  if (!fs.existsSync(channelDir) || !fs.statSync(channelDir).isDirectory()) return fail(io, `--channel-dir is not a folder: ${opts.channelDir}`);
+  let raw: string;
+  try { raw = fs.readFileSync(path.resolve(io.cwd, opts.transcript), 'utf8'); } catch (err) {
+    return fail(io, `cannot read --transcript ${opts.transcript}: ${(err as Error).message}`);
+  }
+  const messages = parseTranscript(raw, opts.transcript);
+  if (typeof messages === 'string') return fail(io, messages);
+  if (!messages.length) return fail(io, `${opts.transcript} has no messages`);
+
+  const settings = settingsFor(io, ['provider']);
+  if (!settings) return 2;
+  const logger: Logger = createLogger({ level: io.env.LOG_LEVEL ?? 'warn', format: 'json', destination: io.stderr });
+  let runtime;
+  try {
+    runtime = await createRuntime(settings, logger);
+  } catch (err) {
+    if (err instanceof ProviderConfigError) return fail(io, err.message);
+    throw err;
+  }
+  const base = path.basename(channelDir);
+  // The name only labels logs and frontmatter here: the folder is given, never built from it.
+  const ref: ChannelRef = { kind: 'local', name: isLocalName(base) ? base : 'cli' };
+  const progress = (m: string) => io.stderr.write(`minutes condense: ${m}\n`);
+  if (messages.length > 50) progress(`${messages.length} messages read`);
+
+  let scratch: string | undefined;
+  try {
+    let workDir = channelDir;
+    if (!opts.apply) {
+      // Dry run: the same pipeline on a scratch copy; the lock file is not copied.
+      scratch = await fsp.mkdtemp(path.join(os.tmpdir(), 'minutes-condense-'));
+      workDir = path.join(scratch, 'channel');
+      await fsp.cp(channelDir, workDir, { recursive: true, filter: (src) => path.basename(src) !== 'lock' });
+    }
+    const before = await listWatched(channelDir);
+    const store = new FolderStore(workDir, { clock: runtime.clock, logger });
+    const secretary = new Secretary({ deps: { model: runtime.model, store, logger, clock: runtime.clock }, onProgress: progress });
+    const result = await secretary.condense({
+      target: { ref, channelName: opts.channelName ?? base, trigger: 'explicit', topicHint: opts.topic },
+      messages,
+    });
+    if (result.status === 'empty') return fail(io, 'the transcript has no human messages', 1);
+    if (result.status === 'already') {
+      io.stdout.write(`Already condensed: condensations/${result.entry.steps.filed ?? '?'} (ledger key ${result.key.slice(0, 12)}).\n`);
+      return 0;
+    }
+    if (result.status === 'in-progress') return fail(io, 'this discussion is being condensed by another process right now', 1);
+    if (result.status === 'failed') return fail(io, `${result.userMessage} (${result.error})`, 1);
+
+    io.stdout.write(`${result.body}\n\n`);
+    const after = await listWatched(workDir);
+    const changed = [...after.keys()].filter((f) => WATCHED.test(f) && after.get(f) !== before.get(f)).sort();
+    if (opts.apply) {
+      io.stdout.write(`Wrote ${changed.length} file${changed.length === 1 ? '' : 's'} in ${channelDir}:\n${changed.map((f) => `  ${f}`).join('\n')}\n`);
+    } else {
+      for (const f of changed) io.stdout.write(unifiedDiff(before.get(f) ?? null, after.get(f) as string, f) + '\n');
+      io.stdout.write('Dry run: nothing was written. Run again with --apply to write these changes.\n');
+    }
+    return 0;
+  } finally {
+    if (scratch) await fsp.rm(scratch, { recursive: true, force: true });
+    await runtime.close();
+  }
+}

@@ -1,0 +1,183 @@
+import fs from 'node:fs/promises';
+import path from 'node:path';
+import { normalizeForCompare, parseMemory } from '../memory/entries';
+import { ChannelRef, isLocalName, isSnowflake, refLabel } from '../memory/paths';
+import type { ChannelStore } from '../memory/store';
+import { composeContext, ContextData, ContextDecision, contextStaleness, EMPTY_CONTEXT } from './contextDoc';
+import { contextFile } from './ledger';
+import { pointSuperseded } from './memoryLink';
+import { readFrontmatter } from './render';
+
+/**
+ * The files part of the audit (issue 9 §3): CONTEXT.md out of date, and memory or session lines
+ * that still state a superseded decision as current. The Discord part (threads with no
+ * condensation) is the glue's; it can add its findings to the same report.
+ */
+export interface StaleLine {
+  file: string;
+  line: number;
+  text: string;
+  /** The superseded decision the line restates, and what replaced it. */
+  decisionId: string;
+  replacedBy: string;
+  fixed: boolean;
+}
+
+export interface ChannelAudit {
+  channel: string;
+  /** Why CONTEXT.md is stale; null when current (or a private thread, which has none). */
+  context: string | null;
+  contextFixed: boolean;
+  /** Condensation files whose decision is not in .minutes/context.json (an interrupted run: retry it). */
+  unfolded: string[];
+  staleLines: StaleLine[];
+}
+
+export interface AuditOptions {
+  store: ChannelStore;
+  ref: ChannelRef;
+  fix?: boolean;
+  now: Date;
+}
+
+const STOP = new Set(['the', 'and', 'for', 'with', 'that', 'this', 'are', 'was', 'were', 'will', 'use', 'using', 'used', 'our', 'from', 'into', 'its', 'all', 'not', 'but', 'has', 'have', 'now', 'then', 'than', 'decision', 'decided', 'constraint']);
+
+export function contentTokens(s: string): Set<string> {
+  return new Set(normalizeForCompare(s).split(' ').filter((t) => t.length >= 3 && !STOP.has(t)));
+}
+
+/**
+ * A line restates a superseded decision when it shares most of the old decision's words, at least
+ * one of the words that set the old decision apart from the new one, and none of the words that
+ * set the new one apart (a line naming both is about the change, not a stale claim).
+ */
+export function restatesSuperseded(line: string, oldText: string, newText: string): boolean {
+  const l = contentTokens(line);
+  const o = contentTokens(oldText);
+  const n = contentTokens(newText);
+  if (o.size === 0) return false;
+  const common = [...o].filter((t) => l.has(t)).length;
+  const oldOnly = [...o].filter((t) => !n.has(t) && l.has(t)).length;
+  const newOnly = [...n].filter((t) => !o.has(t) && l.has(t)).length;
+  return common >= Math.min(2, o.size) && common / o.size >= 0.5 && oldOnly > 0 && newOnly === 0;
+}
+
+async function readText(file: string): Promise<string | null> {
+  try { return await fs.readFile(file, 'utf8'); } catch { return null; }
+}
+
+async function mtime(file: string): Promise<number | null> {
+  try { return (await fs.stat(file)).mtimeMs; } catch { return null; }
+}
+
+export async function auditChannel(o: AuditOptions): Promise<ChannelAudit> {
+  const { store, ref } = o;
+  const p = store.paths(ref);
+  const data = (await store.readState<ContextData>(contextFile(p, ref))) ?? structuredClone(EMPTY_CONTEXT);
+  const report: ChannelAudit = { channel: refLabel(ref), context: null, contextFixed: false, unfolded: [], staleLines: [] };
+
+  // Condensations on disk that context.json does not know, and the newest one's age.
+  let newestCondMtime = 0;
+  const known = new Set(data.decisions.map((d) => d.file).filter(Boolean));
+  const names = await fs.readdir(p.condensations).catch(() => [] as string[]);
+  for (const n of names.filter((x) => x.endsWith('.md')).sort()) {
+    const file = path.join(p.condensations, n);
+    const fm = readFrontmatter((await readText(file)) ?? '');
+    if (!fm) continue;
+    if (!known.has(n) && fm.ledger_key) report.unfolded.push(n);
+    if (!fm.superseded_by) newestCondMtime = Math.max(newestCondMtime, (await mtime(file)) ?? 0);
+  }
+
+  if (!ref.privateThread) {
+    const current = await readText(p.context);
+    report.context = contextStaleness(current, data);
+    const ctxTime = await mtime(p.context);
+    if (!report.context && ctxTime !== null && newestCondMtime > ctxTime) report.context = 'CONTEXT.md is older than the newest condensation';
+    if (report.context && o.fix) {
+      await store.update(ref, 'CONTEXT.md', (cur) => composeContext(cur, data, data));
+      report.contextFixed = true;
+    }
+  }
+
+  const byId = new Map(data.decisions.map((d) => [d.id, d]));
+  const superseded = data.decisions.filter((d) => d.kind === 'decision' && d.supersededBy);
+  const currentMemoryIds = new Set(data.decisions.filter((d) => !d.supersededBy && d.memoryId).map((d) => d.memoryId));
+  const check = (file: string, text: string | null): { d: ContextDecision; by: ContextDecision; line: number; text: string; id?: string }[] => {
+    const out: { d: ContextDecision; by: ContextDecision; line: number; text: string; id?: string }[] = [];
+    if (!text) return out;
+    for (const l of parseMemory(text)) {
+      if (l.kind !== 'entry' || l.superseded || (l.id && currentMemoryIds.has(l.id))) continue;
+      for (const d of superseded) {
+        const by = byId.get(d.supersededBy as string);
+        if (!by) continue;
+        if (restatesSuperseded(l.text, d.text, by.kind === 'none' ? '' : by.text)) {
+          out.push({ d, by, line: l.index + 1, text: l.text, id: l.id });
+          break;
+        }
+      }
+    }
+    return out;
+  };
+
+  const memFile = p.memory;
+  const memHits = check(path.relative(p.channelDir, memFile) || 'MEMORY.md', await readText(memFile));
+  for (const h of memHits) {
+    let fixed = false;
+    if (o.fix && h.by.memoryId) {
+      const marked = await pointSuperseded(store, ref, [h.id ? { id: h.id } : { text: h.text }], h.by.memoryId, o.now);
+      fixed = marked.length > 0;
+    }
+    report.staleLines.push({ file: path.relative(p.channelDir, memFile), line: h.line, text: h.text, decisionId: h.d.id, replacedBy: h.by.id, fixed });
+  }
+
+  // SESSION.md files are re-rendered by code from the model's notes: report them, never edit them.
+  const sessions = [p.session];
+  if (!ref.threadId) {
+    const threads = await fs.readdir(path.join(p.channelDir, 'threads')).catch(() => [] as string[]);
+    for (const t of threads.sort()) sessions.push(path.join(p.channelDir, 'threads', t, 'SESSION.md'));
+  }
+  for (const s of sessions) {
+    for (const h of check(s, await readText(s))) {
+      report.staleLines.push({ file: path.relative(p.channelDir, s), line: h.line, text: h.text, decisionId: h.d.id, replacedBy: h.by.id, fixed: false });
+    }
+  }
+  return report;
+}
+
+/**
+ * Every channel folder under the data root: `<guild>/<channel>`, `local/<name>`, and private
+ * threads that keep their own records (`<guild>/<channel>/threads/<thread>` with a context.json).
+ */
+export async function listChannelRefs(root: string): Promise<ChannelRef[]> {
+  const refs: ChannelRef[] = [];
+  const ls = (d: string) => fs.readdir(d, { withFileTypes: true }).then((es) => es.filter((e) => e.isDirectory()).map((e) => e.name).sort()).catch(() => [] as string[]);
+  for (const name of await ls(path.join(root, 'local'))) if (isLocalName(name)) refs.push({ kind: 'local', name });
+  for (const g of await ls(root)) {
+    if (!isSnowflake(g)) continue;
+    for (const c of await ls(path.join(root, g))) {
+      if (!isSnowflake(c)) continue;
+      refs.push({ kind: 'discord', guildId: g, channelId: c });
+      for (const t of await ls(path.join(root, g, c, 'threads'))) {
+        if (!isSnowflake(t)) continue;
+        const own = await readText(path.join(root, g, c, 'threads', t, '.minutes', 'context.json'));
+        if (own !== null) refs.push({ kind: 'discord', guildId: g, channelId: c, threadId: t, privateThread: true });
+      }
+    }
+  }
+  return refs;
+}
+
+export function auditIsClean(a: ChannelAudit): boolean {
+  return !a.context && a.unfolded.length === 0 && a.staleLines.length === 0;
+}
+
+/** Human-readable lines for one channel's audit. */
+export function formatAudit(a: ChannelAudit): string[] {
+  const out: string[] = [];
+  if (a.context) out.push(`${a.channel}: ${a.context}${a.contextFixed ? ' — re-rendered' : ''}`);
+  for (const u of a.unfolded) out.push(`${a.channel}: condensations/${u} is not folded into CONTEXT.md (an interrupted condensation; it is retried from the ledger)`);
+  for (const s of a.staleLines) {
+    out.push(`${a.channel}: ${s.file}:${s.line} still states superseded decision ${s.decisionId} (replaced by ${s.replacedBy}): "${s.text}"${s.fixed ? ' — marked superseded' : ''}`);
+  }
+  return out;
+}
