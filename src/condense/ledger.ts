@@ -128,3 +128,14 @@ export function retryableFailures(l: Ledger, now: Date, maxAttempts = MAX_ATTEMP
 export async function listRetryable(store: ChannelStore, ref: ChannelRef, now: Date, maxAttempts = MAX_ATTEMPTS): Promise<RetryableFailure[]> {
   return retryableFailures(await readLedger(store, ref), now, maxAttempts);
 }
+
+/**
+ * Records when the Secretary first saw this channel (the bot calls it on startup and on its first
+ * message there) and returns it: automatic triggers ignore threads archived before that moment.
+ */
+export async function ensureFirstRun(store: ChannelStore, ref: ChannelRef, now: Date): Promise<Date> {
+  const l = await readLedger(store, ref);
+  if (l.firstRunAt) return new Date(l.firstRunAt);
+  const at = await mutateLedger(store, ref, (x) => (x.firstRunAt ??= now.toISOString()));
+  return new Date(at);
+}
