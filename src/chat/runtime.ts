@@ -58,7 +58,7 @@ export async function createRuntime(settings: Settings, logger: Logger, opts: Ru
   const recall = createRecall({ logger: logger.child({ component: 'recall' }), clock });
   let upkeep: Upkeep | undefined;
   const hooks: ChatHooks = opts.hooks ?? {
-    afterTurn: (ref, conv) => upkeep?.noteTurn(ref, conv),
+    afterTurn: (ref) => upkeep?.noteTurn(ref),
     compactNow: async (ref) => { await upkeep?.compactNow(ref); },
   };
   const engine = new ChatEngine({

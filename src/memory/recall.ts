@@ -93,6 +93,28 @@ export interface RecallTuning {
   kindWeight: Record<Candidate['kind'], number>;
   /** Items scoring below this share of the best item are not injected. */
   minRelative: number;
+  /** Coordination: the ranking score is multiplied by (matched query terms / query terms in the channel)^coordPow. */
+  coordPow: number;
+  /**
+   * Topic credit: a query word that is rare in the language and occurs in the channel (a person, a
+   * product) but not in the best candidate adds this share of its evidence to the gate, when the best
+   * candidate has at least bestMin itself. 0 = off.
+   */
+  topicCredit: number;
+  bestMin: number;
+  /** Ranking favours short entries by (avg length / length)^densityPow (they cost less of the budget). */
+  densityPow: number;
+  /**
+   * A query word the channel never uses matches channel words one edit away (typos: "educaton") and,
+   * for 3–4 letters, words it begins (short forms of names: "Mel"), at this weight. 0 = off.
+   */
+  fuzzyWeight: number;
+  /** Pseudo-relevance feedback: expand with up to prfTerms specific terms of the prfDocs best candidates, each at prfWeight × its share of those candidates. 0 = off. */
+  prfDocs: number;
+  prfTerms: number;
+  prfWeight: number;
+  /** Item cap proportional to the budget: one item per this many characters (0 = fixed cap). */
+  charsPerItem: number;
 }
 
 export const DEFAULT_TUNING: RecallTuning = {
@@ -109,6 +131,15 @@ export const DEFAULT_TUNING: RecallTuning = {
   weakFactor: 0.5,
   rareFloor: 0.75,
   kindWeight: { session: 1.05, memory: 1, condensation: 1, workspace: 0.95, history: 0.9 },
+  coordPow: 0,
+  topicCredit: 0,
+  bestMin: 0.5,
+  charsPerItem: 0,
+  densityPow: 0,
+  fuzzyWeight: 0,
+  prfDocs: 0,
+  prfTerms: 8,
+  prfWeight: 0.3,
 };
 /** Only the best-scored admitted candidates are considered for de-duplication and packing. */
 const SHORTLIST = 200;
@@ -123,6 +154,8 @@ interface Index {
   head: Map<string, number[]>;
   /** Distinct terms per candidate, for de-duplication. */
   sets: (Set<string> | undefined)[];
+  /** Vocabulary by first letter and length (for typo matching) and by first three letters (for short forms); built on first use. */
+  vocab?: { byLen: Map<string, string[]>; byPrefix: Map<string, string[]> };
   /** BM25 length normalisation per candidate: k1 * (1 - b + b * dl / avgdl). */
   lenNorm: Float64Array;
   scratch: { score: Float64Array; evidence: Float64Array; matched: Uint16Array; mark: Uint32Array; touched: Int32Array; stamp: number };
@@ -205,7 +238,7 @@ function score(index: Index, input: RecallInput, now: Date, P: RecallTuning): Re
   const empty: RecallResult = { text: '', items: [] };
   if (index.n === 0 || !input.query) return empty;
   const budget = input.budgetChars ?? DEFAULT_BUDGET_CHARS;
-  const maxItems = input.maxItems ?? DEFAULT_MAX_ITEMS;
+  const maxItems = input.maxItems ?? (P.charsPerItem > 0 ? Math.max(DEFAULT_MAX_ITEMS, Math.round(budget / P.charsPerItem)) : DEFAULT_MAX_ITEMS);
   if (budget <= 0 || maxItems <= 0) return empty;
   const terms = queryTokens(input.query.length > 20_000 ? input.query.slice(0, 20_000) : input.query);
   if (terms.length === 0) return empty;
@@ -215,17 +248,23 @@ function score(index: Index, input: RecallInput, now: Date, P: RecallTuning): Re
   const { score: acc, evidence: ev, matched, mark, touched } = index.scratch;
   let nTouched = 0;
   let stamp = index.scratch.stamp;
-  for (const t of terms) {
+  let qTerms = 0;
+  const topical: { t: string; spec: number }[] = [];
+  for (const { t, w } of P.fuzzyWeight > 0 ? withVariants(index, terms, P.fuzzyWeight) : terms.map((t) => ({ t, w: 1 }))) {
     const df = index.df.get(t) ?? 0;
     const hd = index.head.get(t);
     if (df === 0 && !hd) continue;
-    const idf = Math.log(1 + (n - df + 0.5) / (df + 0.5));
-    let spec = Math.min(1, Math.log((Math.max(n, P.nFloor) + 1) / ((df > 0 ? df : hd!.length) + 0.5)) / P.specScale);
+    const idf = w * Math.log(1 + (n - df + 0.5) / (df + 0.5));
+    let spec = w * Math.min(1, Math.log((Math.max(n, P.nFloor) + 1) / ((df > 0 ? df : hd!.length) + 0.5)) / P.specScale);
     // Language prior: a common word counts only part of its channel specificity; a word rare in the
     // language (a name, a product, a place) that occurs in the channel is topical however often the
     // channel uses it, so it keeps at least `rareFloor`.
     if (isWeakToken(t)) spec *= P.weakFactor;
-    else if (t.length >= 3 || (t.length >= 2 && hasCjk(t))) spec = Math.max(spec, P.rareFloor);
+    else if (t.length >= 3 || (t.length >= 2 && hasCjk(t))) {
+      spec = Math.max(spec, w * P.rareFloor);
+      if (df > 0) topical.push({ t, spec });
+    }
+    qTerms++;
     stamp++;
     const p = index.post.get(t);
     if (p) {
@@ -253,11 +292,13 @@ function score(index: Index, input: RecallInput, now: Date, P: RecallTuning): Re
     }
   }
   index.scratch.stamp = stamp;
+  if (P.prfDocs > 0 && nTouched > P.prfDocs) feedback(index, terms, nTouched, P);
 
   const today = now.getTime() / MS_PER_DAY;
   const exclude = input.exclude && input.exclude.size ? new Set(Array.from(input.exclude, normalizeForExclude)) : undefined;
   const top = new TopK(SHORTLIST);
   let best = 0;
+  let bestId = -1;
   for (let k = 0; k < nTouched; k++) {
     const id = touched[k];
     const sc = acc[id];
@@ -271,18 +312,149 @@ function score(index: Index, input: RecallInput, now: Date, P: RecallTuning): Re
     const c = cands[id];
     if (exclude && exclude.has(c.norm)) continue;
     let mult = P.kindWeight[c.kind];
+    if (P.coordPow > 0) mult *= Math.pow(m / qTerms, P.coordPow);
+    if (P.densityPow > 0) mult *= Math.pow(index.avgdl / Math.max(1, c.len), P.densityPow);
     if (c.day !== undefined) {
       const age = Math.max(0, today - c.day);
       mult *= 1 + P.recencyMax * Math.pow(0.5, age / P.recencyHalfLifeDays);
     }
-    if (e > best) best = e;
+    if (e > best) {
+      best = e;
+      bestId = id;
+    }
     top.push(id, sc * mult, e, m);
   }
   if (stamp > 1e9) index.scratch.stamp = 0;
-  if (top.size === 0 || best < P.gateMin) return empty;
+  if (top.size === 0) return empty;
+  if (best < P.gateMin) {
+    if (P.topicCredit <= 0 || best < P.bestMin) return empty;
+    const own = termSet(index, bestId);
+    let credit = 0;
+    for (const x of topical) if (!own.has(x.t)) credit += x.spec * P.topicCredit;
+    if (best + credit < P.gateMin) return empty;
+  }
   const ranked = top.sorted((x, y) => cands[x].rank - cands[y].rank || x - y);
   const floor = P.minRelative > 0 ? ranked[0].score * P.minRelative : 0;
   return pack(index, floor > 0 ? ranked.filter((x) => x.score >= floor) : ranked, budget, maxItems);
+}
+
+const LATIN_WORD = /^[a-z]+$/;
+
+/**
+ * The query's terms, each with weight 1, plus, for a Latin-script word the channel never uses (in a
+ * body or a heading), the channel words it probably means, at `weight`: words one edit away
+ * (substitution, insertion, deletion or transposition; same first letter, 5+ letters) and, for a word
+ * of 3–4 letters, up to three longer words it begins (a short form: "Mel" for "Melanie").
+ */
+function withVariants(index: Index, terms: string[], weight: number): { t: string; w: number }[] {
+  const out = terms.map((t) => ({ t, w: 1 }));
+  const seen = new Set(terms);
+  for (const t of terms) {
+    if (index.df.has(t) || index.head.has(t) || !LATIN_WORD.test(t) || t.length < 3) continue;
+    const v = vocabulary(index);
+    const found: string[] = [];
+    if (t.length >= 5) {
+      for (let len = t.length - 1; len <= t.length + 1; len++) {
+        for (const cand of v.byLen.get(t[0] + len) ?? []) if (oneEditApart(t, cand)) found.push(cand);
+      }
+    } else {
+      for (const cand of v.byPrefix.get(t.slice(0, 3)) ?? []) {
+        if (cand.length >= t.length + 2 && cand.startsWith(t) && !isWeakToken(cand)) found.push(cand);
+      }
+      if (found.length > 3) found.length = 0;
+    }
+    for (const f of found) {
+      if (seen.has(f)) continue;
+      seen.add(f);
+      out.push({ t: f, w: weight });
+    }
+  }
+  return out;
+}
+
+function vocabulary(index: Index): NonNullable<Index['vocab']> {
+  if (index.vocab) return index.vocab;
+  const byLen = new Map<string, string[]>();
+  const byPrefix = new Map<string, string[]>();
+  const add = (m: Map<string, string[]>, k: string, t: string): void => {
+    const l = m.get(k);
+    if (l) l.push(t);
+    else m.set(k, [t]);
+  };
+  for (const t of index.df.keys()) {
+    if (!LATIN_WORD.test(t)) continue;
+    if (t.length >= 4) add(byLen, t[0] + t.length, t);
+    if (t.length >= 5) add(byPrefix, t.slice(0, 3), t);
+  }
+  index.vocab = { byLen, byPrefix };
+  return index.vocab;
+}
+
+/** Optimal-string-alignment distance is exactly 1 (a and b differ). */
+function oneEditApart(a: string, b: string): boolean {
+  if (a === b) return false;
+  const la = a.length;
+  const lb = b.length;
+  if (Math.abs(la - lb) > 1) return false;
+  let i = 0;
+  while (i < la && i < lb && a[i] === b[i]) i++;
+  if (la === lb) {
+    if (a.slice(i + 1) === b.slice(i + 1)) return true; // substitution
+    return i + 1 < la && a[i] === b[i + 1] && a[i + 1] === b[i] && a.slice(i + 2) === b.slice(i + 2); // transposition
+  }
+  return la > lb ? a.slice(i + 1) === b.slice(i) : a.slice(i) === b.slice(i + 1);
+}
+
+/**
+ * Pseudo-relevance feedback: the terms that the best few candidates share (specific ones: seen in at
+ * least two entries, in at most a tenth of them) are added to the query at a low weight. They only
+ * re-rank candidates that already match the query; they are never evidence, so they admit nothing.
+ */
+function feedback(index: Index, terms: string[], nTouched: number, P: RecallTuning): void {
+  const { score: acc, mark, touched } = index.scratch;
+  const k = P.prfDocs;
+  const top: number[] = [];
+  for (let i = 0; i < nTouched; i++) {
+    const id = touched[i];
+    if (top.length < k) {
+      top.push(id);
+      continue;
+    }
+    let worst = 0;
+    for (let j = 1; j < k; j++) if (acc[top[j]] < acc[top[worst]]) worst = j;
+    if (acc[id] > acc[top[worst]]) top[worst] = id;
+  }
+  const q = new Set(terms);
+  const counts = new Map<string, number>();
+  const maxDf = Math.max(2, index.n * 0.1);
+  for (const id of top) {
+    for (const t of index.cands[id].terms) {
+      if (q.has(t)) continue;
+      const df = index.df.get(t) ?? 0;
+      if (df < 2 || df > maxDf) continue;
+      counts.set(t, (counts.get(t) ?? 0) + 1);
+    }
+  }
+  const n = index.n;
+  const idfOf = (t: string): number => {
+    const df = index.df.get(t)!;
+    return Math.log(1 + (n - df + 0.5) / (df + 0.5));
+  };
+  const chosen = Array.from(counts.entries())
+    .filter(([, c]) => c >= 2 || k === 1)
+    .map(([t, c]) => ({ t, w: (P.prfWeight * c) / k, idf: idfOf(t) }))
+    .sort((a, b) => b.w * b.idf - a.w * a.idf || (a.t < b.t ? -1 : 1))
+    .slice(0, P.prfTerms);
+  for (const { t, w, idf } of chosen) {
+    const p = index.post.get(t)!;
+    const k1p = w * idf * (P.k1 + 1);
+    for (let j = 0; j < p.ids.length; j++) {
+      const id = p.ids[j];
+      if (mark[id] === 0) continue;
+      const f = p.tfs[j];
+      acc[id] += (k1p * f) / (f + index.lenNorm[id]);
+    }
+  }
 }
 
 /** The best `k` by score: a bounded min-heap, so a common word matching thousands of entries costs no full sort. */

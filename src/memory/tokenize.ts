@@ -46,7 +46,7 @@ const QUERY_STOP_WORDS = new Set(
 something anything everything stuff tell told say said know knows knew remember recall think thought
 please thanks thank hi hello hey ok okay yes yeah yep nope sure like likely probably maybe perhaps
 guess wonder wondering mean means meant really actually ever anyone someone somebody anybody one
-give describe explain mention mentioned talk talked discuss discussed happen happened`.split(/\s+/),
+give describe explain mention mentioned talk talked discuss discussed happen happened way ways`.split(/\s+/),
 );
 
 /** Chinese/Japanese function characters and particles: not evidence on their own. */
@@ -67,9 +67,34 @@ function segmenter(locale: string): Intl.Segmenter {
   return s;
 }
 
+/**
+ * Irregular English verb forms and plurals, mapped to the base form before stemming so that "bought"
+ * meets "buy" and "children" meets "child". General English morphology (the common irregular verbs
+ * and nouns), not a thesaurus: no word is mapped to a different word, only to its own lemma.
+ */
+const IRREGULAR: Record<string, string> = Object.fromEntries(
+  `found:find
+bought:buy brought:bring thought:think taught:teach caught:catch fought:fight sought:seek ran:run
+began:begin begun:begin saw:see seen:see felt:feel kept:keep left:leave lost:lose won:win
+met:meet told:tell sold:sell held:hold built:build sent:send spent:spend paid:pay heard:hear
+chose:choose chosen:choose fell:fall fallen:fall flew:fly flown:fly drove:drive driven:drive ate:eat
+eaten:eat grew:grow grown:grow knew:know known:know wrote:write written:write sang:sing sung:sing
+swam:swim swum:swim drew:draw drawn:draw wore:wear worn:wear stood:stand understood:understand
+broke:break broken:break spoke:speak spoken:speak rode:ride ridden:ride
+threw:throw thrown:throw shook:shake shaken:shake forgot:forget forgotten:forget hid:hide hidden:hide
+slept:sleep led:lead fed:feed dealt:deal meant:mean lent:lend bent:bend
+became:become overcame:overcome struck:strike hung:hang dug:dig stuck:stick won:win sat:sit
+children:child people:person men:man women:woman feet:foot teeth:tooth mice:mouse geese:goose
+wives:wife knives:knife shelves:shelf wolves:wolf halves:half`
+    .split(/\s+/)
+    .filter(Boolean)
+    .map((p) => p.split(':') as [string, string]),
+);
+
 /** A light, deterministic English suffix stripper (not Porter; it only has to be consistent). */
 export function stem(word: string): string {
-  let w = word;
+  const irregular = IRREGULAR[word];
+  let w = irregular ?? word;
   if (w.length <= 3 || !LATIN_RE.test(w)) return w;
   if (w.endsWith('ies') && w.length > 4) w = w.slice(0, -3) + 'y';
   else if (w.endsWith('sses')) w = w.slice(0, -2);

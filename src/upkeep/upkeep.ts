@@ -1,6 +1,6 @@
 import path from 'node:path';
 import cron, { type ScheduledTask } from 'node-cron';
-import { conversationTokens, ConversationState } from '../chat/conversation';
+import { conversationTokens } from '../chat/conversation';
 import type { ChatEngine } from '../chat/engine';
 import { appendHistoryBlock, foldHistoryIfLarge } from '../memory/history';
 import { ChannelRef, refLabel } from '../memory/paths';
@@ -33,12 +33,14 @@ export class Upkeep {
   constructor(private readonly o: UpkeepOptions) {}
 
   /** Called by the engine after each stored turn. */
-  noteTurn(ref: ChannelRef, conv: ConversationState): void {
+  noteTurn(ref: ChannelRef): void {
     this.active.set(this.o.deps.store.paths(ref).convDir, ref);
     void this.enqueue(async () => {
       const state = await this.loadState(ref);
       await this.saveState(ref, { ...state, lastTurnAt: this.o.deps.clock().toISOString() });
-      // Over budget: compact soon, but never on the reply path (this runs after the reply).
+      // Over budget: compact soon, but never on the reply path (this runs after the reply). The
+      // conversation is read now, not when the turn was noted: a compaction may have run since.
+      const conv = await this.o.engine.conversation(ref);
       if (conversationTokens(conv) > this.o.tuning.tokenBudget) await this.runDue(ref);
     });
   }

@@ -20,9 +20,12 @@ export async function runChat(opts: { channel: string }, io: CliIO): Promise<num
   const settings = settingsFor(io, ['provider']);
   if (!settings) return 2;
   const logger = loggerFor(settings);
+  const interactive = Boolean(io.stdin.isTTY);
   let runtime;
   try {
-    runtime = await createRuntime(settings, logger);
+    // At a terminal upkeep runs on its schedule as in the bot; a script's session gets one
+    // deterministic pass at end of input instead.
+    runtime = await createRuntime(settings, logger, { scheduleUpkeep: interactive });
   } catch (err) {
     if (err instanceof ProviderConfigError || (err instanceof Error && /REDIS_URL/.test(err.message))) {
       io.stderr.write(`minutes: ${err.message}\n`);
@@ -30,7 +33,6 @@ export async function runChat(opts: { channel: string }, io: CliIO): Promise<num
     }
     throw err;
   }
-  const interactive = Boolean(io.stdin.isTTY);
   if (interactive) {
     io.stderr.write(`Minutes console: channel local/${opts.channel} in ${settings.dataDir}. Commands: /recall, /memory, /context, /new, /status. Ctrl-D quits.\n`);
   }
