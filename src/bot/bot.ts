@@ -27,7 +27,11 @@ export interface BotOptions {
   client: Client;
   runtime: Runtime;
   secretary?: SecretaryCommands;
+  /** Timing marks per triggering message, for the load benchmark. */
+  trace?: (messageId: string, stage: TraceStage, at: number) => void;
 }
+
+export type TraceStage = 'received' | 'model-sent' | 'model-done' | 'send-issued';
 
 /** Ties Discord events to the chat pipeline. One instance per process. */
 export class MinutesBot {
@@ -107,6 +111,7 @@ export class MinutesBot {
 
   private async onMessage(m: Message): Promise<void> {
     if (this.stopping) return;
+    const receivedAt = performance.now();
     const botId = this.o.client.user?.id;
     const ch = m.channel;
     const facts: MessageFacts = {
@@ -132,6 +137,7 @@ export class MinutesBot {
     await this.o.runtime.store.appendJsonl(ref, this.o.runtime.store.paths(ref).log, {
       type: 'message', id: m.id, author: { id: m.author.id, name: inbound.authorName }, at: inbound.at.toISOString(), content: inbound.content,
     });
+    this.o.trace?.(m.id, 'received', receivedAt);
     if (decision === 'answer') this.inbox.trigger(ref, inbound);
     else this.inbox.note(ref, inbound);
   }
@@ -186,7 +192,10 @@ export class MinutesBot {
     const stopTyping = this.keepTyping(channel, ref);
     let text: string;
     try {
-      const reply = await runtime.engine.respond(ref, batch.messages);
+      const trace = this.o.trace;
+      const reply = await runtime.engine.respond(ref, batch.messages, {
+        trace: trace ? (stage) => batch.messages.forEach((m) => trace(m.id, stage, performance.now())) : undefined,
+      });
       text = reply.text;
     } catch (err) {
       text = this.failureMessage(err, ref);
@@ -196,6 +205,7 @@ export class MinutesBot {
     const parts = splitReply(text);
     try {
       for (let i = 0; i < parts.length; i++) {
+        if (i === 0) batch.messages.forEach((m) => this.o.trace?.(m.id, 'send-issued', performance.now()));
         await channel.send({
           content: parts[i],
           allowedMentions: NO_PINGS,

@@ -4,7 +4,7 @@ import type { CliIO } from '../cli/main';
 import type { Settings } from '../config/load';
 import { createRuntime, Runtime, RuntimeOptions } from '../chat/runtime';
 import type { Logger } from '../log/logger';
-import { MinutesBot } from './bot';
+import { BotOptions, MinutesBot } from './bot';
 import { createDiscordClient } from './client';
 
 export interface RunningBot {
@@ -20,12 +20,14 @@ export class StartupError extends Error {
 }
 
 /** Logs in and serves. Start-up problems become a StartupError with one line saying what to set. */
-export async function launchBot(settings: Settings, logger: Logger, opts: RuntimeOptions = {}): Promise<RunningBot> {
+export async function launchBot(
+  settings: Settings, logger: Logger, opts: RuntimeOptions & { trace?: BotOptions['trace'] } = {},
+): Promise<RunningBot> {
   if (!settings.discord) throw new StartupError('DISCORD_TOKEN is not set: put it in .env');
   checkDataRoot(settings.dataDir);
   const runtime = await createRuntime(settings, logger, { scheduleUpkeep: true, ...opts });
   const client = createDiscordClient({ apiUrl: settings.discord.apiUrl });
-  const bot = new MinutesBot({ client, runtime });
+  const bot = new MinutesBot({ client, runtime, trace: opts.trace });
   bot.attach();
   client.once('clientReady', (c) => {
     logger.info({ user: c.user.tag, guilds: c.guilds.cache.size }, 'logged in to Discord');

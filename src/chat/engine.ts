@@ -42,6 +42,12 @@ export interface ChatEngineOptions {
   instructions?: string;
 }
 
+export interface TurnOptions {
+  onText?: (delta: string) => void;
+  /** Timing marks for the load benchmark: when the model request leaves and its answer returns. */
+  trace?: (stage: 'model-sent' | 'model-done') => void;
+}
+
 export interface ChatReply {
   text: string;
   usage: Usage;
@@ -64,7 +70,7 @@ export class ChatEngine {
     this.clock = o.clock ?? (() => new Date());
   }
 
-  respond(ref: ChannelRef, messages: InboundMessage[], opts: { onText?: (d: string) => void } = {}): Promise<ChatReply> {
+  respond(ref: ChannelRef, messages: InboundMessage[], opts: TurnOptions = {}): Promise<ChatReply> {
     const key = this.key(ref);
     return this.turns.run(key, () => this.turn(ref, messages, opts));
   }
@@ -116,7 +122,7 @@ export class ChatEngine {
     return this.o.store.paths(ref).convDir;
   }
 
-  private async turn(ref: ChannelRef, messages: InboundMessage[], opts: { onText?: (d: string) => void }): Promise<ChatReply> {
+  private async turn(ref: ChannelRef, messages: InboundMessage[], opts: TurnOptions): Promise<ChatReply> {
     const store = this.o.store;
     const p = await store.ensureChannel(ref);
     const ws = workspaceDir(store.root);
@@ -137,6 +143,7 @@ export class ChatEngine {
     let conversation = await this.conversation(ref);
     let prompt = build(conversation);
     let res;
+    opts.trace?.('model-sent');
     try {
       res = await this.o.model.complete({ purpose: 'chat', system: prompt.system, messages: prompt.messages, onText: opts.onText });
     } catch (err) {
@@ -148,6 +155,7 @@ export class ChatEngine {
       res = await this.o.model.complete({ purpose: 'chat', system: prompt.system, messages: prompt.messages, onText: opts.onText });
     }
 
+    opts.trace?.('model-done');
     const at = this.clock().toISOString();
     const next: ConversationState = {
       ...conversation,
