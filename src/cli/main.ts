@@ -61,6 +61,14 @@ export async function run(argv: string[], io: CliIO = defaultIO()): Promise<numb
       exitCode = await m.runChat(opts, io);
     });
 
+  program
+    .command('doctor')
+    .description('check the token, intents, channel permissions, the provider, the data root and the config')
+    .action(async () => {
+      const m = await import('./commands/doctor');
+      exitCode = await m.runDoctor(io);
+    });
+
   try {
     await program.parseAsync(argv);
   } catch (err) {

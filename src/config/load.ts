@@ -73,7 +73,7 @@ export function loadSettings(opts: { env: NodeJS.ProcessEnv; cwd: string; needs:
     if (!token) {
       throw new ConfigError('DISCORD_TOKEN is not set: put DISCORD_TOKEN=<your bot token> in .env (Discord Developer Portal → your app → Bot → Reset Token)');
     }
-    if (/\s/.test(token) || token.length < 20) {
+    if (/\s/.test(token)) {
       throw new ConfigError('DISCORD_TOKEN does not look like a bot token: copy it again from the Developer Portal (Bot → Reset Token) into .env');
     }
     settings.discord = { token, apiUrl: (urls.DISCORD_API_URL ?? 'https://discord.com/api').replace(/\/+$/, '') };

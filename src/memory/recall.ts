@@ -109,6 +109,8 @@ export interface RecallTuning {
    * for 3–4 letters, words it begins (short forms of names: "Mel"), at this weight. 0 = off.
    */
   fuzzyWeight: number;
+  /** Phrase bonus: an entry holding two query words side by side gains pairWeight × their mean idf. 0 = off. */
+  pairWeight: number;
   /** Pseudo-relevance feedback: expand with up to prfTerms specific terms of the prfDocs best candidates, each at prfWeight × its share of those candidates. 0 = off. */
   prfDocs: number;
   prfTerms: number;
@@ -137,6 +139,7 @@ export const DEFAULT_TUNING: RecallTuning = {
   charsPerItem: 0,
   densityPow: 0,
   fuzzyWeight: 0,
+  pairWeight: 0,
   prfDocs: 0,
   prfTerms: 8,
   prfWeight: 0.3,
@@ -152,6 +155,8 @@ interface Index {
   df: Map<string, number>;
   post: Map<string, { ids: number[]; tfs: number[] }>;
   head: Map<string, number[]>;
+  /** Adjacent term pairs → candidates. */
+  pairs: Map<string, number[]>;
   /** Distinct terms per candidate, for de-duplication. */
   sets: (Set<string> | undefined)[];
   /** Vocabulary by first letter and length (for typo matching) and by first three letters (for short forms); built on first use. */
@@ -198,6 +203,7 @@ function buildIndex(cands: Candidate[], P: RecallTuning): Index {
   const df = new Map<string, number>();
   const post = new Map<string, { ids: number[]; tfs: number[] }>();
   const head = new Map<string, number[]>();
+  const pairs = new Map<string, number[]>();
   let total = 0;
   cands.forEach((c, id) => {
     total += c.len;
@@ -214,6 +220,13 @@ function buildIndex(cands: Candidate[], P: RecallTuning): Index {
       if (!h) head.set(t, (h = []));
       h.push(id);
     }
+    if (P.pairWeight > 0) {
+      for (const t of c.pairs) {
+        let h = pairs.get(t);
+        if (!h) pairs.set(t, (h = []));
+        h.push(id);
+      }
+    }
   });
   const n = cands.length;
   const avgdl = n ? total / n : 1;
@@ -223,7 +236,7 @@ function buildIndex(cands: Candidate[], P: RecallTuning): Index {
     score: new Float64Array(n), evidence: new Float64Array(n), matched: new Uint16Array(n),
     mark: new Uint32Array(n), touched: new Int32Array(n), stamp: 0,
   };
-  return { cands, n, avgdl, df, post, head, sets: new Array(n), lenNorm, scratch };
+  return { cands, n, avgdl, df, post, head, pairs, sets: new Array(n), lenNorm, scratch };
 }
 
 interface Scored {
@@ -250,7 +263,7 @@ function score(index: Index, input: RecallInput, now: Date, P: RecallTuning): Re
   let stamp = index.scratch.stamp;
   let qTerms = 0;
   const topical: { t: string; spec: number }[] = [];
-  for (const { t, w } of P.fuzzyWeight > 0 ? withVariants(index, terms, P.fuzzyWeight) : terms.map((t) => ({ t, w: 1 }))) {
+  for (const { t, w } of P.fuzzyWeight > 0 ? withVariants(index, terms, input.query, P.fuzzyWeight) : terms.map((t) => ({ t, w: 1 }))) {
     const df = index.df.get(t) ?? 0;
     const hd = index.head.get(t);
     if (df === 0 && !hd) continue;
@@ -292,6 +305,18 @@ function score(index: Index, input: RecallInput, now: Date, P: RecallTuning): Re
     }
   }
   index.scratch.stamp = stamp;
+  if (P.pairWeight > 0 && terms.length > 1) {
+    const idfOf = (t: string): number => {
+      const df = index.df.get(t) ?? 0;
+      return Math.log(1 + (n - df + 0.5) / (df + 0.5));
+    };
+    for (let k = 1; k < terms.length; k++) {
+      const ids = index.pairs.get(`${terms[k - 1]} ${terms[k]}`) ?? index.pairs.get(`${terms[k]} ${terms[k - 1]}`);
+      if (!ids) continue;
+      const bonus = (P.pairWeight * (idfOf(terms[k - 1]) + idfOf(terms[k]))) / 2;
+      for (const id of ids) if (mark[id] !== 0) acc[id] += bonus;
+    }
+  }
   if (P.prfDocs > 0 && nTouched > P.prfDocs) feedback(index, terms, nTouched, P);
 
   const today = now.getTime() / MS_PER_DAY;
@@ -339,25 +364,33 @@ function score(index: Index, input: RecallInput, now: Date, P: RecallTuning): Re
 }
 
 const LATIN_WORD = /^[a-z]+$/;
+/** Shortest (stemmed) word matched by one edit: shorter words have too many real neighbours ("stock"/"stack"). */
+const TYPO_MIN = 6;
+
+/** Lowercased words written with a capital initial and lowercase rest (names, as people write them). */
+function capitalised(query: string): Set<string> {
+  return new Set(Array.from(query.matchAll(/\b[A-Z][a-z]{2,3}\b/g), (m) => m[0].toLowerCase()));
+}
 
 /**
  * The query's terms, each with weight 1, plus, for a Latin-script word the channel never uses (in a
  * body or a heading), the channel words it probably means, at `weight`: words one edit away
- * (substitution, insertion, deletion or transposition; same first letter, 5+ letters) and, for a word
- * of 3–4 letters, up to three longer words it begins (a short form: "Mel" for "Melanie").
+ * (substitution, insertion, deletion or transposition; same first letter, TYPO_MIN+ letters) and, for
+ * a capitalised word of 3–4 letters (a name), up to three longer words it begins ("Mel" for "Melanie").
  */
-function withVariants(index: Index, terms: string[], weight: number): { t: string; w: number }[] {
+function withVariants(index: Index, terms: string[], query: string, weight: number): { t: string; w: number }[] {
   const out = terms.map((t) => ({ t, w: 1 }));
   const seen = new Set(terms);
+  let names: Set<string> | undefined;
   for (const t of terms) {
     if (index.df.has(t) || index.head.has(t) || !LATIN_WORD.test(t) || t.length < 3) continue;
     const v = vocabulary(index);
     const found: string[] = [];
-    if (t.length >= 5) {
+    if (t.length >= TYPO_MIN) {
       for (let len = t.length - 1; len <= t.length + 1; len++) {
         for (const cand of v.byLen.get(t[0] + len) ?? []) if (oneEditApart(t, cand)) found.push(cand);
       }
-    } else {
+    } else if (t.length <= 4 && (names ??= capitalised(query)).has(t)) {
       for (const cand of v.byPrefix.get(t.slice(0, 3)) ?? []) {
         if (cand.length >= t.length + 2 && cand.startsWith(t) && !isWeakToken(cand)) found.push(cand);
       }

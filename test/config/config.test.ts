@@ -44,7 +44,7 @@ describe('configuration', () => {
     expect(() => loadSettings({ env: {}, cwd: tmp.dir, needs: ['provider'] })).toThrow(/ANTHROPIC_API_KEY/);
     expect(() => loadSettings({ env: { OPENAI_BASE_URL: 'http://127.0.0.1:11434/v1' }, cwd: tmp.dir, needs: ['provider'] })).not.toThrow();
     expect(() => loadSettings({ env: { ANTHROPIC_API_KEY: 'k' }, cwd: tmp.dir, needs: ['discord', 'provider'] })).toThrow(/^DISCORD_TOKEN is not set/);
-    expect(() => loadSettings({ env: { ANTHROPIC_API_KEY: 'k', DISCORD_TOKEN: 'short' }, cwd: tmp.dir, needs: ['discord', 'provider'] })).toThrow(/does not look like a bot token/);
+    expect(() => loadSettings({ env: { ANTHROPIC_API_KEY: 'k', DISCORD_TOKEN: 'Bot abc.def' }, cwd: tmp.dir, needs: ['discord', 'provider'] })).toThrow(/does not look like a bot token/);
     const s = loadSettings({ env: { ANTHROPIC_API_KEY: 'k', DISCORD_TOKEN: TOKEN, DISCORD_API_URL: 'http://127.0.0.1:9/api/' }, cwd: tmp.dir, needs: ['discord', 'provider'] });
     expect(s.discord).toEqual({ token: TOKEN, apiUrl: 'http://127.0.0.1:9/api' });
   });

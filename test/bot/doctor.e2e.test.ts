@@ -1,0 +1,62 @@
+import fs from 'node:fs';
+import path from 'node:path';
+import { FakeDiscord } from '../fakes/discord/fakeDiscord';
+import type { FakeChannel } from '../fakes/discord/state';
+import { startFakeModelServer, FakeModelServer } from '../fakes/model/server';
+import { runCli } from '../helpers/cli';
+import { makeTmpDir } from '../helpers/tmp';
+
+describe('minutes doctor', () => {
+  let discord: FakeDiscord;
+  let model: FakeModelServer;
+  let tmp: ReturnType<typeof makeTmpDir>;
+  let channel: FakeChannel;
+  let env: NodeJS.ProcessEnv;
+  beforeEach(async () => {
+    tmp = makeTmpDir();
+    discord = await FakeDiscord.start();
+    channel = discord.setupBasic({ channelName: 'project' }).channel;
+    model = await startFakeModelServer({ handler: () => 'OK' });
+    fs.writeFileSync(path.join(tmp.dir, 'minutes.config.json'), JSON.stringify({ discord: { channels: [channel.id] } }));
+    env = {
+      DISCORD_TOKEN: discord.botToken, DISCORD_API_URL: discord.apiUrl,
+      ANTHROPIC_API_KEY: 'k', ANTHROPIC_BASE_URL: model.anthropicBaseURL, MINUTES_DATA_DIR: path.join(tmp.dir, 'data'),
+    };
+  });
+  afterEach(async () => {
+    await discord.stop();
+    await model.close();
+    tmp.cleanup();
+  });
+
+  it('exits 0 when all is well, with one line per check', async () => {
+    const r = await runCli(['doctor'], { env, cwd: tmp.dir });
+    expect(r.stdout).toMatch(/^ok {3}config: .*minutes\.config\.json is valid$/m);
+    expect(r.stdout).toMatch(/^ok {3}provider: anthropic answered/m);
+    expect(r.stdout).toMatch(/^ok {3}token: logged in as/m);
+    expect(r.stdout).toMatch(/^ok {3}intents: Message Content intent enabled$/m);
+    expect(r.stdout).toMatch(/^ok {3}channel #project: permissions complete$/m);
+    expect(r.stdout).toMatch(/All checks passed/);
+    expect(r.code).toBe(0);
+    expect(model.requests.length).toBe(2);
+  });
+
+  it('names each problem with its fix and exits 1', async () => {
+    discord.setBotPermissions(channel.id, { PinMessages: false, ReadMessageHistory: false });
+    model.setHandler(() => ({ error: { status: 401, type: 'authentication_error', message: 'invalid x-api-key' } }));
+    const r = await runCli(['doctor'], { env, cwd: tmp.dir });
+    expect(r.code).toBe(1);
+    expect(r.stdout).toMatch(/^FAIL channel #project: missing Read Message History, Pin Messages: grant them/m);
+    expect(r.stdout).toMatch(/^FAIL provider: anthropic: .*check the API key/m);
+    expect(r.stdout).toMatch(/2 problem\(s\) found/);
+  });
+
+  it('reports a disabled Message Content intent and a bad token', async () => {
+    discord.setPrivilegedIntents({ messageContent: false });
+    const r = await runCli(['doctor'], { env, cwd: tmp.dir });
+    expect(r.code).toBe(1);
+    expect(r.stdout).toMatch(/^FAIL intents: the Message Content intent is off: enable it/m);
+    const bad = await runCli(['doctor'], { env: { ...env, DISCORD_TOKEN: 'MTk4NjIyNDgzNDcxOTI1MjQ4.Cl2FMQ.ZnCjm1XVW7vRze4b7Cq4se7kKWs' }, cwd: tmp.dir });
+    expect(bad.stdout).toMatch(/^FAIL token: Discord rejected DISCORD_TOKEN/m);
+  });
+});
