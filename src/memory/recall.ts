@@ -9,9 +9,12 @@ import { hasCjk, isWeakToken, queryTokens } from './tokenize';
  *
  * Candidates are single entries (see recallSources.ts / markdownBlocks.ts). Scoring is BM25 over the
  * entry bodies (idf term specificity, length normalisation) with a heading field, a small recency
- * boost and a small per-file weight. A candidate is admitted only when its *evidence* clears an
- * absolute threshold: evidence sums a per-term specificity that does not depend on the query's length,
- * so one common word never suffices, and an unrelated message recalls nothing. Duplicates across
+ * boost, a small per-file weight and a mild preference for short entries; a misspelt word or a short
+ * form of a name matches its channel word; pseudo-relevance feedback and session context (a matching
+ * HISTORY summary lifts that day's entries) re-rank the candidates that match, and never admit any.
+ * A candidate is admitted only when its *evidence* clears an absolute threshold: evidence sums a
+ * per-term specificity that does not depend on the query's length, so one common word never suffices,
+ * and an unrelated message recalls nothing. Duplicates across
  * files keep only the copy highest in SESSION > MEMORY > condensations > workspace > HISTORY. The
  * result is whole verbatim lines/paragraphs grouped under a `[file]` or `[file › heading]` line,
  * within a character budget and an item cap.
@@ -57,11 +60,13 @@ export interface Recall {
 
 export const DEFAULT_BUDGET_CHARS = 2000;
 /**
- * Item cap. At the 2,000-character budget a memory line is ~110 characters, so the budget alone
- * would admit ~17 lines; measured on the LoCoMo dev set (docs/benchmarks.md, "Item cap"), evidence
- * recall keeps rising up to ~16 items because questions that need several facts (multi-hop, "what
- * activities does X do") need many short lines, while a cap of 8 loses ~0.08. Every item has to clear
- * the absolute evidence threshold anyway, so the cap bounds prompt noise only for broad messages.
+ * Item cap at the default budget. At 2,000 characters a memory line is ~110 characters, so the budget
+ * alone would admit ~17 lines; measured on the LoCoMo dev set (docs/benchmarks.md, "Item cap"),
+ * evidence recall keeps rising up to ~16 items because questions that need several facts (multi-hop,
+ * "what activities does X do") need many short lines, while a cap of 8 loses ~0.05. Every item has to
+ * clear the absolute evidence threshold anyway, so the cap bounds prompt noise only for broad
+ * messages. Without an explicit `maxItems`, a larger budget raises the cap (RecallTuning.charsPerItem:
+ * one item per 125 characters, never below this), so asking for more characters yields more lines.
  */
 export const DEFAULT_MAX_ITEMS = 16;
 
@@ -93,8 +98,6 @@ export interface RecallTuning {
   kindWeight: Record<Candidate['kind'], number>;
   /** Items scoring below this share of the best item are not injected. */
   minRelative: number;
-  /** Coordination: the ranking score is multiplied by (matched query terms / query terms in the channel)^coordPow. */
-  coordPow: number;
   /**
    * Topic credit: a query word that is rare in the language and occurs in the channel (a person, a
    * product) but not in the best candidate adds this share of its evidence to the gate, when the best
@@ -106,16 +109,20 @@ export interface RecallTuning {
   densityPow: number;
   /**
    * A query word the channel never uses matches channel words one edit away (typos: "educaton") and,
-   * for 3–4 letters, words it begins (short forms of names: "Mel"), at this weight. 0 = off.
+   * when capitalised with 3–4 letters, words it begins (short forms of names: "Mel"), at this weight.
+   * 0 = off.
    */
   fuzzyWeight: number;
-  /** Phrase bonus: an entry holding two query words side by side gains pairWeight × their mean idf. 0 = off. */
-  pairWeight: number;
-  /** Pseudo-relevance feedback: expand with up to prfTerms specific terms of the prfDocs best candidates, each at prfWeight × its share of those candidates. 0 = off. */
+  /** A dated entry gains this share of the best score of a HISTORY paragraph of the same day. 0 = off. */
+  sessionBoost: number;
+  /**
+   * Pseudo-relevance feedback: expand with up to prfTerms specific terms shared by the prfDocs best
+   * candidates, each at prfWeight × its share of those candidates; re-ranks only. 0 = off.
+   */
   prfDocs: number;
   prfTerms: number;
   prfWeight: number;
-  /** Item cap proportional to the budget: one item per this many characters (0 = fixed cap). */
+  /** Default item cap proportional to the budget: one item per this many characters, at least DEFAULT_MAX_ITEMS (0 = fixed cap). */
   charsPerItem: number;
 }
 
@@ -133,14 +140,13 @@ export const DEFAULT_TUNING: RecallTuning = {
   weakFactor: 0.5,
   rareFloor: 0.75,
   kindWeight: { session: 1.05, memory: 1, condensation: 1, workspace: 0.95, history: 0.9 },
-  coordPow: 0,
-  topicCredit: 0,
+  topicCredit: 1,
   bestMin: 0.5,
-  charsPerItem: 0,
-  densityPow: 0,
-  fuzzyWeight: 0,
-  pairWeight: 0,
-  prfDocs: 0,
+  charsPerItem: 125,
+  densityPow: 0.2,
+  fuzzyWeight: 0.6,
+  sessionBoost: 0.6,
+  prfDocs: 10,
   prfTerms: 8,
   prfWeight: 0.3,
 };
@@ -155,8 +161,6 @@ interface Index {
   df: Map<string, number>;
   post: Map<string, { ids: number[]; tfs: number[] }>;
   head: Map<string, number[]>;
-  /** Adjacent term pairs → candidates. */
-  pairs: Map<string, number[]>;
   /** Distinct terms per candidate, for de-duplication. */
   sets: (Set<string> | undefined)[];
   /** Vocabulary by first letter and length (for typo matching) and by first three letters (for short forms); built on first use. */
@@ -203,7 +207,6 @@ function buildIndex(cands: Candidate[], P: RecallTuning): Index {
   const df = new Map<string, number>();
   const post = new Map<string, { ids: number[]; tfs: number[] }>();
   const head = new Map<string, number[]>();
-  const pairs = new Map<string, number[]>();
   let total = 0;
   cands.forEach((c, id) => {
     total += c.len;
@@ -220,13 +223,6 @@ function buildIndex(cands: Candidate[], P: RecallTuning): Index {
       if (!h) head.set(t, (h = []));
       h.push(id);
     }
-    if (P.pairWeight > 0) {
-      for (const t of c.pairs) {
-        let h = pairs.get(t);
-        if (!h) pairs.set(t, (h = []));
-        h.push(id);
-      }
-    }
   });
   const n = cands.length;
   const avgdl = n ? total / n : 1;
@@ -236,7 +232,7 @@ function buildIndex(cands: Candidate[], P: RecallTuning): Index {
     score: new Float64Array(n), evidence: new Float64Array(n), matched: new Uint16Array(n),
     mark: new Uint32Array(n), touched: new Int32Array(n), stamp: 0,
   };
-  return { cands, n, avgdl, df, post, head, pairs, sets: new Array(n), lenNorm, scratch };
+  return { cands, n, avgdl, df, post, head, sets: new Array(n), lenNorm, scratch };
 }
 
 interface Scored {
@@ -261,7 +257,6 @@ function score(index: Index, input: RecallInput, now: Date, P: RecallTuning): Re
   const { score: acc, evidence: ev, matched, mark, touched } = index.scratch;
   let nTouched = 0;
   let stamp = index.scratch.stamp;
-  let qTerms = 0;
   const topical: { t: string; spec: number }[] = [];
   for (const { t, w } of P.fuzzyWeight > 0 ? withVariants(index, terms, input.query, P.fuzzyWeight) : terms.map((t) => ({ t, w: 1 }))) {
     const df = index.df.get(t) ?? 0;
@@ -277,7 +272,6 @@ function score(index: Index, input: RecallInput, now: Date, P: RecallTuning): Re
       spec = Math.max(spec, w * P.rareFloor);
       if (df > 0) topical.push({ t, spec });
     }
-    qTerms++;
     stamp++;
     const p = index.post.get(t);
     if (p) {
@@ -305,18 +299,6 @@ function score(index: Index, input: RecallInput, now: Date, P: RecallTuning): Re
     }
   }
   index.scratch.stamp = stamp;
-  if (P.pairWeight > 0 && terms.length > 1) {
-    const idfOf = (t: string): number => {
-      const df = index.df.get(t) ?? 0;
-      return Math.log(1 + (n - df + 0.5) / (df + 0.5));
-    };
-    for (let k = 1; k < terms.length; k++) {
-      const ids = index.pairs.get(`${terms[k - 1]} ${terms[k]}`) ?? index.pairs.get(`${terms[k]} ${terms[k - 1]}`);
-      if (!ids) continue;
-      const bonus = (P.pairWeight * (idfOf(terms[k - 1]) + idfOf(terms[k]))) / 2;
-      for (const id of ids) if (mark[id] !== 0) acc[id] += bonus;
-    }
-  }
   if (P.prfDocs > 0 && nTouched > P.prfDocs) feedback(index, terms, nTouched, P);
 
   const today = now.getTime() / MS_PER_DAY;
@@ -324,9 +306,21 @@ function score(index: Index, input: RecallInput, now: Date, P: RecallTuning): Re
   const top = new TopK(SHORTLIST);
   let best = 0;
   let bestId = -1;
+  // Session context: a HISTORY paragraph summarises one dated session; when it matches the message,
+  // the dated entries of that day that match too move up (they are the session's facts).
+  let dayBest: Map<number, number> | undefined;
+  if (P.sessionBoost > 0) {
+    for (let k = 0; k < nTouched; k++) {
+      const c = cands[touched[k]];
+      if (c.kind !== 'history' || c.day === undefined) continue;
+      dayBest ??= new Map();
+      if (acc[touched[k]] > (dayBest.get(c.day) ?? 0)) dayBest.set(c.day, acc[touched[k]]);
+    }
+  }
   for (let k = 0; k < nTouched; k++) {
     const id = touched[k];
-    const sc = acc[id];
+    const c0 = cands[id];
+    const sc = dayBest && c0.kind !== 'history' && c0.day !== undefined ? acc[id] + P.sessionBoost * (dayBest.get(c0.day) ?? 0) : acc[id];
     const e = ev[id];
     const m = matched[id];
     acc[id] = 0;
@@ -337,7 +331,6 @@ function score(index: Index, input: RecallInput, now: Date, P: RecallTuning): Re
     const c = cands[id];
     if (exclude && exclude.has(c.norm)) continue;
     let mult = P.kindWeight[c.kind];
-    if (P.coordPow > 0) mult *= Math.pow(m / qTerms, P.coordPow);
     if (P.densityPow > 0) mult *= Math.pow(index.avgdl / Math.max(1, c.len), P.densityPow);
     if (c.day !== undefined) {
       const age = Math.max(0, today - c.day);

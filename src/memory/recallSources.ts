@@ -34,8 +34,6 @@ export interface Candidate {
   tfs: number[];
   len: number;
   headingTerms: string[];
-  /** Distinct pairs of adjacent body terms ("a b"), for the phrase bonus. */
-  pairs: string[];
   /** The entry carries its own provenance tag `[from: …]` (then its heading is not rendered). */
   tagged: boolean;
   /** Rendering group, computed on first use by recall.ts. */
@@ -199,8 +197,6 @@ export class SourceCache {
         if (toks.length === 0) continue;
         const counts = new Map<string, number>();
         for (const t of toks) counts.set(t, (counts.get(t) ?? 0) + 1);
-        const pairs = new Set<string>();
-        for (let k = 1; k < toks.length; k++) if (toks[k] !== toks[k - 1]) pairs.add(`${toks[k - 1]} ${toks[k]}`);
         let ht = headingTermsCache.get(b.heading);
         if (!ht) {
           ht = Array.from(new Set(tokenize(b.heading)));
@@ -209,7 +205,7 @@ export class SourceCache {
         out.push({
           file: src.label, kind: src.kind, rank: src.rank, heading: b.heading, text: b.text, line: b.line,
           day: isoToDay(b.date), terms: Array.from(counts.keys()), tfs: Array.from(counts.values()), len: toks.length,
-          headingTerms: ht, pairs: Array.from(pairs), norm: normalizeForExclude(b.text), tagged: TAG_RE.test(b.text),
+          headingTerms: ht, norm: normalizeForExclude(b.text), tagged: TAG_RE.test(b.text),
         });
       }
       return out;
