@@ -26,7 +26,7 @@ const PERMISSION_CODES = new Set([50001, 50013]);
 export interface BotOptions {
   client: Client;
   runtime: Runtime;
-  secretary?: SecretaryCommands;
+  secretary?: SecretaryCommands & { noteChannel?(ref: ChannelRef): Promise<void> };
   /** Timing marks per triggering message, for the load benchmark. */
   trace?: (messageId: string, stage: TraceStage, at: number) => void;
 }
@@ -132,8 +132,12 @@ export class MinutesBot {
     const isActive = decision === 'answer' || this.isActive(ref);
     if (!isActive) return;
     const inbound = this.toInbound(m, botId);
-    await this.o.runtime.store.ensureChannel(ref);
-    this.active.add(this.o.runtime.store.paths(ref).convDir);
+    const dir = this.o.runtime.store.paths(ref).convDir;
+    if (!this.active.has(dir)) {
+      await this.o.runtime.store.ensureChannel(ref);
+      await this.o.secretary?.noteChannel?.(this.o.runtime.store.parentRef(ref));
+      this.active.add(dir);
+    }
     await this.o.runtime.store.appendJsonl(ref, this.o.runtime.store.paths(ref).log, {
       type: 'message', id: m.id, author: { id: m.author.id, name: inbound.authorName }, at: inbound.at.toISOString(), content: inbound.content,
     });

@@ -6,11 +6,13 @@ import { createRuntime, Runtime, RuntimeOptions } from '../chat/runtime';
 import type { Logger } from '../log/logger';
 import { BotOptions, MinutesBot } from './bot';
 import { createDiscordClient } from './client';
+import { DiscordSecretary } from './secretaryGlue';
 
 export interface RunningBot {
   client: Client;
   bot: MinutesBot;
   runtime: Runtime;
+  secretary: DiscordSecretary;
   /** Finishes turns in flight and queued writes, then disconnects. */
   stop(): Promise<void>;
 }
@@ -27,8 +29,11 @@ export async function launchBot(
   checkDataRoot(settings.dataDir);
   const runtime = await createRuntime(settings, logger, { scheduleUpkeep: true, ...opts });
   const client = createDiscordClient({ apiUrl: settings.discord.apiUrl });
-  const bot = new MinutesBot({ client, runtime, trace: opts.trace });
+  const secretary = new DiscordSecretary({ client, runtime });
+  const bot = new MinutesBot({ client, runtime, trace: opts.trace, secretary });
   bot.attach();
+  secretary.attach();
+  secretary.start();
   client.once('clientReady', (c) => {
     logger.info({ user: c.user.tag, guilds: c.guilds.cache.size }, 'logged in to Discord');
   });
@@ -36,13 +41,16 @@ export async function launchBot(
   try {
     await client.login(settings.discord.token);
   } catch (err) {
+    await secretary.stop();
     await runtime.close().catch(() => undefined);
     await client.destroy();
     throw new StartupError(loginProblem(err));
   }
   return {
     client, bot, runtime,
+    secretary,
     async stop() {
+      await secretary.stop();
       await bot.drain();
       await runtime.close();
       await client.destroy();

@@ -62,6 +62,29 @@ export async function run(argv: string[], io: CliIO = defaultIO()): Promise<numb
     });
 
   program
+    .command('condense')
+    .description('condense a transcript file into a channel folder offline (dry run unless --apply; needs a model provider)')
+    .requiredOption('--channel-dir <dir>', 'the channel folder (any name): CONTEXT.md, MEMORY.md, HISTORY.md, condensations/')
+    .requiredOption('--transcript <file>', 'JSONL of {"author", "timestamp", "content"}')
+    .option('--apply', 'write the files (under the channel lock); without it, print what would change')
+    .option('--topic <text>', 'topic hint for the condensation')
+    .option('--channel-name <name>', 'the name shown as #channel (default: the folder name)')
+    .action(async (opts) => {
+      const m = await import('./commands/condense');
+      exitCode = await m.runCondense(opts, io);
+    });
+
+  program
+    .command('audit')
+    .description('check CONTEXT.md and memory files against the condensations (files only without DISCORD_TOKEN)')
+    .option('--fix', 're-render stale CONTEXT.md files and mark stale MEMORY.md lines superseded')
+    .option('--channel-dir <dir>', 'audit one channel folder instead of the whole data folder')
+    .action(async (opts) => {
+      const m = await import('./commands/audit');
+      exitCode = await m.runAudit(opts, io);
+    });
+
+  program
     .command('doctor')
     .description('check the token, intents, channel permissions, the provider, the data root and the config')
     .action(async () => {

@@ -1,0 +1,272 @@
+import fs from 'node:fs/promises';
+import {
+  AnyThreadChannel, ChannelType, ChatInputCommandInteraction, Client, Events, GuildMember, Message, MessageReaction,
+  PartialMessageReaction, PartialUser, PermissionFlagsBits, TextBasedChannel, User,
+} from 'discord.js';
+import cron, { type ScheduledTask } from 'node-cron';
+import { autoGate } from '../condense/gate';
+import { lastCondensedMessageId, readLedger, ensureFirstRun } from '../condense/ledger';
+import { Secretary, CondenseResult } from '../condense/secretary';
+import { humanMessages, messagesSince } from '../condense/transcript';
+import type { CondenseTarget, TranscriptMessage } from '../condense/types';
+import { auditChannel, formatAudit, listChannelRefs } from '../condense/audit';
+import { readFrontmatter } from '../condense/render';
+import type { Runtime } from '../chat/runtime';
+import type { ChannelRef } from '../memory/paths';
+import { KeyedQueue } from '../memory/queue';
+import { refLabel } from '../memory/paths';
+import { discordPoster, gatherAll, gatherFrom } from './gather';
+import { isAdmin, SecretaryCommands } from './slash';
+
+export const CONDENSE_EMOJI = '📝';
+export const RESOLVE_EMOJI = '✅';
+/** A sweep condenses at most this many threads per run, so a backlog never floods a server. */
+export const SWEEP_MAX_PER_RUN = 3;
+/** How far back a sweep looks at archived threads, per channel. */
+const SWEEP_LOOKBACK = 25;
+
+type Sendable = TextBasedChannel & { send: (o: object) => Promise<Message>; id: string };
+
+/**
+ * The Secretary on Discord: reactions, slash commands, thread archive/lock, forum "resolved" tags,
+ * a sweep of recently archived threads (discord.js only reports updates for cached threads) and
+ * the audit on a schedule. The pipeline itself is transport-free (src/condense).
+ */
+export class DiscordSecretary implements SecretaryCommands {
+  private readonly secretary: Secretary;
+  /**
+   * One condensation at a time per channel: each must see the decisions the previous one wrote
+   * (to name what it supersedes), and the pins are shared.
+   */
+  private readonly perChannel = new KeyedQueue();
+  private tasks: ScheduledTask[] = [];
+
+  constructor(private readonly o: { client: Client; runtime: Runtime; sweepSchedule?: string; auditSchedule?: string }) {
+    const rt = o.runtime;
+    this.secretary = new Secretary({ deps: { model: rt.model, store: rt.store, logger: rt.logger.child({ component: 'secretary' }), clock: rt.clock } });
+  }
+
+  private get log() { return this.o.runtime.logger; }
+  private get config() { return this.o.runtime.settings.config.discord; }
+
+  attach(): void {
+    const { client } = this.o;
+    client.on(Events.MessageReactionAdd, (r, u) => { void this.safely(() => this.onReaction(r, u)); });
+    client.on(Events.ThreadUpdate, (before, after) => { void this.safely(() => this.onThreadUpdate(before, after)); });
+    client.once(Events.ClientReady, () => { void this.safely(() => this.sweep()); });
+  }
+
+  start(): void {
+    this.tasks.push(cron.schedule(this.o.sweepSchedule ?? '*/30 * * * *', () => { void this.safely(() => this.sweep()); }, { noOverlap: true }));
+    this.tasks.push(cron.schedule(this.o.auditSchedule ?? '17 4 * * *', () => { void this.safely(() => this.audit()); }, { noOverlap: true }));
+  }
+
+  async stop(): Promise<void> {
+    for (const t of this.tasks) await t.destroy();
+    this.tasks = [];
+  }
+
+  /** Records when the Secretary first worked in a channel: auto triggers ignore older archives. */
+  async noteChannel(ref: ChannelRef): Promise<void> {
+    await ensureFirstRun(this.o.runtime.store, ref, this.o.runtime.clock());
+  }
+
+  // ---- slash commands -----------------------------------------------------------------------
+
+  async condense(ix: ChatInputCommandInteraction, ref: ChannelRef, topic: string | null): Promise<string> {
+    const ch = ix.channel;
+    if (!ch) return 'I cannot see this channel.';
+    if (ch.isThread()) return this.describe(await this.condenseThread(ch, 'explicit', topic ?? undefined));
+    const recent = await gatherAll(ch).then((all) => all.slice(-100));
+    if (!recent.length) return 'There is no discussion here to condense yet.';
+    return this.describe(await this.condenseMessages(ch as Sendable, ref, recent, 'explicit', topic ?? undefined));
+  }
+
+  async resolve(ix: ChatInputCommandInteraction, _ref: ChannelRef): Promise<string> {
+    const ch = ix.channel;
+    if (!ch?.isThread()) return '/resolve works in a thread: it condenses the thread, then archives it.';
+    const text = this.describe(await this.condenseThread(ch, 'explicit'));
+    // Archive after the answer is on its way: an archived thread takes no further replies.
+    setTimeout(() => { void ch.setArchived(true, 'resolved with /resolve').catch((err) => this.log.warn({ err: err.message }, 'could not archive the thread')); }, 1500).unref();
+    return `${text}\nArchiving this thread.`;
+  }
+
+  async list(ref: ChannelRef): Promise<string> {
+    const dir = this.o.runtime.store.paths(ref).condensations;
+    const files = (await fs.readdir(dir).catch(() => [] as string[])).filter((f) => f.endsWith('.md')).sort().reverse();
+    if (!files.length) return 'No condensations in this channel yet.';
+    const lines: string[] = [];
+    for (const f of files) {
+      const fm = readFrontmatter(await fs.readFile(`${dir}/${f}`, 'utf8').catch(() => ''));
+      const title = (fm?.topic as string | undefined) ?? f.replace(/\.md$/, '');
+      const url = fm?.post_url as string | undefined;
+      const gone = fm?.superseded_by ? ' (superseded)' : '';
+      lines.push(`- ${String(fm?.date ?? f.slice(0, 10))}: ${title}${gone}${url ? ` — ${url}` : ''}`);
+    }
+    return lines.join('\n');
+  }
+
+  // ---- events ---------------------------------------------------------------------------------
+
+  private async onReaction(r: MessageReaction | PartialMessageReaction, u: User | PartialUser): Promise<void> {
+    const name = r.emoji.name;
+    if (name !== CONDENSE_EMOJI && name !== RESOLVE_EMOJI) return;
+    if (u.bot || u.id === this.o.client.user?.id) return;
+    const reaction = r.partial ? await r.fetch() : r;
+    const message = reaction.message.partial ? await reaction.message.fetch() : reaction.message;
+    const ch = message.channel;
+    if (!message.guild || ch.isDMBased()) return;
+    const member = await message.guild.members.fetch(u.id).catch(() => null);
+    if (!member) return;
+    if (name === RESOLVE_EMOJI) {
+      if (!ch.isThread()) return;
+      const owner = ch.ownerId === u.id;
+      const admin = isAdmin([...member.roles.cache.keys()], member.permissions.has(PermissionFlagsBits.ManageMessages), this.config);
+      if (!owner && !admin) return;
+      const result = await this.condenseThread(ch, 'explicit');
+      await this.tell(ch as Sendable, result);
+      await ch.setArchived(true, 'resolved with ✅').catch((err) => this.log.warn({ err: err.message }, 'could not archive the thread'));
+      return;
+    }
+    if (!this.mayCondense(member, ch)) return;
+    const result = ch.isThread()
+      ? await this.condenseThread(ch, 'explicit')
+      : await this.condenseMessages(ch as Sendable, this.refOf(ch), await gatherFrom(ch, message), 'explicit');
+    await this.tell(ch as Sendable, result);
+  }
+
+  private async onThreadUpdate(before: AnyThreadChannel, after: AnyThreadChannel): Promise<void> {
+    const archivedNow = (!before.archived && after.archived) || (!before.locked && after.locked);
+    const tagged = this.newlyResolvedTag(before, after);
+    if (!archivedNow && !tagged) return;
+    await this.autoCondense(after, new Date());
+  }
+
+  private newlyResolvedTag(before: AnyThreadChannel, after: AnyThreadChannel): boolean {
+    const forum = after.parent;
+    if (!forum || forum.type !== ChannelType.GuildForum) return false;
+    const names = new Set(this.config.resolvedTags.map((t) => t.toLowerCase()));
+    const resolvedIds = forum.availableTags.filter((t) => names.has(t.name.toLowerCase())).map((t) => t.id);
+    const had = before.appliedTags.some((t) => resolvedIds.includes(t));
+    return !had && after.appliedTags.some((t) => resolvedIds.includes(t));
+  }
+
+  /** Threads archived recently, in channels where the bot works; at most a few per run. */
+  async sweep(): Promise<number> {
+    let done = 0;
+    for (const guild of this.o.client.guilds.cache.values()) {
+      for (const ch of guild.channels.cache.values()) {
+        if (done >= SWEEP_MAX_PER_RUN) return done;
+        if (ch.type !== ChannelType.GuildText && ch.type !== ChannelType.GuildForum) continue;
+        const ref: ChannelRef = { kind: 'discord', guildId: guild.id, channelId: ch.id };
+        const ledger = await readLedger(this.o.runtime.store, ref);
+        if (!ledger.firstRunAt) continue;
+        const archived = await ch.threads.fetchArchived({ limit: SWEEP_LOOKBACK }).catch(() => null);
+        for (const thread of archived?.threads.values() ?? []) {
+          if (done >= SWEEP_MAX_PER_RUN) return done;
+          const when = thread.archivedAt ?? undefined;
+          if (when && when.getTime() < Date.parse(ledger.firstRunAt)) continue;
+          const r = await this.autoCondense(thread, when);
+          if (r && r.status === 'done') done++;
+        }
+      }
+    }
+    return done;
+  }
+
+  /** The scheduled audit: files only (the sweep covers threads missing a condensation). */
+  async audit(): Promise<void> {
+    for (const ref of await listChannelRefs(this.o.runtime.store.root)) {
+      const a = await auditChannel({ store: this.o.runtime.store, ref, fix: true, now: this.o.runtime.clock() });
+      for (const line of formatAudit(a)) this.log.warn({ channel: refLabel(ref) }, `audit: ${line}`);
+    }
+  }
+
+  // ---- the pipeline on Discord ----------------------------------------------------------------
+
+  private async autoCondense(thread: AnyThreadChannel, archivedAt: Date | undefined): Promise<CondenseResult | null> {
+    const ref = this.refOf(thread);
+    const ledger = await readLedger(this.o.runtime.store, ref);
+    const messages = await gatherAll(thread);
+    const since = messagesSince(humanMessages(messages), lastCondensedMessageId(ledger, thread.id));
+    const verdict = autoGate({ humanSinceLast: since, archivedAt, botFirstRanAt: ledger.firstRunAt ? new Date(ledger.firstRunAt) : undefined });
+    if (!verdict.ok) {
+      this.log.debug({ thread: thread.id, reason: verdict.reason }, 'automatic condensation skipped');
+      return null;
+    }
+    const result = await this.condenseThread(thread, 'auto', undefined, messages);
+    if (result.status === 'failed') this.log.warn({ thread: thread.id, err: result.error }, 'automatic condensation failed; recorded for a retry');
+    return result;
+  }
+
+  private async condenseThread(thread: AnyThreadChannel, trigger: 'explicit' | 'auto', topic?: string, gathered?: TranscriptMessage[]): Promise<CondenseResult> {
+    const ref = this.refOf(thread);
+    const messages = gathered ?? await gatherAll(thread);
+    const parent = thread.parent;
+    // A private thread's and a forum post's condensation stays inside it; otherwise it goes to the parent.
+    const inside = thread.type === ChannelType.PrivateThread || !parent || parent.type === ChannelType.GuildForum;
+    const postIn = (inside ? thread : parent) as unknown as Sendable;
+    if (thread.archived && inside) await thread.setArchived(false, 'posting its condensation').catch(() => undefined);
+    const target: CondenseTarget = {
+      ref, guildId: thread.guildId, channelName: parent?.name ?? thread.name, threadName: thread.name, threadId: thread.id,
+      link: (id) => `https://discord.com/channels/${thread.guildId}/${thread.id}/${id}`, trigger, topicHint: topic,
+    };
+    return this.perChannel.run(this.channelKey(ref), () =>
+      this.secretary.condense({ target, messages, poster: discordPoster(postIn, this.o.client.user!.id, this.log) }));
+  }
+
+  private channelKey(ref: ChannelRef): string {
+    return this.o.runtime.store.paths(this.o.runtime.store.parentRef(ref)).channelDir;
+  }
+
+  private async condenseMessages(ch: Sendable, ref: ChannelRef, messages: TranscriptMessage[], trigger: 'explicit' | 'auto', topic?: string): Promise<CondenseResult> {
+    const guildId = ref.kind === 'discord' ? ref.guildId : '';
+    const target: CondenseTarget = {
+      ref, guildId, channelName: 'name' in ch ? String((ch as { name: string }).name) : ch.id,
+      link: (id) => `https://discord.com/channels/${guildId}/${ch.id}/${id}`, trigger, topicHint: topic,
+    };
+    return this.perChannel.run(this.channelKey(ref), () =>
+      this.secretary.condense({ target, messages, poster: discordPoster(ch, this.o.client.user!.id, this.log) }));
+  }
+
+  private refOf(ch: TextBasedChannel): ChannelRef {
+    const c = ch as TextBasedChannel & { guildId: string; parentId?: string | null };
+    if (ch.isThread()) return { kind: 'discord', guildId: c.guildId, channelId: c.parentId!, threadId: ch.id, privateThread: ch.type === ChannelType.PrivateThread };
+    return { kind: 'discord', guildId: c.guildId, channelId: ch.id };
+  }
+
+  /** Default: anyone who can post there; the config can name roles or users instead. */
+  private mayCondense(member: GuildMember, ch: TextBasedChannel): boolean {
+    const d = this.config;
+    if (d.condenseRoles.length || d.condenseUsers.length) {
+      return d.condenseUsers.includes(member.id) || member.roles.cache.some((r) => d.condenseRoles.includes(r.id));
+    }
+    if (ch.isDMBased()) return false;
+    const perms = ch.permissionsFor(member);
+    return Boolean(perms?.has(ch.isThread() ? PermissionFlagsBits.SendMessagesInThreads : PermissionFlagsBits.SendMessages));
+  }
+
+  private describe(r: CondenseResult): string {
+    switch (r.status) {
+      case 'done': return [r.post?.url ? `Condensed: ${r.post.url}` : `Condensed and filed as ${r.file}.`, ...r.notices].join('\n');
+      case 'already': return 'This discussion is already condensed; nothing new since.';
+      case 'in-progress': return 'A condensation of this discussion is already running.';
+      case 'empty': return 'There is nothing to condense yet.';
+      case 'failed': return r.userMessage;
+    }
+  }
+
+  /** After a reaction: say only what a person needs (notices, failures); the post speaks for itself. */
+  private async tell(ch: Sendable, r: CondenseResult): Promise<void> {
+    const lines = r.status === 'done' ? r.notices : r.status === 'failed' ? [r.userMessage] : [];
+    for (const text of lines) await ch.send({ content: text, allowedMentions: { parse: [] } }).catch(() => undefined);
+  }
+
+  private async safely(fn: () => Promise<unknown>): Promise<void> {
+    try {
+      await fn();
+    } catch (err) {
+      this.log.error({ err }, 'secretary event failed');
+    }
+  }
+}
