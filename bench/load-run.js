@@ -1,0 +1,491 @@
+#!/usr/bin/env node
+// @ts-check
+'use strict';
+/**
+ * One phase of the load benchmark (issue 7 §4), run in its own process by bench/load.js so that
+ * peak RSS, JIT warm-up and leftover heap of one phase never leak into the other.
+ *
+ *   node bench/load-run.js --mode minutes|baseline [--channels 100] [--messages 20] [--latency 20]
+ *                          [--burst] [--timeout-ms 300000] [--dist DIR]
+ *   diagnostics: [--data-root /dev/shm] [--limiter none] [--breakdown] [--profile FILE]
+ *
+ * Everything runs in this one process (fake Discord, fake Anthropic server, the bot), so every
+ * timestamp is performance.now() on one clock. The bot is the compiled dist (`npm run build`);
+ * the fakes are TypeScript loaded through test/helpers/register-ts.js.
+ *
+ *   minutes   the real bot, launchBot() from dist/bot/start.js, with its trace hook
+ *   baseline  a bare discord.js Client (same createDiscordClient options) that merges pending
+ *             mentions per channel exactly like the bot's Inbox, calls the same fake model with
+ *             fetch(), and replies with channel.send: no memory files, recall, typing or logging
+ *
+ * Messages: `load cNNN mMM` from one member, mentioning the bot, round-robin over the channels
+ * (message 0 in every channel, then message 1, …), yielding to the event loop (setImmediate) after
+ * each round unless --burst. The fake model echoes the ids it saw in the newest user turn
+ * (`ack cNNN mMM …`), so the replies on the fake Discord prove each message was answered exactly
+ * once and in order. The result (JSON) goes to the parent over IPC, or to stdout.
+ */
+const fs = require('node:fs');
+const os = require('node:os');
+const path = require('node:path');
+const { Writable } = require('node:stream');
+const { performance, monitorEventLoopDelay } = require('node:perf_hooks');
+
+const root = path.resolve(__dirname, '..');
+require('../test/helpers/register-ts.js');
+/** @type {typeof import('../test/fakes/discord/fakeDiscord')} */
+// @ts-ignore -- a .ts path, loaded through the transpile-on-require hook above
+const { FakeDiscord } = require('../test/fakes/discord/fakeDiscord.ts');
+/** @type {typeof import('../test/fakes/model/server')} */
+// @ts-ignore -- a .ts path, loaded through the transpile-on-require hook above
+const { startFakeModelServer } = require('../test/fakes/model/server.ts');
+
+/** The compiled bot: ./dist, or the snapshot bench/load.js passes with --dist. */
+let distDir = path.join(root, 'dist');
+/** @param {string} rel */
+function dist(rel) {
+  const file = path.join(distDir, rel);
+  if (!fs.existsSync(file)) throw new Error(`${file} is missing: run npm run build first`);
+  return require(file);
+}
+
+const STAGES = /** @type {const} */ (['received', 'model-sent', 'model-done', 'send-issued']);
+const PART_LINE = /^\[\d{4}-\d\d-\d\d \d\d:\d\d UTC\] [^\n]*?: (?:@Minutes )?load (c\d{3} m\d{2})$/;
+const KEY = /c\d{3} m\d{2}/g;
+
+function parseArgs(argv) {
+  const o = { mode: 'minutes', channels: 100, messages: 20, latency: 20, burst: false, timeoutMs: 300_000, dataRoot: os.tmpdir(), limiter: 'config', breakdown: false, profile: '' };
+  for (let i = 0; i < argv.length; i++) {
+    const a = argv[i];
+    const next = () => argv[++i];
+    if (a === '--mode') o.mode = next();
+    else if (a === '--channels') o.channels = Number(next());
+    else if (a === '--messages') o.messages = Number(next());
+    else if (a === '--latency') o.latency = Number(next());
+    else if (a === '--burst') o.burst = true;
+    else if (a === '--timeout-ms') o.timeoutMs = Number(next());
+    else if (a === '--data-root') o.dataRoot = next();
+    else if (a === '--limiter') o.limiter = next();
+    else if (a === '--breakdown') o.breakdown = true;
+    else if (a === '--profile') o.profile = next();
+    else if (a === '--dist') distDir = path.resolve(next());
+    else throw new Error(`unknown option ${a}`);
+  }
+  if (o.mode !== 'minutes' && o.mode !== 'baseline') throw new Error('--mode minutes|baseline');
+  if (o.limiter !== 'config' && o.limiter !== 'none') throw new Error('--limiter config|none');
+  if (o.messages > 100 || o.channels > 1000) throw new Error('at most 1000 channels × 100 messages (ids are cNNN mMM)');
+  return o;
+}
+
+const pad = (n, w) => String(n).padStart(w, '0');
+const keyOf = (c, m) => `c${pad(c, 3)} m${pad(m, 2)}`;
+const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
+
+/** The ids of the newest user turn, parsed from its `[time UTC] name: load cNNN mMM` lines. */
+function idsInTurn(text) {
+  const ids = [];
+  let other = 0;
+  for (const line of text.split('\n')) {
+    const m = PART_LINE.exec(line.trim());
+    if (m) ids.push(m[1]);
+    else if (line.includes('load c')) other++;
+  }
+  return { ids, other };
+}
+
+async function main() {
+  const o = parseArgs(process.argv.slice(2));
+  const { createDiscordClient, NO_PINGS } = dist('bot/client.js');
+
+  // ---- the world -----------------------------------------------------------------------------
+  const d = await FakeDiscord.start();
+  const guild = d.createGuild({ name: 'load' });
+  const user = d.addMember(guild.id, { username: 'alice' });
+  const channels = [];
+  for (let c = 0; c < o.channels; c++) channels.push(d.createTextChannel(guild.id, { name: `c${pad(c, 3)}` }));
+  const channelIndex = new Map(channels.map((ch, i) => [ch.id, i]));
+
+  /** @type {Array<{ at: number, ids: string[], other: number }>} */
+  const modelRequests = [];
+  const model = await startFakeModelServer({
+    latencyMs: o.latency,
+    handler: (req) => {
+      const at = performance.now();
+      const { ids, other } = idsInTurn(req.lastUserText);
+      modelRequests.push({ at, ids, other });
+      return ids.length ? `ack ${ids.join(' ')}` : 'ok';
+    },
+  });
+
+  /** Per message: key, ids, dispatch time, and every trace mark (arrays, to catch doubles). */
+  /** @type {Map<string, { key: string, c: number, m: number, id: string, dispatchAt: number, marks: Record<string, number[]> }>} */
+  const byId = new Map();
+  /** @type {Map<string, string>} */
+  const idOfKey = new Map();
+  let unknownTraces = 0;
+  /** @param {string} id @param {string} stage @param {number} at */
+  const trace = (id, stage, at) => {
+    const rec = byId.get(id);
+    if (!rec) return void unknownTraces++;
+    (rec.marks[stage] ??= []).push(at);
+  };
+
+  // Every REST call, timed on the fake's side: received = answered − the fake's own duration.
+  /** @type {Array<{ route: string | null, status: number, recvAt: number, doneAt: number, body: any, path: string }>} */
+  const rest = [];
+  d.on('request', (r) => {
+    const doneAt = performance.now();
+    rest.push({ route: r.route, status: r.status, recvAt: doneAt - r.durationMs, doneAt, body: r.body, path: r.path });
+  });
+
+  // ---- the bot under test ----------------------------------------------------------------------
+  const tmp = fs.mkdtempSync(path.join(o.dataRoot, 'minutes-load-'));
+  /** @type {Record<string, number[]>} */
+  const parts = {};
+  const timed = (name, ms) => void (parts[name] ??= []).push(ms);
+  /** @type {string[]} */
+  const logLines = [];
+  let stop;
+  let client;
+  if (o.mode === 'minutes') {
+    const { launchBot } = dist('bot/start.js');
+    const { ConfigFileSchema } = dist('config/schema.js');
+    const { createLogger } = dist('log/logger.js');
+    const settings = {
+      dataDir: path.join(tmp, 'channels'),
+      configFile: null,
+      config: ConfigFileSchema.parse({ limits: { requestsPerMinute: 0, concurrency: 1000, maxRetries: 0 } }),
+      discord: { token: d.botToken, apiUrl: d.apiUrl },
+      anthropic: { apiKey: 'test-key', baseURL: model.anthropicBaseURL },
+      openai: {},
+    };
+    const sink = new Writable({ write(chunk, _enc, done) { for (const l of String(chunk).split('\n')) if (l.trim()) logLines.push(l); done(); } });
+    const logger = createLogger({ level: 'warn', format: 'json', destination: sink });
+    /** @type {Record<string, unknown>} */
+    const extra = {};
+    if (o.limiter === 'none') {
+      // Diagnostic: the same client without Bottleneck in the path (config cannot say "unlimited
+      // concurrency"; limits.concurrency has no 0).
+      const { createModelClient } = dist('llm/provider.js');
+      extra.model = await createModelClient({
+        logger, env: { ANTHROPIC_API_KEY: 'test-key', ANTHROPIC_BASE_URL: model.anthropicBaseURL },
+        limits: { requestsPerMinute: 'unlimited', maxConcurrent: 'unlimited' }, retry: { maxAttempts: 1 },
+      });
+    }
+    if (o.breakdown) instrumentStore(timed);
+    const bot = await launchBot(settings, logger, { trace, ...extra });
+    client = bot.client;
+    stop = () => bot.stop();
+  } else {
+    client = createDiscordClient({ apiUrl: d.apiUrl });
+    attachBaseline(client, { trace, modelUrl: `${model.anthropicBaseURL}/v1/messages`, noPings: NO_PINGS });
+    await client.login(d.botToken);
+    stop = () => client.destroy();
+  }
+  await new Promise((resolve) => (client.isReady() ? resolve(undefined) : client.once('clientReady', () => resolve(undefined))));
+  // Let start-up REST calls (slash-command registration) finish before measuring.
+  for (let quietFor = 0; quietFor < 300;) {
+    const n = rest.length;
+    await sleep(50);
+    quietFor = rest.length === n ? quietFor + 50 : 0;
+  }
+  const restBefore = rest.length;
+  const modelBefore = modelRequests.length;
+  if (global.gc) global.gc();
+  const rssIdle = process.memoryUsage().rss;
+
+  // ---- sampling --------------------------------------------------------------------------------
+  let rssPeak = rssIdle;
+  let heapPeak = process.memoryUsage().heapUsed;
+  const sampler = setInterval(() => {
+    const m = process.memoryUsage();
+    rssPeak = Math.max(rssPeak, m.rss);
+    heapPeak = Math.max(heapPeak, m.heapUsed);
+  }, 50);
+  const eld = monitorEventLoopDelay({ resolution: 10 });
+  eld.enable();
+  const profiler = o.profile ? await startProfiler() : null;
+  const cpu0 = process.cpuUsage();
+  const load0 = os.loadavg();
+
+  // ---- dispatch ----------------------------------------------------------------------------------
+  const total = o.channels * o.messages;
+  const t0 = performance.now();
+  for (let m = 0; m < o.messages; m++) {
+    for (let c = 0; c < o.channels; c++) {
+      const key = keyOf(c, m);
+      const dispatchAt = performance.now();
+      const msg = d.userSays(channels[c].id, user.id, `load ${key}`, { mentionsBot: true });
+      byId.set(msg.id, { key, c, m, id: msg.id, dispatchAt, marks: {} });
+      idOfKey.set(key, msg.id);
+    }
+    if (!o.burst) await new Promise((r) => setImmediate(r));
+  }
+  const dispatchEnd = performance.now();
+
+  // ---- wait until every message is acknowledged in a reply (or time out) --------------------------
+  const acked = new Set();
+  let seen = restBefore;
+  const deadline = t0 + o.timeoutMs;
+  while (acked.size < total && performance.now() < deadline) {
+    for (; seen < rest.length; seen++) {
+      const r = rest[seen];
+      if (r.route === 'POST /channels/:channelId/messages' && r.status === 200) for (const k of String(r.body?.content ?? '').match(KEY) ?? []) acked.add(k);
+    }
+    await sleep(20);
+  }
+  const allDoneAt = performance.now();
+  if (profiler) await profiler.stop(o.profile);
+  await sleep(500); // stragglers: a duplicate reply would land here
+  clearInterval(sampler);
+  eld.disable();
+  const cpu = process.cpuUsage(cpu0);
+  const load1 = os.loadavg();
+  const wall = allDoneAt - t0;
+
+  await stop();
+  const problems = [...d.problems];
+  const unhandled = d.unhandled.map((r) => `${r.method} ${r.path}`);
+
+  // ---- replies as the fake Discord stored them ------------------------------------------------------
+  const seenCount = new Map();
+  let outOfOrder = 0;
+  let wrongReplyRef = 0;
+  let repliesTotal = 0;
+  /** @type {number[]} */
+  const turnsPerChannel = [];
+  for (const ch of channels) {
+    const replies = d.botMessagesIn(ch.id);
+    repliesTotal += replies.length;
+    turnsPerChannel.push(replies.length);
+    let last = -1;
+    for (const r of replies) {
+      const keys = String(r.content).match(KEY) ?? [];
+      for (const k of keys) {
+        seenCount.set(k, (seenCount.get(k) ?? 0) + 1);
+        const m = Number(k.slice(6));
+        const c = Number(k.slice(1, 4));
+        if (c !== channelIndex.get(ch.id) || m <= last) outOfOrder++;
+        last = Math.max(last, m);
+      }
+      const ref = r.reference?.messageId ?? null;
+      if (keys.length && ref !== idOfKey.get(keys[keys.length - 1])) wrongReplyRef++;
+    }
+  }
+  let lost = 0;
+  let duplicated = 0;
+  for (const rec of byId.values()) {
+    const n = seenCount.get(rec.key) ?? 0;
+    if (n === 0) lost++;
+    if (n > 1) duplicated += n - 1;
+  }
+
+  // ---- timings --------------------------------------------------------------------------------------
+  const runRest = rest.slice(restBefore);
+  const replyPosts = runRest.filter((r) => r.route === 'POST /channels/:channelId/messages');
+  /** fake-side receipt and answer of the reply that acknowledged each key */
+  const replyOf = new Map();
+  /** per channel, reply POSTs in order (answered), to find when each turn could start */
+  const repliesByChannel = new Map();
+  for (const r of replyPosts) {
+    const keys = String(r.body?.content ?? '').match(KEY) ?? [];
+    for (const k of keys) if (!replyOf.has(k)) replyOf.set(k, r);
+    const chId = r.path.split('/')[2];
+    if (!repliesByChannel.has(chId)) repliesByChannel.set(chId, []);
+    repliesByChannel.get(chId).push(r);
+  }
+  const chatRequests = modelRequests.slice(modelBefore).filter((q) => q.ids.length);
+  const modelReqOf = new Map();
+  for (const q of chatRequests) for (const k of q.ids) if (!modelReqOf.has(k)) modelReqOf.set(k, q);
+
+  const series = {
+    gateway: [], queueWait: [], preRaw: [], preOwn: [], post: [], overheadRaw: [], overheadOwn: [],
+    restWait: [], model: [], modelOut: [], modelBack: [], endToEnd: [],
+  };
+  /** per turn (the batch's last message is its trigger) */
+  const turnOwn = [];
+  let traceAnomalies = 0;
+  for (const rec of byId.values()) {
+    const mk = rec.marks;
+    if (STAGES.some((s) => (mk[s]?.length ?? 0) !== 1)) { traceAnomalies++; if (STAGES.some((s) => !mk[s]?.length)) continue; }
+    const [recv, sent, done, issued] = STAGES.map((s) => mk[s][0]);
+    const reply = replyOf.get(rec.key);
+    const q = modelReqOf.get(rec.key);
+    // The turn could start once the previous reply in this channel was answered by Discord (the
+    // bot's Inbox awaits channel.send before taking the next batch).
+    const chReplies = repliesByChannel.get(channels[rec.c].id) ?? [];
+    const idx = reply ? chReplies.indexOf(reply) : -1;
+    const free = idx > 0 ? chReplies[idx - 1].doneAt : -Infinity;
+    const start = Math.max(recv, free);
+    series.gateway.push(recv - rec.dispatchAt);
+    series.queueWait.push(start - recv);
+    series.preRaw.push(sent - recv);
+    series.preOwn.push(sent - start);
+    series.post.push(issued - done);
+    series.overheadRaw.push(sent - recv + issued - done);
+    series.overheadOwn.push(sent - start + issued - done);
+    series.model.push(done - sent);
+    if (q) {
+      series.modelOut.push(q.at - sent);
+      series.modelBack.push(done - q.at - o.latency);
+    }
+    if (reply) {
+      series.restWait.push(reply.recvAt - issued);
+      series.endToEnd.push(reply.recvAt - rec.dispatchAt);
+    }
+    const ids = q?.ids ?? [];
+    if (ids[ids.length - 1] === rec.key) turnOwn.push(sent - start + issued - done);
+  }
+  series.turnOwn = turnOwn;
+  const lastReplyAt = replyPosts.length ? Math.max(...replyPosts.map((r) => r.recvAt)) : NaN;
+
+  const routes = {};
+  for (const r of runRest) routes[r.route ?? `${r.path} (unrouted)`] = (routes[r.route ?? `${r.path} (unrouted)`] ?? 0) + 1;
+  const warnings = logLines.filter((l) => /"level":(40|50|60)/.test(l));
+
+  const result = {
+    mode: o.mode, channels: o.channels, messagesPerChannel: o.messages, messages: total, latencyMs: o.latency, burst: o.burst,
+    node: process.version, cpus: os.cpus().length,
+    loadavgBefore: load0, loadavgAfter: load1,
+    dispatchMs: dispatchEnd - t0,
+    wallMs: wall,
+    lastReplyMs: lastReplyAt - t0,
+    messagesPerSecond: total / ((lastReplyAt - t0) / 1000),
+    answered: acked.size, lost, duplicated, outOfOrder, wrongReplyRef, traceAnomalies, unknownTraces,
+    timedOut: acked.size < total,
+    turns: chatRequests.length, replies: repliesTotal,
+    mergeRatio: total / Math.max(1, chatRequests.length),
+    turnsPerChannel: summary(turnsPerChannel),
+    otherModelRequests: modelRequests.length - modelBefore - chatRequests.length,
+    restCalls: runRest.length, restByRoute: routes,
+    rss: { idleMB: mb(rssIdle), peakMB: mb(rssPeak), heapPeakMB: mb(heapPeak) },
+    cpu: { userS: cpu.user / 1e6, systemS: cpu.system / 1e6, coresUsed: (cpu.user + cpu.system) / 1000 / wall },
+    eventLoopDelayMs: { p50: eld.percentile(50) / 1e6, p99: eld.percentile(99) / 1e6, max: eld.max / 1e6 },
+    ms: Object.fromEntries(Object.entries(series).map(([k, v]) => [k, summary(v)])),
+    problems, unhandled, warnings: warnings.length, firstWarnings: warnings.slice(0, 5),
+    options: { dist: path.relative(root, distDir), dataRoot: o.dataRoot, limiter: o.limiter, breakdown: o.breakdown, uvThreadpool: process.env.UV_THREADPOOL_SIZE ?? '4 (default)' },
+    breakdown: Object.fromEntries(Object.entries(parts).map(([k, v]) => [k, { ...summary(v), totalS: v.reduce((s, x) => s + x, 0) / 1000 }])),
+  };
+  fs.rmSync(tmp, { recursive: true, force: true });
+  await d.stop();
+  await model.close();
+  if (process.send) process.send(result, () => process.exit(0));
+  else {
+    process.stdout.write(`${JSON.stringify(result, null, 2)}\n`);
+    process.exit(0);
+  }
+}
+
+/**
+ * The baseline bot: what any Discord LLM bot must do, and nothing more. Same merging rule as
+ * Minutes' Inbox (every mention since the last reply becomes one user turn, one turn at a time per
+ * channel), same prompt line format, same fake model over HTTP, same reply shape.
+ */
+function attachBaseline(client, o) {
+  /** @type {Map<string, Array<{ id: string, line: string }>>} */
+  const pending = new Map();
+  const busy = new Set();
+  client.on('messageCreate', (m) => {
+    const at = performance.now();
+    const botId = client.user?.id;
+    if (m.author.bot || !botId || !m.mentions.users.has(botId)) return;
+    o.trace(m.id, 'received', at);
+    const content = m.content.replace(new RegExp(`<@!?${botId}>`, 'g'), '@Minutes').trim();
+    const name = m.member?.displayName ?? m.author.globalName ?? m.author.username;
+    const line = `[${m.createdAt.toISOString().slice(0, 16).replace('T', ' ')} UTC] ${name}: ${content}`;
+    const list = pending.get(m.channelId) ?? [];
+    list.push({ id: m.id, line });
+    pending.set(m.channelId, list);
+    void drain(m.channel).catch((err) => console.error('baseline turn failed', err));
+  });
+  async function drain(channel) {
+    if (busy.has(channel.id)) return;
+    busy.add(channel.id);
+    try {
+      for (;;) {
+        const batch = pending.get(channel.id);
+        if (!batch?.length) break;
+        pending.set(channel.id, []);
+        const mark = (stage) => { const t = performance.now(); for (const b of batch) o.trace(b.id, stage, t); };
+        mark('model-sent');
+        const res = await fetch(o.modelUrl, {
+          method: 'POST',
+          headers: { 'content-type': 'application/json', 'x-api-key': 'test-key', 'anthropic-version': '2023-06-01' },
+          body: JSON.stringify({ model: 'claude-baseline', max_tokens: 1024, messages: [{ role: 'user', content: batch.map((b) => b.line).join('\n') }] }),
+        });
+        const json = await res.json();
+        mark('model-done');
+        const text = json.content.map((b) => b.text ?? '').join('');
+        mark('send-issued');
+        await channel.send({ content: text, allowedMentions: o.noPings, reply: { messageReference: batch[batch.length - 1].id, failIfNotExists: false } });
+      }
+    } finally {
+      busy.delete(channel.id);
+    }
+  }
+}
+
+/**
+ * --breakdown: times the store's building blocks by wrapping module exports the compiled store
+ * looks up at call time (no src change): the per-channel queue + lock wait, the lock itself,
+ * atomic writes (write-file-atomic with fsync + directory fsync) and JSONL appends.
+ */
+function instrumentStore(timed) {
+  const wrap = (mod, name, label) => {
+    const orig = mod[name];
+    mod[name] = async function (...args) {
+      const t = performance.now();
+      try { return await orig.apply(this, args); } finally { timed(label, performance.now() - t); }
+    };
+  };
+  const lockfile = require('proper-lockfile');
+  wrap(lockfile, 'lock', 'lock acquire (proper-lockfile mkdir)');
+  wrap(dist('memory/atomicWrite.js'), 'atomicWrite', 'atomicWrite (fsync file + dir)');
+  const { ChannelStore } = dist('memory/store.js');
+  const proto = ChannelStore.prototype;
+  const exclusive = proto.exclusive;
+  proto.exclusive = function (p, task) {
+    const queued = performance.now();
+    return exclusive.call(this, p, async () => {
+      timed('store queue + lock wait', performance.now() - queued);
+      return task();
+    });
+  };
+  for (const m of ['appendJsonl', 'writeState', 'ensureChannel', 'read', 'readState']) wrap(proto, m, `store.${m}`);
+  const conv = dist('chat/conversation.js');
+  wrap(conv, 'saveConversation', 'saveConversation');
+  wrap(dist('chat/usage.js'), 'recordUsage', 'recordUsage');
+}
+
+/** --profile FILE: a V8 CPU profile of the measured window only (dispatch → last reply). */
+async function startProfiler() {
+  const inspector = require('node:inspector');
+  const session = new inspector.Session();
+  session.connect();
+  const post = (method, params) => new Promise((resolve, reject) => session.post(method, params ?? {}, (err, res) => (err ? reject(err) : resolve(res))));
+  await post('Profiler.enable');
+  await post('Profiler.setSamplingInterval', { interval: 500 });
+  await post('Profiler.start');
+  return {
+    async stop(file) {
+      const { profile } = /** @type {any} */ (await post('Profiler.stop'));
+      fs.mkdirSync(path.dirname(path.resolve(file)), { recursive: true });
+      fs.writeFileSync(file, JSON.stringify(profile));
+      session.disconnect();
+    },
+  };
+}
+
+function summary(values) {
+  const v = values.filter((x) => Number.isFinite(x)).sort((a, b) => a - b);
+  if (!v.length) return { n: 0 };
+  const at = (p) => v[Math.min(v.length - 1, Math.max(0, Math.ceil((p / 100) * v.length) - 1))];
+  const mean = v.reduce((s, x) => s + x, 0) / v.length;
+  return { n: v.length, min: v[0], p50: at(50), p95: at(95), p99: at(99), max: v[v.length - 1], mean };
+}
+
+const mb = (b) => Math.round((b / 1048576) * 10) / 10;
+
+main().catch((err) => {
+  console.error(err);
+  process.exit(1);
+});
