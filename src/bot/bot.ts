@@ -18,6 +18,11 @@ import { splitReply } from './split';
 
 /** Discord shows "typing" for about 10 s; renew a little before it lapses. */
 const TYPING_RENEW_MS = 8_000;
+/**
+ * Typing starts only when an answer takes longer than this: a quick answer needs no indicator,
+ * and each typing call spends one of discord.js's 50 REST requests a second.
+ */
+export const TYPING_DELAY_MS = 400;
 /** A user message longer than this is clipped before it reaches the model (Nitro allows 4,000). */
 const MAX_USER_MESSAGE_CHARS = 8_000;
 /** Discord error codes for a missing permission or access in a channel. */
@@ -27,6 +32,8 @@ export interface BotOptions {
   client: Client;
   runtime: Runtime;
   secretary?: SecretaryCommands & { noteChannel?(ref: ChannelRef): Promise<void> };
+  /** Wait before showing "typing" (default TYPING_DELAY_MS). */
+  typingDelayMs?: number;
   /** Timing marks per triggering message, for the load benchmark. */
   trace?: (messageId: string, stage: TraceStage, at: number) => void;
 }
@@ -37,6 +44,7 @@ export type TraceStage = 'received' | 'model-sent' | 'model-done' | 'send-issued
 export class MinutesBot {
   readonly inbox: Inbox;
   private readonly active = new Set<string>();
+  private readonly activating = new Map<string, Promise<void>>();
   private readonly reportedPermission = new Set<string>();
   private stopping = false;
 
@@ -77,7 +85,7 @@ export class MinutesBot {
       return;
     }
     const ctx: CommandContext = {
-      store: this.o.runtime.store, engine: this.o.runtime.engine, clock: this.o.runtime.clock,
+      store: this.o.runtime.store, engine: this.o.runtime.engine, clock: this.o.runtime.clock, usage: this.o.runtime.usage,
       actor: ix.user.globalName ?? ix.user.username,
     };
     await handleSlash(ix, { ctx, ref, config: this.o.runtime.settings.config, secretary: this.o.secretary });
@@ -132,12 +140,7 @@ export class MinutesBot {
     const isActive = decision === 'answer' || this.isActive(ref);
     if (!isActive) return;
     const inbound = this.toInbound(m, botId);
-    const dir = this.o.runtime.store.paths(ref).convDir;
-    if (!this.active.has(dir)) {
-      await this.o.runtime.store.ensureChannel(ref);
-      await this.o.secretary?.noteChannel?.(this.o.runtime.store.parentRef(ref));
-      this.active.add(dir);
-    }
+    await this.activate(ref);
     await this.o.runtime.store.appendJsonl(ref, this.o.runtime.store.paths(ref).log, {
       type: 'message', id: m.id, author: { id: m.author.id, name: inbound.authorName }, at: inbound.at.toISOString(), content: inbound.content,
     });
@@ -159,6 +162,22 @@ export class MinutesBot {
     if (!ref || !this.isActive(ref) || m.content === null) return;
     this.inbox.edit(ref, m.id, m.content);
     await this.o.runtime.store.appendJsonl(ref, this.o.runtime.store.paths(ref).log, { type: 'edit', id: m.id, at: this.o.runtime.clock().toISOString(), content: m.content });
+  }
+
+  /** The first message in a conversation creates its folder; a burst shares that one step. */
+  private activate(ref: ChannelRef): Promise<void> {
+    const dir = this.o.runtime.store.paths(ref).convDir;
+    let p = this.activating.get(dir);
+    if (!p) {
+      p = (async () => {
+        await this.o.runtime.store.ensureChannel(ref);
+        await this.o.secretary?.noteChannel?.(this.o.runtime.store.parentRef(ref));
+        this.active.add(dir);
+      })();
+      this.activating.set(dir, p);
+      p.catch(() => this.activating.delete(dir));
+    }
+    return p;
   }
 
   private isActive(ref: ChannelRef): boolean {
@@ -234,10 +253,17 @@ export class MinutesBot {
     const send = () => {
       if ('sendTyping' in channel) channel.sendTyping().catch((err) => this.reportSendFailure(err, ref));
     };
-    send();
-    const timer = setInterval(send, TYPING_RENEW_MS);
-    timer.unref();
-    return () => clearInterval(timer);
+    let renew: NodeJS.Timeout | undefined;
+    const first = setTimeout(() => {
+      send();
+      renew = setInterval(send, TYPING_RENEW_MS);
+      renew.unref();
+    }, this.o.typingDelayMs ?? TYPING_DELAY_MS);
+    first.unref();
+    return () => {
+      clearTimeout(first);
+      if (renew) clearInterval(renew);
+    };
   }
 
   /**

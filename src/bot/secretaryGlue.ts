@@ -5,8 +5,8 @@ import {
 } from 'discord.js';
 import cron, { type ScheduledTask } from 'node-cron';
 import { autoGate } from '../condense/gate';
-import { lastCondensedMessageId, readLedger, ensureFirstRun } from '../condense/ledger';
-import { Secretary, CondenseResult } from '../condense/secretary';
+import { ensureFirstRun, lastCondensedMessageId, listRetryable, readLedger, releaseLeases } from '../condense/ledger';
+import { Secretary, CondenseResult, SecretaryOptions } from '../condense/secretary';
 import { humanMessages, messagesSince } from '../condense/transcript';
 import type { CondenseTarget, TranscriptMessage } from '../condense/types';
 import { auditChannel, formatAudit, listChannelRefs } from '../condense/audit';
@@ -41,9 +41,16 @@ export class DiscordSecretary implements SecretaryCommands {
   private readonly perChannel = new KeyedQueue();
   private tasks: ScheduledTask[] = [];
 
-  constructor(private readonly o: { client: Client; runtime: Runtime; sweepSchedule?: string; auditSchedule?: string }) {
+  constructor(private readonly o: {
+    client: Client; runtime: Runtime; sweepSchedule?: string; auditSchedule?: string;
+    /** Tests only: called at each step of a condensation (crash-safety tests kill the process there). */
+    fault?: SecretaryOptions['fault'];
+  }) {
     const rt = o.runtime;
-    this.secretary = new Secretary({ deps: { model: rt.model, store: rt.store, logger: rt.logger.child({ component: 'secretary' }), clock: rt.clock } });
+    this.secretary = new Secretary({
+      deps: { model: rt.model, store: rt.store, logger: rt.logger.child({ component: 'secretary' }), clock: rt.clock },
+      fault: o.fault,
+    });
   }
 
   private get log() { return this.o.runtime.logger; }
@@ -53,11 +60,13 @@ export class DiscordSecretary implements SecretaryCommands {
     const { client } = this.o;
     client.on(Events.MessageReactionAdd, (r, u) => { void this.safely(() => this.onReaction(r, u)); });
     client.on(Events.ThreadUpdate, (before, after) => { void this.safely(() => this.onThreadUpdate(before, after)); });
-    client.once(Events.ClientReady, () => { void this.safely(() => this.sweep()); });
+    client.once(Events.ClientReady, () => { void this.safely(async () => { await this.resumeInterrupted(); await this.sweep(); }); });
   }
 
   start(): void {
-    this.tasks.push(cron.schedule(this.o.sweepSchedule ?? '*/30 * * * *', () => { void this.safely(() => this.sweep()); }, { noOverlap: true }));
+    this.tasks.push(cron.schedule(this.o.sweepSchedule ?? '*/30 * * * *', () => {
+      void this.safely(async () => { await this.resumeInterrupted(); await this.sweep(); });
+    }, { noOverlap: true }));
     this.tasks.push(cron.schedule(this.o.auditSchedule ?? '17 4 * * *', () => { void this.safely(() => this.audit()); }, { noOverlap: true }));
   }
 
@@ -172,6 +181,29 @@ export class DiscordSecretary implements SecretaryCommands {
       }
     }
     return done;
+  }
+
+  /**
+   * Condensations a crash interrupted, or that failed and may be retried: re-gather their thread
+   * and run them again. The ledger finds the earlier post by its marker, so nothing posts twice.
+   */
+  async resumeInterrupted(): Promise<number> {
+    const store = this.o.runtime.store;
+    let n = 0;
+    for (const ref of await listChannelRefs(store.root)) {
+      if (ref.kind !== 'discord') continue;
+      await releaseLeases(store, ref);
+      for (const f of await listRetryable(store, ref, this.o.runtime.clock())) {
+        const threadId = f.conversation.threadId;
+        if (!threadId) continue;
+        const thread = await this.o.client.channels.fetch(threadId).catch(() => null);
+        if (!thread?.isThread()) continue;
+        const r = await this.condenseThread(thread, 'explicit');
+        this.log.info({ thread: threadId, status: r.status }, 'resumed an interrupted or failed condensation');
+        n++;
+      }
+    }
+    return n;
   }
 
   /** The scheduled audit: files only (the sweep covers threads missing a condensation). */

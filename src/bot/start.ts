@@ -7,6 +7,7 @@ import type { Logger } from '../log/logger';
 import { BotOptions, MinutesBot } from './bot';
 import { createDiscordClient } from './client';
 import { DiscordSecretary } from './secretaryGlue';
+import type { SecretaryOptions } from '../condense/secretary';
 
 export interface RunningBot {
   client: Client;
@@ -23,13 +24,14 @@ export class StartupError extends Error {
 
 /** Logs in and serves. Start-up problems become a StartupError with one line saying what to set. */
 export async function launchBot(
-  settings: Settings, logger: Logger, opts: RuntimeOptions & { trace?: BotOptions['trace'] } = {},
+  settings: Settings, logger: Logger,
+  opts: RuntimeOptions & { trace?: BotOptions['trace']; secretaryFault?: SecretaryOptions['fault'] } = {},
 ): Promise<RunningBot> {
   if (!settings.discord) throw new StartupError('DISCORD_TOKEN is not set: put it in .env');
   checkDataRoot(settings.dataDir);
   const runtime = await createRuntime(settings, logger, { scheduleUpkeep: true, ...opts });
   const client = createDiscordClient({ apiUrl: settings.discord.apiUrl });
-  const secretary = new DiscordSecretary({ client, runtime });
+  const secretary = new DiscordSecretary({ client, runtime, fault: opts.secretaryFault });
   const bot = new MinutesBot({ client, runtime, trace: opts.trace, secretary });
   bot.attach();
   secretary.attach();

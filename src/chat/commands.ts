@@ -5,7 +5,7 @@ import type { ChannelStore } from '../memory/store';
 import { StoreError } from '../memory/store';
 import type { ChatEngine } from './engine';
 import { emptyConversation } from './conversation';
-import { readUsage } from './usage';
+import type { UsageBook } from './usage';
 import { appendHistoryBlock } from '../memory/history';
 
 /**
@@ -18,6 +18,7 @@ export interface CommandContext {
   clock: () => Date;
   /** Who asked, for provenance of explicit forgets and history blocks. */
   actor: string;
+  usage: UsageBook;
 }
 
 export async function recallCommand(ctx: CommandContext, ref: ChannelRef, query: string): Promise<string> {
@@ -68,7 +69,7 @@ export async function newCommand(ctx: CommandContext, ref: ChannelRef): Promise<
 }
 
 export async function statusCommand(ctx: CommandContext, ref: ChannelRef): Promise<string> {
-  const usage = await readUsage(ctx.store, ref);
+  const usage = await ctx.usage.read(ref);
   const conv = await ctx.engine.conversation(ref);
   const lines: string[] = ['**Usage** (this conversation, since the folder was created)'];
   const models = Object.entries(usage.byModel);

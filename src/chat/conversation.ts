@@ -40,10 +40,6 @@ export async function loadConversation(store: ChannelStore, ref: ChannelRef): Pr
   return { ...state, compactedTurns: state.compactedTurns ?? 0 };
 }
 
-export async function saveConversation(store: ChannelStore, ref: ChannelRef, state: ConversationState): Promise<void> {
-  await store.writeState(ref, conversationFile(store, ref), state);
-}
-
 /** A human message as the transport hands it over. */
 export interface InboundMessage {
   id: string;

@@ -12,9 +12,9 @@ import type { ChannelStore } from '../memory/store';
 import { assemblePrompt, AssembledPrompt } from '../prompt/assemble';
 import { BOT_INSTRUCTIONS } from '../prompt/instructions';
 import {
-  ConversationState, InboundMessage, loadConversation, mergeUserTurn, renderUserPart, saveConversation, withoutMessage,
+  ConversationState, conversationFile, InboundMessage, loadConversation, mergeUserTurn, renderUserPart, withoutMessage,
 } from './conversation';
-import { recordUsage } from './usage';
+import type { UsageBook } from './usage';
 import { explicitMemoryOps } from '../upkeep/consolidate';
 
 export interface ChatSettings {
@@ -40,7 +40,11 @@ export interface ChatEngineOptions {
   clock?: () => Date;
   hooks?: ChatHooks;
   instructions?: string;
+  usage: UsageBook;
 }
+
+/** A cheap pre-check for "remember that …" / "forget …" before any file is read. */
+const EXPLICIT_REQUEST = /\b(remember|note|forget)\b/i;
 
 export interface TurnOptions {
   onText?: (delta: string) => void;
@@ -64,6 +68,8 @@ export interface ChatReply {
 export class ChatEngine {
   private readonly turns = new KeyedQueue();
   private readonly conversations = new Map<string, ConversationState>();
+  /** Per conversation, the chain of its file writes: written behind the reply, in order. */
+  private readonly saves = new Map<string, Promise<void>>();
   private readonly clock: () => Date;
 
   constructor(private readonly o: ChatEngineOptions) {
@@ -90,8 +96,8 @@ export class ChatEngine {
   replaceConversation(ref: ChannelRef, change: (c: ConversationState) => ConversationState): Promise<ConversationState> {
     return this.turns.run(this.key(ref), async () => {
       const next = change(await this.conversation(ref));
-      await saveConversation(this.o.store, ref, next);
       this.conversations.set(this.key(ref), next);
+      await this.persist(ref, next);
       return next;
     });
   }
@@ -114,8 +120,23 @@ export class ChatEngine {
     return this.runRecall(ref, query, context);
   }
 
-  idle(): Promise<void> {
-    return this.turns.idle();
+  async idle(): Promise<void> {
+    await this.turns.idle();
+    await Promise.all([...this.saves.values()]);
+  }
+
+  /**
+   * Queues the conversation's write and returns its promise. A turn does not wait for it: the
+   * reply goes out first; the next write of the same conversation waits for this one.
+   */
+  private persist(ref: ChannelRef, state: ConversationState): Promise<void> {
+    const key = this.key(ref);
+    const file = conversationFile(this.o.store, ref);
+    const next = (this.saves.get(key) ?? Promise.resolve())
+      .then(() => this.o.store.writePrivateState(file, state))
+      .catch((err) => this.o.logger.error({ err: (err as Error).message, file }, 'could not save the conversation'));
+    this.saves.set(key, next);
+    return next;
   }
 
   private key(ref: ChannelRef): string {
@@ -165,10 +186,11 @@ export class ChatEngine {
         { role: 'assistant', content: res.text, at },
       ],
     };
-    await saveConversation(store, ref, next);
     this.conversations.set(this.key(ref), next);
-    await recordUsage(store, ref, res.model, 'chat', res.usage, this.clock());
-    await store.appendJsonl(ref, p.log, { type: 'reply', at, content: res.text, inReplyTo: messages.map((m) => m.id), model: res.model });
+    void this.persist(ref, next);
+    void this.o.usage.add(ref, res.model, 'chat', res.usage, this.clock());
+    void store.appendJsonl(ref, p.log, { type: 'reply', at, content: res.text, inReplyTo: messages.map((m) => m.id), model: res.model })
+      .catch((err) => this.o.logger.warn({ err: (err as Error).message }, 'could not append to log.jsonl'));
     this.o.hooks?.afterTurn?.(ref, next);
     const text = memoryNotes.length ? `${res.text}\n\n_${memoryNotes.join(' ')}_` : res.text;
     return { text, usage: res.usage, recall: result, prompt };
@@ -177,8 +199,11 @@ export class ChatEngine {
   /** "remember that …" / "forget …" are applied at once; the reply says what was done. */
   private async applyExplicitRequests(ref: ChannelRef, messages: InboundMessage[]): Promise<string[]> {
     const notes: string[] = [];
-    for (const m of messages) {
-      const memory = (await this.o.store.read(this.o.store.parentRef(ref), 'MEMORY.md').catch(() => null)) ?? '';
+    // Most messages ask nothing of memory: skip the file read for them.
+    const asking = messages.filter((m) => EXPLICIT_REQUEST.test(m.content));
+    if (!asking.length) return notes;
+    const memory = (await this.o.store.read(this.o.store.parentRef(ref), 'MEMORY.md').catch(() => null)) ?? '';
+    for (const m of asking) {
       const ops = explicitMemoryOps(m.content, memory, `${m.authorName}, msg ${m.id}`);
       if (!ops.length) continue;
       try {

@@ -5,6 +5,7 @@ import type { ModelClient } from '../llm/types';
 import { createRecall, Recall } from '../memory/recall';
 import { ChannelStore } from '../memory/store';
 import { ChatEngine, ChatHooks } from './engine';
+import { UsageBook } from './usage';
 import { DEFAULT_UPKEEP, UpkeepTuning } from '../upkeep/schedule';
 import { Upkeep } from '../upkeep/upkeep';
 
@@ -18,6 +19,7 @@ export interface Runtime {
   recall: Recall;
   engine: ChatEngine;
   upkeep: Upkeep;
+  usage: UsageBook;
   /** Finishes queued turns and writes, then stops the model limiter. */
   close(): Promise<void>;
 }
@@ -49,12 +51,13 @@ export async function createRuntime(settings: Settings, logger: Logger, opts: Ru
     models: config.models,
     limits: {
       requestsPerMinute: config.limits.requestsPerMinute === 0 ? 'unlimited' : config.limits.requestsPerMinute,
-      maxConcurrent: config.limits.concurrency,
+      maxConcurrent: config.limits.concurrency === 0 ? 'unlimited' : config.limits.concurrency,
       redisUrl: settings.redisUrl,
     },
     retry: { maxAttempts: config.limits.maxRetries + 1 },
     timeoutMs: config.limits.timeoutMs,
   });
+  const usage = new UsageBook(store);
   const recall = createRecall({ logger: logger.child({ component: 'recall' }), clock });
   let upkeep: Upkeep | undefined;
   const hooks: ChatHooks = opts.hooks ?? {
@@ -62,7 +65,7 @@ export async function createRuntime(settings: Settings, logger: Logger, opts: Ru
     compactNow: async (ref) => { await upkeep?.compactNow(ref); },
   };
   const engine = new ChatEngine({
-    store, model, recall, logger, clock, hooks,
+    store, model, recall, logger, clock, hooks, usage,
     settings: {
       contextMaxChars: config.context.maxChars,
       recallBudgetChars: config.recall.budgetChars,
@@ -70,7 +73,7 @@ export async function createRuntime(settings: Settings, logger: Logger, opts: Ru
     },
   });
   upkeep = new Upkeep({
-    deps: { model, store, logger: logger.child({ component: 'upkeep' }), clock },
+    deps: { model, store, logger: logger.child({ component: 'upkeep' }), clock, usage },
     engine,
     tuning: { ...DEFAULT_UPKEEP, tokenBudget: config.conversation.tokenBudget, ...opts.upkeep },
     keepRecentTurns: config.conversation.keepRecentTurns,
@@ -78,10 +81,12 @@ export async function createRuntime(settings: Settings, logger: Logger, opts: Ru
   if (opts.scheduleUpkeep) upkeep.start();
   const up = upkeep;
   return {
-    settings, logger, clock, store, model, recall, engine, upkeep: up,
+    settings, logger, clock, store, model, recall, engine, upkeep: up, usage,
     async close() {
       await engine.idle();
       await up.stop();
+      await engine.idle();
+      await usage.flush();
       await store.idle();
       await model.close();
     },

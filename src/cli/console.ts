@@ -27,7 +27,7 @@ export function escapeBlock(text: string): string {
 
 export async function runConsole(o: ConsoleOptions): Promise<void> {
   const { runtime, ref } = o;
-  const ctx: CommandContext = { store: runtime.store, engine: runtime.engine, clock: runtime.clock, actor: o.userName ?? 'console' };
+  const ctx: CommandContext = { store: runtime.store, engine: runtime.engine, clock: runtime.clock, usage: runtime.usage, actor: o.userName ?? 'console' };
   const rl = readline.createInterface({ input: o.input, terminal: false, crlfDelay: Infinity });
   let seq = 0;
   const write = (text: string) => {

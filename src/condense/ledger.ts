@@ -139,3 +139,24 @@ export async function ensureFirstRun(store: ChannelStore, ref: ChannelRef, now: 
   const at = await mutateLedger(store, ref, (x) => (x.firstRunAt ??= now.toISOString()));
   return new Date(at);
 }
+
+/**
+ * At start-up no condensation of this process is running, so a 'running' entry is one a crashed
+ * or killed process left behind: release its lease so the next request or retry resumes it now
+ * rather than after the lease runs out. (One bot process owns a channel folder.)
+ */
+export async function releaseLeases(store: ChannelStore, ref: ChannelRef): Promise<number> {
+  const l = await readLedger(store, ref);
+  if (!Object.values(l.entries).some((e) => e.status === 'running' && e.leaseUntil && Date.parse(e.leaseUntil) > 0)) return 0;
+  return mutateLedger(store, ref, (x) => {
+    let n = 0;
+    for (const e of Object.values(x.entries)) {
+      if (e.status === 'running' && e.leaseUntil && Date.parse(e.leaseUntil) > 0) {
+        // Expired, not removed: an expired lease is what marks a run as interrupted and retryable.
+        e.leaseUntil = new Date(0).toISOString();
+        n++;
+      }
+    }
+    return n;
+  });
+}

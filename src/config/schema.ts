@@ -16,8 +16,8 @@ export const ConfigFileSchema = z.strictObject({
   limits: z.strictObject({
     /** Model requests per minute per provider; 0 means unlimited. */
     requestsPerMinute: z.number().int().min(0).default(50),
-    /** Model requests in flight at once per provider. */
-    concurrency: z.number().int().min(1).default(4),
+    /** Model requests in flight at once per provider; 0 means unlimited. */
+    concurrency: z.number().int().min(0).default(4),
     timeoutMs: z.number().int().min(1000).default(120_000),
     maxRetries: z.number().int().min(0).max(10).default(4),
   }).default({ requestsPerMinute: 50, concurrency: 4, timeoutMs: 120_000, maxRetries: 4 }),

@@ -7,13 +7,21 @@ import lockfile from 'proper-lockfile';
  * --fix) and the running bot never write the same channel at once. proper-lockfile uses an atomic
  * mkdir and treats a lock older than `stale` as abandoned by a crashed process.
  */
+/**
+ * A lock whose holder was killed is taken over after this long. The holder refreshes the lock
+ * every half of it, so only a dead process (or one stalled this long) loses it.
+ */
+export const LOCK_STALE_MS = 8_000;
+
 export async function withChannelLock<T>(stateDir: string, task: () => Promise<T>): Promise<T> {
   await fs.mkdir(stateDir, { recursive: true });
   const release = await lockfile.lock(stateDir, {
     lockfilePath: path.join(stateDir, 'lock'),
     realpath: false,
-    stale: 15_000,
-    retries: { retries: 60, factor: 1.3, minTimeout: 20, maxTimeout: 500 },
+    stale: LOCK_STALE_MS,
+    retries: { retries: 80, factor: 1.3, minTimeout: 20, maxTimeout: 400 },
+    // The default throws from a timer and would crash the bot; the write itself is still atomic.
+    onCompromised: () => undefined,
   });
   try {
     return await task();

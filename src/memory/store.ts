@@ -50,7 +50,8 @@ export class ChannelStore {
   readonly queue: KeyedQueue;
   private readonly clock: () => Date;
   private readonly log: Logger;
-  private readonly ensured = new Set<string>();
+  /** Per conversation, the first ensureChannel in flight or done: a burst shares one check. */
+  private readonly ensured = new Map<string, Promise<void>>();
 
   constructor(opts: StoreOptions) {
     this.root = opts.root;
@@ -77,8 +78,18 @@ export class ChannelStore {
   async ensureChannel(ref: ChannelRef): Promise<ChannelPaths> {
     const p = this.paths(ref);
     // Checked once per process per conversation: the reply path should not stat four files a turn.
-    if (this.ensured.has(p.convDir)) return p;
-    await this.exclusive(p, async () => {
+    let done = this.ensured.get(p.convDir);
+    if (!done) {
+      done = this.createMissing(p);
+      this.ensured.set(p.convDir, done);
+      done.catch(() => this.ensured.delete(p.convDir));
+    }
+    await done;
+    return p;
+  }
+
+  private createMissing(p: ChannelPaths): Promise<void> {
+    return this.exclusive(p, async () => {
       await fs.mkdir(p.channelStateDir, { recursive: true });
       await fs.mkdir(p.stateDir, { recursive: true });
       for (const name of Object.keys(TEMPLATES) as TemplateFile[]) {
@@ -89,8 +100,6 @@ export class ChannelStore {
         }
       }
     });
-    this.ensured.add(p.convDir);
-    return p;
   }
 
   /** Reads a memory file; null when it does not exist. Never creates anything. */
@@ -184,10 +193,13 @@ export class ChannelStore {
     return out;
   }
 
-  /** Appends one JSON record to a channel's JSONL file (log.jsonl or a .minutes/ file), redacted. */
-  async appendJsonl(ref: ChannelRef, file: string, record: unknown): Promise<void> {
-    const p = this.paths(ref);
-    await this.exclusive(p, () => this.appendJsonlUnqueued(file, record));
+  /**
+   * Appends one JSON record to a channel's JSONL file (log.jsonl or a .minutes/ file), redacted.
+   * No queue or lock: one O_APPEND write of one line never interleaves with another, and a crash
+   * can only tear the last line, which readers skip.
+   */
+  async appendJsonl(_ref: ChannelRef, file: string, record: unknown): Promise<void> {
+    await this.appendJsonlUnqueued(file, record);
   }
 
   /** Reads a JSON state file from a `.minutes/` folder; null when missing or unreadable. */
@@ -200,6 +212,15 @@ export class ChannelStore {
       this.log.warn({ file: path.relative(this.root, file) }, 'state file is not valid JSON; ignoring it');
       return null;
     }
+  }
+
+  /**
+   * For state only this process writes (the conversation, usage): atomic, but without the
+   * channel's queue and lock, so the reply path never waits behind other channels' writers. The
+   * caller orders its own writes.
+   */
+  async writePrivateState(file: string, value: unknown): Promise<void> {
+    await atomicWrite(file, JSON.stringify(value) + '\n');
   }
 
   async writeState(ref: ChannelRef, file: string, value: unknown): Promise<void> {

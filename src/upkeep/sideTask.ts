@@ -1,5 +1,5 @@
 import type { z } from 'zod';
-import { recordUsage } from '../chat/usage';
+import type { UsageBook } from '../chat/usage';
 import type { Logger } from '../log/logger';
 import { completeJson } from '../llm/json';
 import type { ChatMessage, ModelClient } from '../llm/types';
@@ -15,6 +15,8 @@ export interface SideTaskDeps {
   store: ChannelStore;
   logger: Logger;
   clock: () => Date;
+  /** Where side-task tokens are counted; absent in tools that do not report usage. */
+  usage?: UsageBook;
 }
 
 export async function runSideTask<T>(
@@ -26,7 +28,7 @@ export async function runSideTask<T>(
   const res = await completeJson(deps.model, {
     purpose: 'side', system: [{ text: o.instructions }], messages, maxTokens: o.maxTokens,
   }, o.schema, { description: o.description, logger: deps.logger });
-  await recordUsage(deps.store, o.ref, res.model, 'side', res.usage, deps.clock());
+  await deps.usage?.add(o.ref, res.model, 'side', res.usage, deps.clock());
   deps.logger.info({ task: o.task, attempts: res.attempts, ms: Date.now() - started, usage: res.usage }, 'side task done');
   return res.value;
 }

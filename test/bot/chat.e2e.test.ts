@@ -29,7 +29,8 @@ describe('the bot chatting in project channels', () => {
 
   it('answers a mention with typing and a reply whose request carries the relevant memory line; an unrelated mention gets no recall', async () => {
     h.seed(guild.id, general.id, 'MEMORY.md', '# Channel Memory\n\n- [m-aaaaaa] The nightly backup job runs at 02:00 UTC on the db-3 host [from: alice, 2026-11-01]\n');
-    h.model.setHandler(() => 'The backup runs at 02:00 UTC.');
+    // Slower than the typing delay, so the indicator shows.
+    h.model.setHandler(async () => { await new Promise((r) => setTimeout(r, 700)); return 'The backup runs at 02:00 UTC.'; });
     const q = h.discord.userSays(general.id, alice.id, 'when does the nightly backup run?', { mentionsBot: true });
     const reply = await h.discord.waitForBotMessage(general.id, { after: q.id });
     expect(reply.content).toBe('The backup runs at 02:00 UTC.');

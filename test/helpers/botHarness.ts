@@ -18,12 +18,14 @@ export interface BotHarness {
   settings: Settings;
   /** Every log record the bot wrote, parsed. */
   logs: Record<string, unknown>[];
+  /** Starts the bot in this process (when the harness was made with launch: false). */
+  launch(): Promise<RunningBot>;
   /** Writes a memory file into a channel's folder before the bot has seen the channel. */
   seed(guildId: string, channelId: string, file: string, text: string): void;
   close(): Promise<void>;
 }
 
-export async function startHarness(o: { config?: unknown; discord?: FakeDiscord; setup?: (d: FakeDiscord) => void } = {}): Promise<BotHarness> {
+export async function startHarness(o: { config?: unknown; discord?: FakeDiscord; setup?: (d: FakeDiscord) => void; launch?: boolean } = {}): Promise<BotHarness> {
   const tmp = makeTmpDir();
   const discord = o.discord ?? await FakeDiscord.start();
   o.setup?.(discord);
@@ -38,17 +40,26 @@ export async function startHarness(o: { config?: unknown; discord?: FakeDiscord;
   };
   const logs: Record<string, unknown>[] = [];
   const sink = new Writable({ write(chunk, _enc, done) { for (const l of String(chunk).split('\n')) if (l.trim()) logs.push(JSON.parse(l)); done(); } });
-  const bot = await launchBot(settings, createLogger({ level: 'info', format: 'json', destination: sink }));
-  await new Promise<void>((resolve) => (bot.client.isReady() ? resolve() : bot.client.once('clientReady', () => resolve())));
+  const logger = createLogger({ level: 'info', format: 'json', destination: sink });
+  const start = async () => {
+    const b = await launchBot(settings, logger);
+    await new Promise<void>((resolve) => (b.client.isReady() ? resolve() : b.client.once('clientReady', () => resolve())));
+    return b;
+  };
+  // Without launch the caller starts the bot itself (in a child process, say) and later calls launch().
+  let bot = (o.launch ?? true) ? await start() : (undefined as unknown as RunningBot);
   return {
-    discord, model, bot, dataDir: settings.dataDir, settings, logs,
+    discord, model, dataDir: settings.dataDir, settings, logs,
+    get bot() { return bot; },
+    set bot(b: RunningBot) { bot = b; },
+    async launch() { bot = await start(); return bot; },
     seed(guildId, channelId, file, text) {
       const dir = path.join(settings.dataDir, guildId, channelId);
       fs.mkdirSync(dir, { recursive: true });
       fs.writeFileSync(path.join(dir, file), text);
     },
     async close() {
-      await bot.stop();
+      await bot?.stop();
       await discord.stop();
       await model.close();
       tmp.cleanup();
