@@ -140,13 +140,15 @@ export class MinutesBot {
     const isActive = decision === 'answer' || this.isActive(ref);
     if (!isActive) return;
     const inbound = this.toInbound(m, botId);
+    // Every message of a conversation awaits the same activation promise, so they resume in
+    // arrival order; the inbox is filled before any other await, which keeps that order.
     await this.activate(ref);
-    await this.o.runtime.store.appendJsonl(ref, this.o.runtime.store.paths(ref).log, {
-      type: 'message', id: m.id, author: { id: m.author.id, name: inbound.authorName }, at: inbound.at.toISOString(), content: inbound.content,
-    });
     this.o.trace?.(m.id, 'received', receivedAt);
     if (decision === 'answer') this.inbox.trigger(ref, inbound);
     else this.inbox.note(ref, inbound);
+    await this.o.runtime.store.appendJsonl(ref, this.o.runtime.store.paths(ref).log, {
+      type: 'message', id: m.id, author: { id: m.author.id, name: inbound.authorName }, at: inbound.at.toISOString(), content: inbound.content,
+    });
   }
 
   private async onDelete(m: Message | PartialMessage): Promise<void> {
