@@ -15,6 +15,7 @@ import type { Runtime } from '../chat/runtime';
 import type { ChannelRef } from '../memory/paths';
 import { KeyedQueue } from '../memory/queue';
 import { refLabel } from '../memory/paths';
+import { findMissingCondensations, queueFile } from './auditThreads';
 import { discordPoster, gatherAll, gatherFrom } from './gather';
 import { isAdmin, SecretaryCommands } from './slash';
 
@@ -193,6 +194,7 @@ export class DiscordSecretary implements SecretaryCommands {
     for (const ref of await listChannelRefs(store.root)) {
       if (ref.kind !== 'discord') continue;
       await releaseLeases(store, ref);
+      n += await this.condenseQueued(ref);
       for (const f of await listRetryable(store, ref, this.o.runtime.clock())) {
         const threadId = f.conversation.threadId;
         if (!threadId) continue;
@@ -206,12 +208,41 @@ export class DiscordSecretary implements SecretaryCommands {
     return n;
   }
 
+  /** Threads `minutes audit --fix` queued: condensed now (explicitly: a person asked via the audit). */
+  private async condenseQueued(ref: ChannelRef): Promise<number> {
+    const store = this.o.runtime.store;
+    const file = queueFile(store, ref);
+    const text = await fs.readFile(file, 'utf8').catch(() => '');
+    if (!text.trim()) return 0;
+    await fs.rm(file, { force: true });
+    const ids = new Set<string>();
+    for (const line of text.split('\n')) {
+      try { ids.add((JSON.parse(line) as { threadId: string }).threadId); } catch { /* torn line */ }
+    }
+    let n = 0;
+    for (const id of ids) {
+      const thread = await this.o.client.channels.fetch(id).catch(() => null);
+      if (!thread?.isThread()) continue;
+      const r = await this.condenseThread(thread, 'auto');
+      this.log.info({ thread: id, status: r.status }, 'condensed a thread queued by the audit');
+      n++;
+    }
+    return n;
+  }
+
   /** The scheduled audit: files only (the sweep covers threads missing a condensation). */
   async audit(): Promise<void> {
     for (const ref of await listChannelRefs(this.o.runtime.store.root)) {
       const a = await auditChannel({ store: this.o.runtime.store, ref, fix: true, now: this.o.runtime.clock() });
       for (const line of formatAudit(a)) this.log.warn({ channel: refLabel(ref) }, `audit: ${line}`);
     }
+    if (!this.o.client.isReady()) return;
+    for (const m of await findMissingCondensations(this.o.client, this.o.runtime.store)) {
+      this.log.warn({ thread: m.threadId }, `audit: thread "${m.name}" was resolved with enough discussion but has no condensation; queued`);
+      const ref: ChannelRef = { kind: 'discord', guildId: m.guildId, channelId: m.channelId };
+      await this.o.runtime.store.appendJsonl(ref, queueFile(this.o.runtime.store, ref), { threadId: m.threadId, at: this.o.runtime.clock().toISOString() });
+    }
+    await this.resumeInterrupted();
   }
 
   // ---- the pipeline on Discord ----------------------------------------------------------------

@@ -22,10 +22,9 @@ export async function runAudit(opts: AuditCliOptions, io: CliIO): Promise<number
   const settings = settingsFor(io, []);
   if (!settings) return 2;
   const logger = createLogger({ level: io.env.LOG_LEVEL ?? 'warn', format: 'json', destination: io.stderr });
+  const withDiscord = Boolean((io.env.DISCORD_TOKEN ?? '').trim()) && !opts.channelDir;
   if (!(io.env.DISCORD_TOKEN ?? '').trim()) {
     io.stderr.write('minutes audit: DISCORD_TOKEN is not set: checking the files only (threads without a condensation are not checked)\n');
-  } else {
-    io.stderr.write('minutes audit: checking the files; threads without a condensation are checked by the running bot\n');
   }
   const now = new Date();
   const audits: ChannelAudit[] = [];
@@ -42,8 +41,17 @@ export async function runAudit(opts: AuditCliOptions, io: CliIO): Promise<number
     for (const ref of await listChannelRefs(settings.dataDir)) audits.push(await auditChannel({ store, ref, fix: opts.fix, now }));
   }
   const lines = audits.flatMap(formatAudit);
+  let missing = 0;
+  if (withDiscord) {
+    const discord = settingsFor(io, ['discord']);
+    if (!discord) return 2;
+    const { auditDiscord } = await import('./auditDiscord');
+    const found = await auditDiscord(discord, opts.fix === true, logger);
+    lines.push(...found.lines);
+    missing = found.unqueued;
+  }
   io.stdout.write(lines.length ? `${lines.join('\n')}\n` : `All ${audits.length} channel folder${audits.length === 1 ? '' : 's'} are consistent.\n`);
   const remaining = audits.some((a) => !auditIsClean(a) && (
     (a.context && !a.contextFixed) || a.unfolded.length > 0 || a.staleLines.some((s) => !s.fixed)));
-  return remaining ? 1 : 0;
+  return remaining || missing > 0 ? 1 : 0;
 }

@@ -1,0 +1,45 @@
+import path from 'node:path';
+import { ChannelType, Client } from 'discord.js';
+import { autoGate } from '../condense/gate';
+import { lastCondensedMessageId, readLedger } from '../condense/ledger';
+import { humanMessages, messagesSince } from '../condense/transcript';
+import type { ChannelRef } from '../memory/paths';
+import type { ChannelStore } from '../memory/store';
+import { gatherAll } from './gather';
+
+/** A resolved or archived thread with enough discussion and no condensation of it. */
+export interface MissingCondensation {
+  guildId: string;
+  channelId: string;
+  threadId: string;
+  name: string;
+}
+
+/** Archived threads looked at per channel: recent ones; older history is the sweep's past. */
+const LOOKBACK = 50;
+
+/** The Discord part of the audit: threads in channels the bot works in. */
+export async function findMissingCondensations(client: Client<true>, store: ChannelStore): Promise<MissingCondensation[]> {
+  const out: MissingCondensation[] = [];
+  for (const guild of client.guilds.cache.values()) {
+    for (const ch of guild.channels.cache.values()) {
+      if (ch.type !== ChannelType.GuildText && ch.type !== ChannelType.GuildForum) continue;
+      const ref: ChannelRef = { kind: 'discord', guildId: guild.id, channelId: ch.id };
+      const ledger = await readLedger(store, ref);
+      if (!ledger.firstRunAt) continue;
+      const archived = await ch.threads.fetchArchived({ limit: LOOKBACK }).catch(() => null);
+      for (const thread of archived?.threads.values() ?? []) {
+        const messages = await gatherAll(thread).catch(() => []);
+        const since = messagesSince(humanMessages(messages), lastCondensedMessageId(ledger, thread.id));
+        const verdict = autoGate({ humanSinceLast: since, archivedAt: thread.archivedAt ?? undefined, botFirstRanAt: new Date(ledger.firstRunAt) });
+        if (verdict.ok) out.push({ guildId: guild.id, channelId: ch.id, threadId: thread.id, name: thread.name });
+      }
+    }
+  }
+  return out;
+}
+
+/** `audit --fix` queues them; the running bot condenses queued threads on its next sweep. */
+export function queueFile(store: ChannelStore, ref: ChannelRef): string {
+  return path.join(store.paths(ref).channelStateDir, 'condense-queue.jsonl');
+}
