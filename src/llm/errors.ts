@@ -1,5 +1,6 @@
 import Anthropic from '@anthropic-ai/sdk';
 import OpenAI from 'openai';
+import { redactSecrets } from '../memory/secrets';
 import type { ProviderName } from './types';
 
 /**
@@ -131,12 +132,6 @@ export function parseRetryAfter(headers: Headers | undefined, now: number = Date
 }
 
 /** Defence in depth: SDK messages carry response bodies, and a proxy could echo a key back. */
-export function redactSecrets(text: string): string {
-  return text
-    .replace(/\bsk-[A-Za-z0-9_-]{8,}/g, '[redacted]')
-    .replace(/\b(Bearer)\s+[A-Za-z0-9._~+/=-]{8,}/gi, '$1 [redacted]');
-}
-
 function oneLine(text: string): string {
   const flat = text.replace(/\s+/g, ' ').trim();
   return flat.length > 400 ? `${flat.slice(0, 399)}…` : flat;

@@ -4,13 +4,14 @@
  */
 const SECRET_PATTERNS: RegExp[] = [
   /\bsk-ant-[A-Za-z0-9_-]{10,}/g, // Anthropic keys
-  /\bsk-(?:proj-|live-|test-)?[A-Za-z0-9_-]{20,}/g, // OpenAI and similar keys
+  /\bsk-(?:proj-|live-|test-)?[A-Za-z0-9_-]{12,}/g, // OpenAI and similar keys
   /\b[MNO][A-Za-z0-9_-]{23,27}\.[A-Za-z0-9_-]{6}\.[A-Za-z0-9_-]{27,40}\b/g, // Discord bot tokens
   /\bgh[pousr]_[A-Za-z0-9]{30,}\b/g, // GitHub tokens
   /\bgithub_pat_[A-Za-z0-9_]{30,}\b/g,
   /\bxox[abposr]-[A-Za-z0-9-]{10,}/g, // Slack tokens
   /\bAKIA[0-9A-Z]{16}\b/g, // AWS access key ids
   /\bAIza[0-9A-Za-z_-]{35}\b/g, // Google API keys
+  /\b(?<=Bearer\s+)[A-Za-z0-9._~+/=-]{8,}/gi, // Authorization headers quoted in error messages
   /\beyJ[A-Za-z0-9_-]{10,}\.[A-Za-z0-9_-]{10,}\.[A-Za-z0-9_-]{10,}/g, // JWTs
   /-----BEGIN [A-Z ]*PRIVATE KEY-----[\s\S]*?(?:-----END [A-Z ]*PRIVATE KEY-----|$)/g,
   // "password: hunter2", "api_key=abc", "token is abc123…": the value after a credential word.

@@ -1,6 +1,7 @@
 import Anthropic from '@anthropic-ai/sdk';
 import OpenAI from 'openai';
-import { ModelError, parseRetryAfter, redactSecrets, toModelError, type ModelErrorKind } from '../../src/llm/errors';
+import { ModelError, parseRetryAfter, toModelError, type ModelErrorKind } from '../../src/llm/errors';
+import { redactSecrets } from '../../src/memory/secrets';
 
 const h = (init: Record<string, string>) => new Headers(init);
 
