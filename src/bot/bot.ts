@@ -1,18 +1,18 @@
 import fs from 'node:fs';
 import {
-  ChannelType, ChatInputCommandInteraction, Client, DiscordAPIError, Events, Guild, GuildBasedChannel, Interaction, Message,
+  ChannelType, ChatInputCommandInteraction, PermissionFlagsBits, Client, DiscordAPIError, Events, Guild, GuildBasedChannel, Interaction, Message,
   PartialMessage, TextBasedChannel,
 } from 'discord.js';
 import type { CommandContext } from '../chat/commands';
 import { botPermissionsIn, canSpeak, missingPermissions } from './permissions';
-import { handleSlash, SecretaryCommands, slashCommandDefinitions } from './slash';
+import { handleSlash, isAdmin, SecretaryCommands, slashCommandDefinitions } from './slash';
 import type { InboundMessage } from '../chat/conversation';
 import type { Runtime } from '../chat/runtime';
 import { ModelError } from '../llm/errors';
 import type { ChannelRef } from '../memory/paths';
 import { refLabel } from '../memory/paths';
 import { NO_PINGS } from './client';
-import { decide, MessageFacts } from './gate';
+import { decide, MessageFacts, placeAllowed } from './gate';
 import { Inbox, Pending } from './inbox';
 import { splitReply } from './split';
 
@@ -80,6 +80,10 @@ export class MinutesBot {
   private async onInteraction(ix: Interaction): Promise<void> {
     if (!ix.isChatInputCommand() || !ix.guildId) return;
     const ref = await this.refForInteraction(ix);
+    if (ref?.kind === 'discord' && !placeAllowed(ref.guildId, ref.channelId, ref.threadId ?? null, this.o.runtime.settings.config.discord)) {
+      await ix.reply({ content: 'Minutes is not enabled in this channel.', flags: 64 });
+      return;
+    }
     if (!ref) {
       await ix.reply({ content: 'Minutes works in server text channels and threads only.', flags: 64 });
       return;
@@ -140,6 +144,8 @@ export class MinutesBot {
     const isActive = decision === 'answer' || this.isActive(ref);
     if (!isActive) return;
     const inbound = this.toInbound(m, botId);
+    inbound.addressed = decision === 'answer';
+    inbound.mayForget = isAdmin(facts.roleIds, Boolean(m.member?.permissions.has(PermissionFlagsBits.ManageMessages)), this.o.runtime.settings.config.discord);
     // Every message of a conversation awaits the same activation promise, so they resume in
     // arrival order; the inbox is filled before any other await, which keeps that order.
     await this.activate(ref);

@@ -33,3 +33,10 @@ export function decide(f: MessageFacts, d: ConfigFile['discord']): GateDecision 
   if (d.alwaysOnChannels.includes(f.channelId)) return 'answer';
   return 'note';
 }
+
+/** Pure: whether the allowlists let the bot work in this place at all (for commands and reactions too). */
+export function placeAllowed(guildId: string, channelId: string, threadId: string | null, d: ConfigFile['discord']): boolean {
+  if (d.guilds.length && !d.guilds.includes(guildId)) return false;
+  if (d.channels.length && !d.channels.includes(channelId) && !(threadId && d.channels.includes(threadId))) return false;
+  return true;
+}

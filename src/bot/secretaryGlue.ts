@@ -17,6 +17,7 @@ import { KeyedQueue } from '../memory/queue';
 import { refLabel } from '../memory/paths';
 import { findMissingCondensations, queueFile } from './auditThreads';
 import { discordPoster, gatherAll, gatherFrom } from './gather';
+import { placeAllowed } from './gate';
 import { isAdmin, SecretaryCommands } from './slash';
 
 export const CONDENSE_EMOJI = '📝';
@@ -126,6 +127,8 @@ export class DiscordSecretary implements SecretaryCommands {
     const message = reaction.message.partial ? await reaction.message.fetch() : reaction.message;
     const ch = message.channel;
     if (!message.guild || ch.isDMBased()) return;
+    const parentId = ch.isThread() ? (ch.parentId ?? ch.id) : ch.id;
+    if (!placeAllowed(message.guild.id, parentId, ch.isThread() ? ch.id : null, this.config)) return;
     const member = await message.guild.members.fetch(u.id).catch(() => null);
     if (!member) return;
     if (name === RESOLVE_EMOJI) {
@@ -171,8 +174,10 @@ export class DiscordSecretary implements SecretaryCommands {
         const ref: ChannelRef = { kind: 'discord', guildId: guild.id, channelId: ch.id };
         const ledger = await readLedger(this.o.runtime.store, ref);
         if (!ledger.firstRunAt) continue;
-        const archived = await ch.threads.fetchArchived({ limit: SWEEP_LOOKBACK }).catch(() => null);
-        for (const thread of archived?.threads.values() ?? []) {
+        // Private archived threads need Manage Threads to list; without it they are skipped.
+        const lists = await Promise.all(['public', 'private'].map((type) =>
+          ch.threads.fetchArchived({ type: type as 'public' | 'private', limit: SWEEP_LOOKBACK }).catch(() => null)));
+        for (const thread of lists.flatMap((l) => [...(l?.threads.values() ?? [])])) {
           if (done >= SWEEP_MAX_PER_RUN) return done;
           const when = thread.archivedAt ?? undefined;
           if (when && when.getTime() < Date.parse(ledger.firstRunAt)) continue;
@@ -200,7 +205,7 @@ export class DiscordSecretary implements SecretaryCommands {
         if (!threadId) continue;
         const thread = await this.o.client.channels.fetch(threadId).catch(() => null);
         if (!thread?.isThread()) continue;
-        const r = await this.condenseThread(thread, 'explicit');
+        const r = await this.condenseThread(thread, f.trigger);
         this.log.info({ thread: threadId, status: r.status }, 'resumed an interrupted or failed condensation');
         n++;
       }

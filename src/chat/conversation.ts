@@ -1,4 +1,5 @@
 import path from 'node:path';
+import { redactSecrets } from '../memory/secrets';
 import type { ChannelStore } from '../memory/store';
 import type { ChannelRef } from '../memory/paths';
 
@@ -46,14 +47,22 @@ export interface InboundMessage {
   authorName: string;
   content: string;
   at: Date;
+  /**
+   * Whether the message spoke to the bot (a mention, a reply, an always-on channel). Only such
+   * messages may ask it to remember or forget; context it merely overheard may not. Default true.
+   */
+  addressed?: boolean;
+  /** Whether its author may make the bot forget (the admin rule of /memory forget). Default true. */
+  mayForget?: boolean;
 }
 
 /**
  * Every human message since the bot's last reply becomes one user turn. The time is part of the
  * turn text, fixed when the turn is written, so it never changes the cached prefix later.
  */
+/** Secrets are redacted here, so they reach neither the model nor the stored conversation. */
 export function renderUserPart(m: InboundMessage): string {
-  return `[${m.at.toISOString().slice(0, 16).replace('T', ' ')} UTC] ${m.authorName}: ${m.content}`;
+  return `[${m.at.toISOString().slice(0, 16).replace('T', ' ')} UTC] ${m.authorName}: ${redactSecrets(m.content)}`;
 }
 
 export function mergeUserTurn(messages: InboundMessage[]): string {

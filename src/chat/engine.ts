@@ -8,6 +8,7 @@ import { workspaceDir } from '../memory/paths';
 import { KeyedQueue } from '../memory/queue';
 import type { Recall, RecallResult } from '../memory/recall';
 import { renderRecallBlock } from '../memory/recall';
+import { redactSecrets } from '../memory/secrets';
 import type { ChannelStore } from '../memory/store';
 import { assemblePrompt, AssembledPrompt } from '../prompt/assemble';
 import { BOT_INSTRUCTIONS } from '../prompt/instructions';
@@ -68,6 +69,8 @@ export interface ChatReply {
 export class ChatEngine {
   private readonly turns = new KeyedQueue();
   private readonly conversations = new Map<string, ConversationState>();
+  /** Conversations whose turn is running now. */
+  private readonly inTurn = new Set<string>();
   /** Per conversation, the chain of its file writes: written behind the reply, in order. */
   private readonly saves = new Map<string, Promise<void>>();
   private readonly clock: () => Date;
@@ -78,7 +81,14 @@ export class ChatEngine {
 
   respond(ref: ChannelRef, messages: InboundMessage[], opts: TurnOptions = {}): Promise<ChatReply> {
     const key = this.key(ref);
-    return this.turns.run(key, () => this.turn(ref, messages, opts));
+    return this.turns.run(key, async () => {
+      this.inTurn.add(key);
+      try {
+        return await this.turn(ref, messages, opts);
+      } finally {
+        this.inTurn.delete(key);
+      }
+    });
   }
 
   /** The conversation as the engine holds it (loaded from disk on first use). */
@@ -94,12 +104,16 @@ export class ChatEngine {
 
   /** Replaces the conversation (compaction, /new) inside the turn queue, so no turn interleaves. */
   replaceConversation(ref: ChannelRef, change: (c: ConversationState) => ConversationState): Promise<ConversationState> {
-    return this.turns.run(this.key(ref), async () => {
+    const apply = async () => {
       const next = change(await this.conversation(ref));
       this.conversations.set(this.key(ref), next);
       await this.persist(ref, next);
       return next;
-    });
+    };
+    // Called from inside a turn (a "context too long" compaction), the turn is waiting for this:
+    // queueing behind it would deadlock, and nothing else can touch the conversation meanwhile.
+    if (this.inTurn.has(this.key(ref))) return apply();
+    return this.turns.run(this.key(ref), apply);
   }
 
   /** A deleted message leaves the stored conversation (and so every later prompt and upkeep). */
@@ -183,7 +197,7 @@ export class ChatEngine {
       turns: [
         ...conversation.turns,
         { role: 'user', content: newest, at, ids: messages.map((m) => m.id), parts: messages.map(renderUserPart) },
-        { role: 'assistant', content: res.text, at },
+        { role: 'assistant', content: redactSecrets(res.text), at },
       ],
     };
     this.conversations.set(this.key(ref), next);
@@ -200,11 +214,13 @@ export class ChatEngine {
   private async applyExplicitRequests(ref: ChannelRef, messages: InboundMessage[]): Promise<string[]> {
     const notes: string[] = [];
     // Most messages ask nothing of memory: skip the file read for them.
-    const asking = messages.filter((m) => EXPLICIT_REQUEST.test(m.content));
+    const asking = messages.filter((m) => m.addressed !== false && EXPLICIT_REQUEST.test(m.content));
     if (!asking.length) return notes;
     const memory = (await this.o.store.read(this.o.store.parentRef(ref), 'MEMORY.md').catch(() => null)) ?? '';
     for (const m of asking) {
-      const ops = explicitMemoryOps(m.content, memory, `${m.authorName}, msg ${m.id}`);
+      const proposed = explicitMemoryOps(m.content, memory, `${m.authorName}, msg ${m.id}`);
+      const ops = proposed.filter((op) => op.op !== 'forget' || m.mayForget !== false);
+      if (ops.length < proposed.length) notes.push('(Only admins can make me forget a memory entry.)');
       if (!ops.length) continue;
       try {
         const r = await this.o.store.applyMemoryOps(ref, ops);

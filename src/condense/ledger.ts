@@ -105,6 +105,8 @@ export function lastCondensedMessageId(l: Ledger, threadId: string | undefined):
 
 export interface RetryableFailure {
   key: string;
+  /** How it was started: an automatic retry must not post a "none" decision an explicit one would. */
+  trigger: LedgerEntry['trigger'];
   conversation: LedgerEntry['conversation'];
   attempts: number;
   lastError?: string;
@@ -122,7 +124,7 @@ export function retryableFailures(l: Ledger, now: Date, maxAttempts = MAX_ATTEMP
     .filter((e) => (e.status === 'failed' && e.attempts < maxAttempts)
       || (e.status === 'running' && e.leaseUntil !== undefined && Date.parse(e.leaseUntil) < now.getTime()))
     .sort((a, b) => a.updatedAt.localeCompare(b.updatedAt))
-    .map((e) => ({ key: e.key, conversation: e.conversation, attempts: e.attempts, lastError: e.lastError, hasDraft: e.draft !== undefined, updatedAt: e.updatedAt }));
+    .map((e) => ({ key: e.key, trigger: e.trigger, conversation: e.conversation, attempts: e.attempts, lastError: e.lastError, hasDraft: e.draft !== undefined, updatedAt: e.updatedAt }));
 }
 
 export async function listRetryable(store: ChannelStore, ref: ChannelRef, now: Date, maxAttempts = MAX_ATTEMPTS): Promise<RetryableFailure[]> {

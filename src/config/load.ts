@@ -55,7 +55,8 @@ export function loadSettings(opts: { env: NodeJS.ProcessEnv; cwd: string; needs:
   for (const [key, value] of Object.entries(urls)) {
     if (value === undefined) continue;
     const r = urlValue(key).safeParse(value);
-    if (!r.success) throw new ConfigError(`${key} is not a valid URL ("${value}"); fix it in .env or the environment`);
+    // The value may carry a password (redis://user:pass@host): never echo credentials.
+    if (!r.success) throw new ConfigError(`${key} is not a valid URL ("${value.replace(/\/\/[^/@\s]*@/, '//***@')}"); fix it in .env or the environment`);
   }
 
   const settings: Settings = {

@@ -165,15 +165,20 @@ export class ChannelStore {
     return this.exclusive(p, async () => {
       const tombstones = await this.loadTombstones(p);
       const now = this.clock();
+      // Tombstones first: a crash between the two writes must not let a forgotten fact be
+      // learned again. A tombstone for a forget that then did not happen only blocks re-learning.
+      if (explicitForget) {
+        const current = (await readTextIfExists(p.memory)) ?? '';
+        for (const f of applyMemoryOps(current, ops, { now, tombstones }).forgotten) {
+          await this.appendJsonlUnqueued(this.tombstoneFile(p), makeTombstone(f.text, now, f.id, 'forgotten'));
+        }
+      }
       let result: ApplyOpsResult | undefined;
       await this.updateLocked(p, 'MEMORY.md', (current) => {
         result = applyMemoryOps(current, ops, { now, tombstones });
         return result.text;
       }, { allowShrink: explicitForget });
       const res = result as ApplyOpsResult;
-      for (const f of res.forgotten) {
-        await this.appendJsonlUnqueued(this.tombstoneFile(p), makeTombstone(f.text, now, f.id, 'forgotten'));
-      }
       for (const s of res.skipped) this.log.debug({ op: s.op.op, why: s.why }, 'memory op skipped');
       return res;
     });

@@ -37,9 +37,12 @@ export function renderSummary(s: Summary): string {
  * Pure: whether to compact and where to cut. Keeps the most recent `keepRecent` exchanges
  * verbatim; the cut always lands on a user turn so the kept conversation starts as providers require.
  */
-export function planCompaction(conv: ConversationState, budgetTokens: number, keepRecent: number, force = false): { cut: number } | null {
+export function planCompaction(
+  conv: ConversationState, budgetTokens: number, keepRecent: number, force = false, maxCut = Infinity,
+): { cut: number } | null {
   if (!force && conversationTokens(conv) <= budgetTokens) return null;
-  let cut = Math.max(0, conv.turns.length - keepRecent * 2);
+  // Never cut turns MEMORY.md consolidation has not read yet (unless the provider forces it).
+  let cut = Math.max(0, Math.min(conv.turns.length - keepRecent * 2, force ? Infinity : maxCut));
   while (cut > 0 && conv.turns[cut]?.role !== 'user') cut--;
   if (cut < 2) return null;
   return { cut };
@@ -61,12 +64,15 @@ function pendingFile(deps: SideTaskDeps, ref: ChannelRef): string {
  * provider's limit) and the trimmed turns wait in `.minutes/pending-summary.json` for the next try.
  */
 export async function compactConversation(
-  deps: SideTaskDeps, engine: ChatEngine, ref: ChannelRef, o: { budgetTokens: number; keepRecent: number; force?: boolean },
+  deps: SideTaskDeps, engine: ChatEngine, ref: ChannelRef,
+  o: { budgetTokens: number; keepRecent: number; force?: boolean; memoryCursor?: number },
 ): Promise<'compacted' | 'trimmed' | 'not-needed'> {
   const conv = await engine.conversation(ref);
-  const plan = planCompaction(conv, o.budgetTokens, o.keepRecent, o.force);
-  if (!plan) return 'not-needed';
+  const maxCut = o.memoryCursor === undefined ? Infinity : o.memoryCursor - conv.compactedTurns;
   const pending = (await deps.store.readState<{ turns: Turn[] }>(pendingFile(deps, ref)))?.turns ?? [];
+  // Turns trimmed by an earlier failed summary are summarized even when nothing needs cutting now.
+  const plan = planCompaction(conv, o.budgetTokens, o.keepRecent, o.force, maxCut) ?? (pending.length ? { cut: 0 } : null);
+  if (!plan) return 'not-needed';
   const old = [...pending, ...conv.turns.slice(0, plan.cut)];
   const input = [
     conv.summary ? `<earlier_summary>\n${conv.summary}\n</earlier_summary>` : '',

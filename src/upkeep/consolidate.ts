@@ -26,6 +26,9 @@ export const OpsSchema = z.object({
 });
 export type ProposedOps = z.infer<typeof OpsSchema>;
 
+/** Characters of new messages one run reads; the rest waits for the next run. */
+const WINDOW_CHARS = 24_000;
+
 /** Bounds on one run: an abnormal reply can do little harm. */
 export const MAX_OPS_PER_RUN = 12;
 export const MAX_FORGETS_PER_RUN = 2;
@@ -75,15 +78,24 @@ export async function consolidateMemory(
   deps: SideTaskDeps, ref: ChannelRef, conv: ConversationState, cursorTurn: number,
 ): Promise<{ cursor: number; applied: number; rejected: number }> {
   const start = Math.max(0, cursorTurn - conv.compactedTurns);
-  const window = conv.turns.slice(start);
-  const end = conv.compactedTurns + conv.turns.length;
+  // Oldest first, as many turns as fit: the cursor then moves exactly past what the model read,
+  // and a long backlog is worked off over several runs instead of being skipped.
+  let used = 0;
+  let count = 0;
+  for (const t of conv.turns.slice(start)) {
+    if (count > 0 && used + t.content.length > WINDOW_CHARS) break;
+    used += t.content.length;
+    count++;
+  }
+  const window = conv.turns.slice(start, start + count);
+  const end = conv.compactedTurns + start + count;
   if (!window.some((t) => t.role === 'user')) return { cursor: end, applied: 0, rejected: 0 };
   const memory = (await deps.store.read(deps.store.parentRef(ref), 'MEMORY.md')) ?? '';
   const current = parseMemory(memory).filter((l) => l.kind === 'entry' && !l.superseded)
     .map((l) => `${l.id ?? '(no id yet)'}: ${l.text}`);
   const input = [
     '<memory_entries>', current.join('\n') || '(none)', '</memory_entries>',
-    '<new_messages>', transcriptOf(window, 24_000), '</new_messages>',
+    '<new_messages>', transcriptOf(window, WINDOW_CHARS), '</new_messages>',
   ].join('\n');
   const proposed = await runSideTask(deps, {
     ref, task: 'consolidate', instructions: INSTRUCTIONS, input, schema: OpsSchema,

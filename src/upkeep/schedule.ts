@@ -11,6 +11,8 @@ export interface UpkeepState {
   lastTurnAt?: string;
   /** The last day (YYYY-MM-DD) an end-of-day HISTORY.md block was written for. */
   lastDayBlock?: string;
+  /** A compaction trimmed turns without a summary; they wait in pending-summary.json. */
+  pendingSummary?: boolean;
 }
 
 export function emptyUpkeepState(): UpkeepState {
@@ -66,7 +68,8 @@ export function dueJobs(i: DueInput): Job[] {
   const newMemory = (totalTurns - state.cursors.memory) / 2;
   const overBudget = i.tokens > tuning.tokenBudget;
   // Compaction first refreshes SESSION.md and consolidates, whatever their own schedule says.
-  if (overBudget && !blocked('compact')) return ['session', 'memory', 'compact'];
+  if (overBudget && !blocked('compact')) return (['session', 'memory', 'compact'] as Job[]).filter((j) => j === 'compact' || !blocked(j));
+  if (state.pendingSummary && !blocked('compact')) jobs.push('compact');
   if (newSession > 0 && (idle || newSession >= tuning.sessionEveryExchanges) && !blocked('session')) jobs.push('session');
   if (newMemory > 0 && (idle || newMemory >= tuning.memoryEveryExchanges) && !blocked('memory')) jobs.push('memory');
   if (lastTurn > 0 && idle) {

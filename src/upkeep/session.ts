@@ -71,6 +71,8 @@ export async function refreshSession(deps: SideTaskDeps, ref: ChannelRef, conv: 
     description: 'the updated working state',
   });
   const rendered = renderSession(value, deps.clock());
-  // SESSION.md is code-owned and re-rendered whole; a shrink is normal when work finishes.
-  await deps.store.update(ref, 'SESSION.md', () => rendered, { allowShrink: true });
+  // SESSION.md is re-rendered whole (a shrink is normal when work finishes), but not over a
+  // person's edit made while the model was working: that edit is kept and read next time.
+  const r = await deps.store.update(ref, 'SESSION.md', (cur) => (cur === current || !current ? rendered : cur), { allowShrink: true });
+  if (!r.changed) deps.logger.info('SESSION.md was edited during the refresh; kept the edit, will refresh again later');
 }

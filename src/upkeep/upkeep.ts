@@ -103,8 +103,16 @@ export class Upkeep {
           const r = await consolidateMemory(deps, ref, conv, state.cursors.memory);
           state = { ...state, cursors: { ...state.cursors, memory: r.cursor } };
         } else if (job === 'compact' && !opts.forceCompact) {
-          await compactConversation(deps, this.o.engine, ref, { budgetTokens: this.o.tuning.tokenBudget, keepRecent: this.o.keepRecentTurns });
+          const outcome = await compactConversation(deps, this.o.engine, ref, {
+            budgetTokens: this.o.tuning.tokenBudget, keepRecent: this.o.keepRecentTurns, memoryCursor: state.cursors.memory,
+          });
           await foldHistoryIfLarge(deps.store, ref, deps.clock());
+          if (outcome === 'trimmed') {
+            // Trimmed without a summary: retry the summary after the failure backoff.
+            await this.saveState(ref, backoff({ ...state, pendingSummary: true }, job, deps.clock(), this.o.tuning));
+            continue;
+          }
+          state = { ...state, pendingSummary: false };
         } else if (job === 'day') {
           const day = state.lastTurnAt!.slice(0, 10);
           await this.writeDayBlock(ref, day);
@@ -115,7 +123,7 @@ export class Upkeep {
       } catch (err) {
         deps.logger.warn({ channel: refLabel(ref), job, err: (err as Error).message }, 'upkeep job failed; nothing was changed, it will be retried');
         await this.saveState(ref, backoff(state, job, deps.clock(), this.o.tuning));
-        return;
+        // The next jobs still run: compaction is bounded by the memory cursor, so nothing unread is cut.
       }
     }
   }

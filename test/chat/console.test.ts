@@ -90,9 +90,12 @@ describe('the prompt through the real SDK', () => {
   });
 
   it('keeps the stable prefix byte-identical across turns until CONTEXT.md changes', async () => {
-    const dir = seedChannel('cache', { 'CONTEXT.md': `# Channel Context\n\n## Key Decisions\n\n- Use Postgres 16 for everything. ${'filler '.repeat(60)}\n` });
+    const dir = seedChannel('cache', {
+      'CONTEXT.md': `# Channel Context\n\n## Key Decisions\n\n- Use Postgres 16 for everything. ${'filler '.repeat(60)}\n`,
+      'MEMORY.md': '- [m-a1b2c3] The postgres replicas run on the db-2 and db-3 hosts [from: al, 2026-11-01]\n',
+    });
     fake.setHandler(() => 'noted');
-    await runCli(['chat', '--channel', 'cache'], { env, cwd: tmp.dir, input: ['first question about postgres', 'second one', 'third one'] });
+    await runCli(['chat', '--channel', 'cache'], { env, cwd: tmp.dir, input: ['which hosts run the postgres replicas?', 'second one', 'third one'] });
     const reqs = chatRequests();
     expect(reqs).toHaveLength(3);
     const prefix = (r: (typeof reqs)[number]) => JSON.stringify(r.body.system);
@@ -100,10 +103,14 @@ describe('the prompt through the real SDK', () => {
     expect(prefix(reqs[2])).toBe(prefix(reqs[0]));
     // Nothing volatile above the boundary: no times, no ids, no recall.
     expect(prefix(reqs[0])).not.toMatch(/\d{4}-\d{2}-\d{2} \d{2}:\d{2}|console-/);
+    // Recall fired on the first message, below the boundary only.
+    expect(reqs[0].lastUserText).toContain(RECALL_BLOCK_NOTE);
+    expect(reqs[0].lastUserText).toContain('db-2 and db-3 hosts');
     expect(prefix(reqs[0])).not.toContain(RECALL_BLOCK_NOTE);
+    expect(prefix(reqs[0])).not.toContain('db-2 and db-3');
     // The conversation grows by appending: turn 2's messages start with turn 1's.
     expect(JSON.stringify(reqs[2].body.messages.slice(0, 2).map((m: { content: unknown }) => m.content)))
-      .toContain('first question about postgres');
+      .toContain('which hosts run the postgres replicas?');
     // Anthropic reported cache reads on later turns.
     expect(reqs[2].usage!.cacheReadTokens).toBeGreaterThan(0);
 

@@ -194,4 +194,33 @@ describe('upkeep over a 60-message channel conversation', () => {
     expect(last.system).toContain('earlier_conversation_summary');
     expect(last.messages.length).toBeLessThan(30);
   });
+
+  it('a "context too long" answer compacts at once and retries the turn once', async () => {
+    rt = await testRuntime(tmp.dir, fake, { clock: clock.now, config: { limits: { maxRetries: 0, requestsPerMinute: 0 }, conversation: { tokenBudget: 100_000, keepRecentTurns: 1 } } });
+    await say(rt, conversation(6));
+    const before = await rt.engine.conversation(ref);
+    expect(before.compactedTurns).toBe(0);
+    fake.enqueue({ error: { status: 400, kind: 'context_too_long' } });
+    const reply = await rt.engine.respond(ref, [{ id: '777', authorName: 'al', content: 'still there?', at: clock.now() }]);
+    expect(reply.text).toBe('Got it.');
+    const after = await rt.engine.conversation(ref);
+    expect(after.compactedTurns).toBeGreaterThan(0);
+    expect(after.summary).toMatch(/## Goal/);
+  });
+
+  it('a failed summary trims the conversation safely and the summary is retried later', async () => {
+    rt = await testRuntime(tmp.dir, fake, { clock: clock.now, config: { limits: { maxRetries: 0, requestsPerMinute: 0 }, conversation: { tokenBudget: 2000, keepRecentTurns: 2 } } });
+    const broken = scriptedModel(state);
+    let summariesRefused = 0;
+    fake.setHandler((req) => (/compact the conversation/.test(req.system) && summariesRefused++ < 2 ? 'no json here' : broken(req)));
+    await say(rt, Array.from({ length: 40 }, (_, i) => `message ${i} ${'about the importer design '.repeat(12)}`));
+    const conv = await rt.engine.conversation(ref);
+    expect(conv.compactedTurns).toBeGreaterThan(0);
+    // The first summary failed: its turns waited in pending-summary.json and went into a later one.
+    expect(summariesRefused).toBeGreaterThanOrEqual(2);
+    expect(fake.requests.filter((r) => /compact the conversation/.test(r.system)).length).toBeGreaterThanOrEqual(2);
+    expect(conv.summary).toMatch(/## Goal\nship the importer/);
+    const pending = JSON.parse(fs.readFileSync(path.join(rt.store.paths(ref).stateDir, 'pending-summary.json'), 'utf8'));
+    expect(pending.turns).toEqual([]);
+  });
 });
