@@ -114,7 +114,8 @@ export async function consolidateMemory(
  * Pure: returns the operations, given the text of the message and the current MEMORY.md.
  */
 export function explicitMemoryOps(message: string, memory: string, source: string): MemoryOp[] {
-  const text = message.replace(/<@!?&?\d+>/g, '').trim();
+  // The mention that addressed the bot ("<@123>", or "@Minutes" once rendered) is not part of it.
+  const text = message.replace(/<@!?&?\d+>/g, '').trim().replace(/^@[\w.-]+[,:]?\s+/, '');
   const remember = /^(?:please\s+)?(?:remember|note)(?:\s+that)?[:,]?\s+([\s\S]{8,})$/i.exec(text);
   if (remember) return [{ op: 'add', text: remember[1].trim().replace(/[.!]+$/, ''), source, explicit: true, reason: 'asked to remember' }];
   const forget = /^(?:please\s+)?forget(?:\s+that|\s+about)?[:,]?\s+([\s\S]{4,})$/i.exec(text);

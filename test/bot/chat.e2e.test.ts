@@ -142,4 +142,22 @@ describe('the bot chatting in project channels', () => {
     await h.discord.waitForBotMessage(general.id, { after: q2.id });
     expect(JSON.stringify(chatCalls(h)[1].body)).not.toContain('keep it');
   });
+
+  it('a private thread keeps what it is told: the parent channel never recalls it', async () => {
+    h.model.setHandler(() => 'noted');
+    const thread = h.discord.createThread(general.id, { name: 'hr', ownerId: alice.id, private: true });
+    const q = h.discord.userSays(thread.id, alice.id, 'remember that the reorg announcement is planned for March 3rd', { mentionsBot: true });
+    const reply = await h.discord.waitForBotMessage(thread.id, { after: q.id });
+    expect(reply.content).toMatch(/Saved to memory as m-/);
+    const parentMemory = path.join(h.dataDir, guild.id, general.id, 'MEMORY.md');
+    expect(fs.existsSync(parentMemory) ? fs.readFileSync(parentMemory, 'utf8') : '').not.toContain('reorg');
+    expect(fs.readFileSync(path.join(h.dataDir, guild.id, general.id, 'threads', thread.id, 'MEMORY.md'), 'utf8')).toContain('reorg announcement');
+    // Asked again inside the thread, it is recalled; asked in the parent, it is not.
+    const inThread = h.discord.userSays(thread.id, alice.id, 'when is the reorg announcement planned?', { mentionsBot: true });
+    await h.discord.waitForBotMessage(thread.id, { after: inThread.id });
+    expect(chatCalls(h).pop()!.lastUserText).toContain('reorg announcement is planned for March 3rd');
+    const inParent = h.discord.userSays(general.id, alice.id, 'when is the reorg announcement planned?', { mentionsBot: true });
+    await h.discord.waitForBotMessage(general.id, { after: inParent.id });
+    expect(JSON.stringify(chatCalls(h).pop()!.body)).not.toContain('March 3rd');
+  });
 });
