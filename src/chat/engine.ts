@@ -1,3 +1,4 @@
+import { AsyncLocalStorage } from 'node:async_hooks';
 import fs from 'node:fs/promises';
 import path from 'node:path';
 import type { Logger } from '../log/logger';
@@ -69,11 +70,13 @@ export interface ChatReply {
 export class ChatEngine {
   private readonly turns = new KeyedQueue();
   private readonly conversations = new Map<string, ConversationState>();
-  /** Conversations whose turn is running now. */
-  private readonly inTurn = new Set<string>();
+  /** Which conversation's turn the current async call chain belongs to. */
+  private readonly turnContext = new AsyncLocalStorage<string>();
   /** Per conversation, the chain of its file writes: written behind the reply, in order. */
   private readonly saves = new Map<string, Promise<void>>();
   private readonly clock: () => Date;
+  /** CONTEXT.md, SOUL.md and AGENTS.md change rarely: re-read only when their stat changes. */
+  private readonly files = new StatCachedFiles();
 
   constructor(private readonly o: ChatEngineOptions) {
     this.clock = o.clock ?? (() => new Date());
@@ -81,14 +84,7 @@ export class ChatEngine {
 
   respond(ref: ChannelRef, messages: InboundMessage[], opts: TurnOptions = {}): Promise<ChatReply> {
     const key = this.key(ref);
-    return this.turns.run(key, async () => {
-      this.inTurn.add(key);
-      try {
-        return await this.turn(ref, messages, opts);
-      } finally {
-        this.inTurn.delete(key);
-      }
-    });
+    return this.turns.run(key, () => this.turnContext.run(key, () => this.turn(ref, messages, opts)));
   }
 
   /** The conversation as the engine holds it (loaded from disk on first use). */
@@ -110,9 +106,9 @@ export class ChatEngine {
       await this.persist(ref, next);
       return next;
     };
-    // Called from inside a turn (a "context too long" compaction), the turn is waiting for this:
-    // queueing behind it would deadlock, and nothing else can touch the conversation meanwhile.
-    if (this.inTurn.has(this.key(ref))) return apply();
+    // Called from inside this conversation's turn (a "context too long" compaction), the turn is
+    // waiting for this: queueing behind it would deadlock. Anyone else (upkeep) waits its turn.
+    if (this.turnContext.getStore() === this.key(ref)) return apply();
     return this.turns.run(this.key(ref), apply);
   }
 
@@ -130,7 +126,7 @@ export class ChatEngine {
   /** The recall that would be injected for this text, exactly as a turn would compute it. */
   async recallFor(ref: ChannelRef, query: string): Promise<{ result: RecallResult; block: string }> {
     const p = this.o.store.paths(ref);
-    const context = await readOptional(p.context);
+    const context = await this.files.read(p.context);
     return this.runRecall(ref, query, context);
   }
 
@@ -162,7 +158,7 @@ export class ChatEngine {
     const p = await store.ensureChannel(ref);
     const ws = workspaceDir(store.root);
     const [context, soul, agents] = await Promise.all([
-      readOptional(p.context), readOptional(path.join(ws, 'SOUL.md')), readOptional(path.join(ws, 'AGENTS.md')),
+      this.files.read(p.context), this.files.read(path.join(ws, 'SOUL.md')), this.files.read(path.join(ws, 'AGENTS.md')),
     ]);
     const memoryNotes = await this.applyExplicitRequests(ref, messages);
     const newest = mergeUserTurn(messages);
@@ -205,7 +201,9 @@ export class ChatEngine {
     void this.o.usage.add(ref, res.model, 'chat', res.usage, this.clock());
     void store.appendJsonl(ref, p.log, { type: 'reply', at, content: res.text, inReplyTo: messages.map((m) => m.id), model: res.model })
       .catch((err) => this.o.logger.warn({ err: (err as Error).message }, 'could not append to log.jsonl'));
-    this.o.hooks?.afterTurn?.(ref, next);
+    // Upkeep starts its own work here; it must not run as part of this turn's context (it would
+    // bypass the turn queue when it replaces the conversation).
+    this.turnContext.exit(() => this.o.hooks?.afterTurn?.(ref, next));
     const text = memoryNotes.length ? `${res.text}\n\n_${memoryNotes.join(' ')}_` : res.text;
     return { text, usage: res.usage, recall: result, prompt };
   }
@@ -251,10 +249,19 @@ export class ChatEngine {
   }
 }
 
-async function readOptional(file: string): Promise<string | null> {
-  try {
-    return await fs.readFile(file, 'utf8');
-  } catch {
-    return null;
+class StatCachedFiles {
+  private readonly cache = new Map<string, { mtimeMs: number; size: number; text: string }>();
+
+  async read(file: string): Promise<string | null> {
+    const st = await fs.stat(file).catch(() => null);
+    if (!st) {
+      this.cache.delete(file);
+      return null;
+    }
+    const hit = this.cache.get(file);
+    if (hit && hit.mtimeMs === st.mtimeMs && hit.size === st.size) return hit.text;
+    const text = await fs.readFile(file, 'utf8').catch(() => null);
+    if (text !== null) this.cache.set(file, { mtimeMs: st.mtimeMs, size: st.size, text });
+    return text;
   }
 }

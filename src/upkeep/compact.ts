@@ -79,10 +79,12 @@ export async function compactConversation(
     '<turns_to_summarize>', transcriptOf(old, 60_000), '</turns_to_summarize>',
   ].filter(Boolean).join('\n');
   const cutTurns = conv.turns.slice(0, plan.cut);
+  let swapped = false;
   const swap = (summary: string | undefined) => engine.replaceConversation(ref, (cur) => {
     // Turns appended while the summary was being written stay: only the summarized ones go.
     const stillThere = cur.turns.slice(0, plan.cut).every((t, i) => t.at === cutTurns[i].at && t.content === cutTurns[i].content);
     if (!stillThere) return cur;
+    swapped = true;
     return { ...cur, summary: summary ?? cur.summary, turns: cur.turns.slice(plan.cut), compactedTurns: cur.compactedTurns + plan.cut };
   });
   let summary: Summary;
@@ -96,6 +98,8 @@ export async function compactConversation(
   }
   const rendered = renderSummary(summary);
   await swap(rendered);
+  // Someone else (a /new, another compaction) changed the conversation meanwhile: nothing to record.
+  if (!swapped) return 'not-needed';
   if (pending.length) await deps.store.writeState(ref, pendingFile(deps, ref), { turns: [] });
   await appendHistoryBlock(deps.store, ref, {
     at: deps.clock(),
