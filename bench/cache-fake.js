@@ -98,7 +98,8 @@ function chatReply(newest) {
 
 /** The user turns of a side-task input (the transcript lines that are not the bot's). */
 function humanLines(/** @type {string} */ input) {
-  return input.split(/\n+/).filter((l) => /^\[\d{4}-\d\d-\d\d /.test(l)).map((l) => splitTurn(l));
+  // Consolidation input tags each message with its id: "(msg 123) [date] name: text".
+  return input.split(/\n+/).map((l) => l.replace(/^\(msg [^)]*\) /, '')).filter((l) => /^\[\d{4}-\d\d-\d\d /.test(l)).map((l) => splitTurn(l));
 }
 
 const DECISION = /\b(let's|lets|we'll|decided|agreed|go with|keep .* for|make .* a|goes into|stays in|move (it|the)|from now on|always|never)\b/i;

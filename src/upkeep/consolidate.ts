@@ -19,8 +19,8 @@ const DURABLE_KINDS = ['decision', 'preference', 'constraint', 'fact', 'open_loo
 
 export const OpsSchema = z.object({
   operations: z.array(z.discriminatedUnion('op', [
-    z.object({ op: z.literal('add'), kind: z.enum(DURABLE_KINDS), text: z.string(), reason: z.string().default('') }),
-    z.object({ op: z.literal('supersede'), id: z.string(), kind: z.enum(DURABLE_KINDS), text: z.string(), reason: z.string().default('') }),
+    z.object({ op: z.literal('add'), kind: z.enum(DURABLE_KINDS), text: z.string(), reason: z.string().default(''), source_message: z.string().optional() }),
+    z.object({ op: z.literal('supersede'), id: z.string(), kind: z.enum(DURABLE_KINDS), text: z.string(), reason: z.string().default(''), source_message: z.string().optional() }),
     z.object({ op: z.literal('forget'), id: z.string(), reason: z.string().default('') }),
   ])).default([]),
 });
@@ -38,7 +38,9 @@ const MAX_TEXT = 300;
 const WORK_STATE = /^(currently|right now|at the moment|today|now|next,?|the next step|todo|i am|i'm|we are (now )?working on|working on)\b/i;
 const SMALL_TALK = /^(thanks|thank you|ok(ay)?|lol|haha|good (morning|night|evening)|hello|hi|hey)\b/i;
 
-export function gateOps(proposed: ProposedOps, source: string): { ops: MemoryOp[]; rejected: { text: string; why: string }[] } {
+export function gateOps(
+  proposed: ProposedOps, source: string, known: Map<string, string> = new Map(),
+): { ops: MemoryOp[]; rejected: { text: string; why: string }[] } {
   const ops: MemoryOp[] = [];
   const rejected: { text: string; why: string }[] = [];
   let forgets = 0;
@@ -53,9 +55,11 @@ export function gateOps(proposed: ProposedOps, source: string): { ops: MemoryOp[
     if (text.length > MAX_TEXT) { rejected.push({ text, why: 'too long for one entry' }); continue; }
     if (WORK_STATE.test(text)) { rejected.push({ text, why: 'working state belongs in SESSION.md' }); continue; }
     if (SMALL_TALK.test(text)) { rejected.push({ text, why: 'small talk' }); continue; }
+    // Provenance: the message the fact came from when the model names one that is in the window.
+    const from = (p.source_message && known.get(p.source_message)) || source;
     ops.push(p.op === 'add'
-      ? { op: 'add', text, source, reason: p.reason }
-      : { op: 'supersede', id: p.id, text, source, reason: p.reason });
+      ? { op: 'add', text, source: from, reason: p.reason }
+      : { op: 'supersede', id: p.id, text, source: from, reason: p.reason });
   }
   return { ops, rejected };
 }
@@ -67,6 +71,7 @@ const INSTRUCTIONS = [
   'When a new message contradicts or replaces an entry, use "supersede" with that entry\'s id (never add a contradicting entry beside it).',
   'Use "forget" only when someone says an entry is wrong or should be removed. Never write passwords, tokens or keys.',
   'Each text is one self-contained sentence that makes sense without the conversation (name the subject). Skip anything already in memory.',
+  'Give source_message: the (msg …) id of the message the fact comes from.',
   'Most batches of messages contain nothing durable: then return {"operations": []}.',
 ].join('\n');
 
@@ -95,18 +100,31 @@ export async function consolidateMemory(
     .map((l) => `${l.id ?? '(no id yet)'}: ${l.text}`);
   const input = [
     '<memory_entries>', current.join('\n') || '(none)', '</memory_entries>',
-    '<new_messages>', transcriptOf(window, WINDOW_CHARS), '</new_messages>',
+    '<new_messages>', transcriptOf(window.map(withMessageIds), WINDOW_CHARS), '</new_messages>',
   ].join('\n');
   const proposed = await runSideTask(deps, {
     ref, task: 'consolidate', instructions: INSTRUCTIONS, input, schema: OpsSchema,
     description: 'operations on memory entries',
   });
-  const lastIds = window.flatMap((t) => t.ids ?? []);
-  const source = lastIds.length ? `chat ${lastIds[lastIds.length - 1]}` : 'chat';
-  const { ops, rejected } = gateOps(proposed, source);
+  const ids = window.flatMap((t) => t.ids ?? []);
+  const known = new Map<string, string>();
+  window.forEach((t) => t.ids?.forEach((id, i) => known.set(id, `${authorOf(t.parts?.[i]) ?? 'chat'}, msg ${id}`)));
+  const source = ids.length > 1 ? `chat, msgs ${ids[0]}–${ids[ids.length - 1]}` : ids.length ? `chat, msg ${ids[0]}` : 'chat';
+  const { ops, rejected } = gateOps(proposed, source, known);
   for (const r of rejected) deps.logger.debug({ text: r.text.slice(0, 80), why: r.why }, 'memory op rejected by the durability rule');
   const result = ops.length ? await deps.store.applyMemoryOps(ref, ops) : { applied: [] };
   return { cursor: end, applied: result.applied.length, rejected: rejected.length };
+}
+
+/** A user turn with each message tagged by its id, so the model can say where a fact came from. */
+function withMessageIds(t: ConversationState['turns'][number]): { role: string; content: string } {
+  if (t.role !== 'user' || !t.ids || !t.parts || t.ids.length !== t.parts.length) return t;
+  return { role: t.role, content: t.parts.map((p, i) => `(msg ${t.ids![i]}) ${p}`).join('\n') };
+}
+
+/** "[2026-11-21 10:00 UTC] alice: text" → "alice". */
+function authorOf(part: string | undefined): string | undefined {
+  return part ? /^\[[^\]]*\] ([^:]+):/.exec(part)?.[1] : undefined;
 }
 
 /**

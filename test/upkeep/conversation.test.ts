@@ -27,16 +27,19 @@ function scriptedModel(state: { malformed: boolean; onConsolidate?: () => void; 
       const ops: unknown[] = [];
       const entries = [...input.matchAll(/^(m-[a-z0-9]+): (.*)$/gm)].map((m) => ({ id: m[1], text: m[2] }));
       for (const line of input.split('\n')) {
-        const said = /^\[[^\]]+\] \w+: (.*)$/.exec(line)?.[1];
-        if (!said) continue;
+        const m = /^\(msg (\d+)\) \[[^\]]+\] \w+: (.*)$/.exec(line);
+        if (!m) continue;
+        const [, source_message, said] = m;
         const d = /^decision: (.*)$/i.exec(said);
         if (d) {
           const topic = /\b(database|deploy)/i.exec(d[1])?.[1];
           const old = topic && entries.find((e) => e.text.toLowerCase().includes(topic.toLowerCase()));
-          ops.push(old ? { op: 'supersede', id: old.id, kind: 'decision', text: d[1], reason: 'changed' } : { op: 'add', kind: 'decision', text: d[1], reason: 'decided' });
+          ops.push(old
+            ? { op: 'supersede', id: old.id, kind: 'decision', text: d[1], reason: 'changed', source_message }
+            : { op: 'add', kind: 'decision', text: d[1], reason: 'decided', source_message });
         }
         const p = /^i prefer (.*)$/i.exec(said);
-        if (p) ops.push({ op: 'add', kind: 'preference', text: `Bea prefers ${p[1]}`, reason: 'stated' });
+        if (p) ops.push({ op: 'add', kind: 'preference', text: `Bea prefers ${p[1]}`, reason: 'stated', source_message });
         // What an over-eager model proposes for chit-chat; the durability rule must drop it.
         if (/^thanks/i.test(said)) ops.push({ op: 'add', kind: 'fact', text: said, reason: 'polite' });
       }
@@ -126,10 +129,12 @@ describe('upkeep over a 60-message channel conversation', () => {
     const superseded = entries.filter((e) => e.superseded);
     expect(superseded.map((e) => e.text)).toEqual(['we use Postgres as the database for the importer']);
     expect(current).toHaveLength(3);
+    // Provenance names the message each fact came from (900000 + its index in the script).
+    expect(entries.find((e) => e.text === 'deploy every Tuesday after the standup')!.source).toBe('al, msg 900008');
     // No compaction, no /new, same day: HISTORY.md has no blocks yet (not a per-turn worklog).
     expect(fs.readFileSync(path.join(dir, 'HISTORY.md'), 'utf8')).not.toMatch(/^## /m);
     // Each consolidation read only the messages since its cursor.
-    const seen = state.consolidateInputs.map((i) => (i.match(/^\[[^\]]+\] \w+: .*$/gm) ?? []).length);
+    const seen = state.consolidateInputs.map((i) => (i.match(/^\(msg \d+\) \[[^\]]+\] \w+: .*$/gm) ?? []).length);
     expect(seen.reduce((a, b) => a + b, 0)).toBe(60);
   });
 
