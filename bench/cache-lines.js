@@ -6,14 +6,7 @@
  * planning. Templated, deterministic from a seed; each line is "Name: message".
  */
 
-/** @param {number} seed */
-function rng(seed) {
-  let s = seed >>> 0 || 1;
-  return () => {
-    s ^= s << 13; s >>>= 0; s ^= s >>> 17; s ^= s << 5; s >>>= 0;
-    return s / 4294967296;
-  };
-}
+const { rng } = require('./rng');
 
 const PEOPLE = ['Priya', 'Marcus', 'Lena', 'Tomasz', 'Aiko', 'Diego'];
 const PHASES = [

@@ -15,14 +15,7 @@
 const fs = require('node:fs');
 const path = require('node:path');
 
-/** @param {number} seed */
-function rng(seed) {
-  let s = seed >>> 0 || 1;
-  return () => {
-    s ^= s << 13; s >>>= 0; s ^= s >>> 17; s ^= s << 5; s >>>= 0;
-    return s / 4294967296;
-  };
-}
+const { rng } = require('../rng');
 
 const COMPONENTS = ['auth service', 'billing API', 'search indexer', 'mobile app', 'web dashboard', 'CI pipeline',
   'data warehouse', 'notification worker', 'payments gateway', 'image resizer', 'admin console', 'feature-flag service',
