@@ -7,7 +7,7 @@ import { ChannelRef, refLabel } from '../memory/paths';
 import { compactConversation } from './compact';
 import { consolidateMemory } from './consolidate';
 import { backoff, dueJobs, emptyUpkeepState, Job, succeeded, UpkeepState, UpkeepTuning } from './schedule';
-import { refreshSession, SessionSchema } from './session';
+import { refreshSession } from './session';
 import type { SideTaskDeps } from './sideTask';
 
 export interface UpkeepOptions {
@@ -160,4 +160,3 @@ export class Upkeep {
   }
 }
 
-export { SessionSchema };
