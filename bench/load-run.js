@@ -5,13 +5,18 @@
  * One phase of the load benchmark (issue 7 §4), run in its own process by bench/load.js so that
  * peak RSS, JIT warm-up and leftover heap of one phase never leak into the other.
  *
- *   node bench/load-run.js --mode minutes|baseline [--channels 100] [--messages 20] [--latency 20]
- *                          [--burst] [--timeout-ms 300000] [--dist DIR]
+ *   node bench/load-run.js --mode minutes|baseline [--fakes child|same] [--channels 100]
+ *                          [--messages 20] [--latency 20] [--burst] [--warm] [--timeout-ms 300000] [--dist DIR]
  *   diagnostics: [--data-root /dev/shm] [--limiter none] [--breakdown] [--profile FILE]
  *
- * Everything runs in this one process (fake Discord, fake Anthropic server, the bot), so every
- * timestamp is performance.now() on one clock. The bot is the compiled dist (`npm run build`);
- * the fakes are TypeScript loaded through test/helpers/register-ts.js.
+ * Where the fakes run (--fakes):
+ *   child  (default) the fake Discord and the fake Anthropic server run in a child process
+ *          (bench/load-fakes.js, TypeScript through test/helpers/register-ts.js) driven over IPC;
+ *          this process holds only the bot under test, so its event loop, RSS and CPU are the bot's.
+ *   same   the old arrangement: fakes and bot share this process and its event loop (the fakes'
+ *          JSON encoding of the gateway dispatches and HTTP serving compete with the bot).
+ * Every timestamp is `performance.timeOrigin + performance.now()` (ms since the epoch, sub-ms) in
+ * both processes: the same machine clock. The bot is the compiled dist (`npm run build`).
  *
  *   minutes   the real bot, launchBot() from dist/bot/start.js, with its trace hook
  *   baseline  a bare discord.js Client (same createDiscordClient options) that merges pending
@@ -22,22 +27,17 @@
  * (message 0 in every channel, then message 1, …), yielding to the event loop (setImmediate) after
  * each round unless --burst. The fake model echoes the ids it saw in the newest user turn
  * (`ack cNNN mMM …`), so the replies on the fake Discord prove each message was answered exactly
- * once and in order. The result (JSON) goes to the parent over IPC, or to stdout.
+ * once and in order. --warm: before the measured window every channel gets one `warm up` mention and
+ * its reply, so the burst meets channels whose files and ledger already exist. The result (JSON) goes to the parent over IPC, or to stdout.
  */
 const fs = require('node:fs');
 const os = require('node:os');
 const path = require('node:path');
+const { fork } = require('node:child_process');
 const { Writable } = require('node:stream');
 const { performance, monitorEventLoopDelay } = require('node:perf_hooks');
 
 const root = path.resolve(__dirname, '..');
-require('../test/helpers/register-ts.js');
-/** @type {typeof import('../test/fakes/discord/fakeDiscord')} */
-// @ts-ignore -- a .ts path, loaded through the transpile-on-require hook above
-const { FakeDiscord } = require('../test/fakes/discord/fakeDiscord.ts');
-/** @type {typeof import('../test/fakes/model/server')} */
-// @ts-ignore -- a .ts path, loaded through the transpile-on-require hook above
-const { startFakeModelServer } = require('../test/fakes/model/server.ts');
 
 /** The compiled bot: ./dist, or the snapshot bench/load.js passes with --dist. */
 let distDir = path.join(root, 'dist');
@@ -49,19 +49,22 @@ function dist(rel) {
 }
 
 const STAGES = /** @type {const} */ (['received', 'model-sent', 'model-done', 'send-issued']);
-const PART_LINE = /^\[\d{4}-\d\d-\d\d \d\d:\d\d UTC\] [^\n]*?: (?:@Minutes )?load (c\d{3} m\d{2})$/;
 const KEY = /c\d{3} m\d{2}/g;
+/** The machine clock, ms since the epoch with sub-ms resolution; the same in the fakes' process. */
+const now = () => performance.timeOrigin + performance.now();
 
 function parseArgs(argv) {
-  const o = { mode: 'minutes', channels: 100, messages: 20, latency: 20, burst: false, timeoutMs: 300_000, dataRoot: os.tmpdir(), limiter: 'config', breakdown: false, profile: '' };
+  const o = { mode: 'minutes', fakes: 'child', channels: 100, messages: 20, latency: 20, burst: false, warm: false, timeoutMs: 300_000, dataRoot: os.tmpdir(), limiter: 'config', breakdown: false, profile: '' };
   for (let i = 0; i < argv.length; i++) {
     const a = argv[i];
     const next = () => argv[++i];
     if (a === '--mode') o.mode = next();
+    else if (a === '--fakes') o.fakes = next();
     else if (a === '--channels') o.channels = Number(next());
     else if (a === '--messages') o.messages = Number(next());
     else if (a === '--latency') o.latency = Number(next());
     else if (a === '--burst') o.burst = true;
+    else if (a === '--warm') o.warm = true;
     else if (a === '--timeout-ms') o.timeoutMs = Number(next());
     else if (a === '--data-root') o.dataRoot = next();
     else if (a === '--limiter') o.limiter = next();
@@ -71,71 +74,81 @@ function parseArgs(argv) {
     else throw new Error(`unknown option ${a}`);
   }
   if (o.mode !== 'minutes' && o.mode !== 'baseline') throw new Error('--mode minutes|baseline');
+  if (o.fakes !== 'child' && o.fakes !== 'same') throw new Error('--fakes child|same');
   if (o.limiter !== 'config' && o.limiter !== 'none') throw new Error('--limiter config|none');
   if (o.messages > 100 || o.channels > 1000) throw new Error('at most 1000 channels × 100 messages (ids are cNNN mMM)');
   return o;
 }
 
-const pad = (n, w) => String(n).padStart(w, '0');
-const keyOf = (c, m) => `c${pad(c, 3)} m${pad(m, 2)}`;
 const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
 
-/** The ids of the newest user turn, parsed from its `[time UTC] name: load cNNN mMM` lines. */
-function idsInTurn(text) {
-  const ids = [];
-  let other = 0;
-  for (const line of text.split('\n')) {
-    const m = PART_LINE.exec(line.trim());
-    if (m) ids.push(m[1]);
-    else if (line.includes('load c')) other++;
-  }
-  return { ids, other };
+/**
+ * The fakes in a child process (bench/load-fakes.js), behind the same async methods createWorld
+ * returns. Also estimates the two processes' clock offset from IPC round trips (should be ~0: both
+ * read the same machine clock; the bound is half the round trip).
+ */
+async function forkWorld(o) {
+  const child = fork(path.join(__dirname, 'load-fakes.js'), ['--channels', String(o.channels), '--messages', String(o.messages), '--latency', String(o.latency)], { stdio: ['ignore', 'inherit', 'inherit', 'ipc'] });
+  let seq = 0;
+  /** @type {Map<number, { resolve: (v: any) => void, reject: (e: Error) => void }>} */
+  const waiting = new Map();
+  child.on('message', (/** @type {any} */ m) => {
+    const w = waiting.get(m.id);
+    if (!w) return;
+    waiting.delete(m.id);
+    if (m.ok) w.resolve(m.value);
+    else w.reject(new Error(`load-fakes: ${m.error}`));
+  });
+  child.on('exit', (code) => { for (const w of waiting.values()) w.reject(new Error(`load-fakes exited ${code}`)); waiting.clear(); });
+  const call = (cmd, args) => new Promise((resolve, reject) => {
+    const id = ++seq;
+    waiting.set(id, { resolve, reject });
+    child.send({ id, cmd, args });
+  });
+  const world = {
+    info: () => call('info'),
+    restCount: () => call('restCount'),
+    warm: () => call('warm'),
+    mark: () => call('mark'),
+    dispatch: (a) => call('dispatch', a),
+    waitAcked: (a) => call('waitAcked', a),
+    collect: () => call('collect'),
+    stop: async () => { await call('stop'); await new Promise((r) => (child.exitCode !== null ? r(undefined) : child.once('exit', r))); },
+    /** offset = child clock − this clock, from the round trip with the smallest delay */
+    clockOffset: async () => {
+      let best = { rtt: Infinity, offset: NaN };
+      for (let i = 0; i < 20; i++) {
+        const t1 = now();
+        const t2 = /** @type {number} */ (await call('now'));
+        const t3 = now();
+        if (t3 - t1 < best.rtt) best = { rtt: t3 - t1, offset: t2 - (t1 + t3) / 2 };
+      }
+      return best;
+    },
+  };
+  return world;
 }
 
 async function main() {
   const o = parseArgs(process.argv.slice(2));
   const { createDiscordClient, NO_PINGS } = dist('bot/client.js');
 
-  // ---- the world -----------------------------------------------------------------------------
-  const d = await FakeDiscord.start();
-  const guild = d.createGuild({ name: 'load' });
-  const user = d.addMember(guild.id, { username: 'alice' });
-  const channels = [];
-  for (let c = 0; c < o.channels; c++) channels.push(d.createTextChannel(guild.id, { name: `c${pad(c, 3)}` }));
-  const channelIndex = new Map(channels.map((ch, i) => [ch.id, i]));
+  // ---- the world (fake Discord + fake model) ----------------------------------------------------
+  const world = o.fakes === 'same' ? await require('./load-fakes.js').createWorld(o) : await forkWorld(o);
+  const info = await world.info();
+  const clock = o.fakes === 'child' ? await /** @type {any} */ (world).clockOffset() : { rtt: 0, offset: 0 };
+  const channelIds = /** @type {string[]} */ (info.channelIds);
+  const channelIndex = new Map(channelIds.map((id, i) => [id, i]));
 
-  /** @type {Array<{ at: number, ids: string[], other: number }>} */
-  const modelRequests = [];
-  const model = await startFakeModelServer({
-    latencyMs: o.latency,
-    handler: (req) => {
-      const at = performance.now();
-      const { ids, other } = idsInTurn(req.lastUserText);
-      modelRequests.push({ at, ids, other });
-      return ids.length ? `ack ${ids.join(' ')}` : 'ok';
-    },
-  });
-
-  /** Per message: key, ids, dispatch time, and every trace mark (arrays, to catch doubles). */
-  /** @type {Map<string, { key: string, c: number, m: number, id: string, dispatchAt: number, marks: Record<string, number[]> }>} */
-  const byId = new Map();
-  /** @type {Map<string, string>} */
-  const idOfKey = new Map();
-  let unknownTraces = 0;
-  /** @param {string} id @param {string} stage @param {number} at */
+  /** Trace marks per message id (arrays, to catch doubles), on the machine clock. */
+  /** @type {Map<string, Record<string, number[]>>} */
+  const marksOf = new Map();
+  /** @param {string} id @param {string} stage @param {number} at performance.now() of this process */
   const trace = (id, stage, at) => {
-    const rec = byId.get(id);
-    if (!rec) return void unknownTraces++;
-    (rec.marks[stage] ??= []).push(at);
+    let mk = marksOf.get(id);
+    if (!mk) marksOf.set(id, (mk = {}));
+    (mk[stage] ??= []).push(performance.timeOrigin + at);
   };
-
-  // Every REST call, timed on the fake's side: received = answered − the fake's own duration.
-  /** @type {Array<{ route: string | null, status: number, recvAt: number, doneAt: number, body: any, path: string }>} */
-  const rest = [];
-  d.on('request', (r) => {
-    const doneAt = performance.now();
-    rest.push({ route: r.route, status: r.status, recvAt: doneAt - r.durationMs, doneAt, body: r.body, path: r.path });
-  });
 
   // ---- the bot under test ----------------------------------------------------------------------
   const tmp = fs.mkdtempSync(path.join(o.dataRoot, 'minutes-load-'));
@@ -153,9 +166,10 @@ async function main() {
     const settings = {
       dataDir: path.join(tmp, 'channels'),
       configFile: null,
-      config: ConfigFileSchema.parse({ limits: { requestsPerMinute: 0, concurrency: 1000, maxRetries: 0 } }),
-      discord: { token: d.botToken, apiUrl: d.apiUrl },
-      anthropic: { apiKey: 'test-key', baseURL: model.anthropicBaseURL },
+      // 0 = unlimited for both (src/chat/runtime.ts): no Bottleneck cap on rate or concurrency.
+      config: ConfigFileSchema.parse({ limits: { requestsPerMinute: 0, concurrency: 0, maxRetries: 0 } }),
+      discord: { token: info.botToken, apiUrl: info.apiUrl },
+      anthropic: { apiKey: 'test-key', baseURL: info.modelBaseURL },
       openai: {},
     };
     const sink = new Writable({ write(chunk, _enc, done) { for (const l of String(chunk).split('\n')) if (l.trim()) logLines.push(l); done(); } });
@@ -163,11 +177,10 @@ async function main() {
     /** @type {Record<string, unknown>} */
     const extra = {};
     if (o.limiter === 'none') {
-      // Diagnostic: the same client without Bottleneck in the path (config cannot say "unlimited
-      // concurrency"; limits.concurrency has no 0).
+      // Diagnostic: the same client built directly with both limits 'unlimited'.
       const { createModelClient } = dist('llm/provider.js');
       extra.model = await createModelClient({
-        logger, env: { ANTHROPIC_API_KEY: 'test-key', ANTHROPIC_BASE_URL: model.anthropicBaseURL },
+        logger, env: { ANTHROPIC_API_KEY: 'test-key', ANTHROPIC_BASE_URL: info.modelBaseURL },
         limits: { requestsPerMinute: 'unlimited', maxConcurrent: 'unlimited' }, retry: { maxAttempts: 1 },
       });
     }
@@ -176,20 +189,26 @@ async function main() {
     client = bot.client;
     stop = () => bot.stop();
   } else {
-    client = createDiscordClient({ apiUrl: d.apiUrl });
-    attachBaseline(client, { trace, modelUrl: `${model.anthropicBaseURL}/v1/messages`, noPings: NO_PINGS });
-    await client.login(d.botToken);
+    client = createDiscordClient({ apiUrl: info.apiUrl });
+    attachBaseline(client, { trace, modelUrl: `${info.modelBaseURL}/v1/messages`, noPings: NO_PINGS });
+    await client.login(info.botToken);
     stop = () => client.destroy();
   }
   await new Promise((resolve) => (client.isReady() ? resolve(undefined) : client.once('clientReady', () => resolve(undefined))));
   // Let start-up REST calls (slash-command registration) finish before measuring.
-  for (let quietFor = 0; quietFor < 300;) {
-    const n = rest.length;
-    await sleep(50);
-    quietFor = rest.length === n ? quietFor + 50 : 0;
+  const settle = async () => {
+    for (let quietFor = 0; quietFor < 300;) {
+      const n = await world.restCount();
+      await sleep(50);
+      quietFor = (await world.restCount()) === n ? quietFor + 50 : 0;
+    }
+  };
+  await settle();
+  let warmedChannels = 0;
+  if (o.warm) {
+    warmedChannels = await world.warm();
+    await settle();
   }
-  const restBefore = rest.length;
-  const modelBefore = modelRequests.length;
   if (global.gc) global.gc();
   const rssIdle = process.memoryUsage().rss;
 
@@ -206,34 +225,13 @@ async function main() {
   const profiler = o.profile ? await startProfiler() : null;
   const cpu0 = process.cpuUsage();
   const load0 = os.loadavg();
+  await world.mark();
 
-  // ---- dispatch ----------------------------------------------------------------------------------
+  // ---- dispatch (by the fakes), then wait until every message is acknowledged in a reply ---------
   const total = o.channels * o.messages;
-  const t0 = performance.now();
-  for (let m = 0; m < o.messages; m++) {
-    for (let c = 0; c < o.channels; c++) {
-      const key = keyOf(c, m);
-      const dispatchAt = performance.now();
-      const msg = d.userSays(channels[c].id, user.id, `load ${key}`, { mentionsBot: true });
-      byId.set(msg.id, { key, c, m, id: msg.id, dispatchAt, marks: {} });
-      idOfKey.set(key, msg.id);
-    }
-    if (!o.burst) await new Promise((r) => setImmediate(r));
-  }
-  const dispatchEnd = performance.now();
-
-  // ---- wait until every message is acknowledged in a reply (or time out) --------------------------
-  const acked = new Set();
-  let seen = restBefore;
-  const deadline = t0 + o.timeoutMs;
-  while (acked.size < total && performance.now() < deadline) {
-    for (; seen < rest.length; seen++) {
-      const r = rest[seen];
-      if (r.route === 'POST /channels/:channelId/messages' && r.status === 200) for (const k of String(r.body?.content ?? '').match(KEY) ?? []) acked.add(k);
-    }
-    await sleep(20);
-  }
-  const allDoneAt = performance.now();
+  const { t0, dispatchEnd } = await world.dispatch({ burst: o.burst });
+  const waited = await world.waitAcked({ total, timeoutMs: Math.max(0, t0 + o.timeoutMs - now()) });
+  const allDoneAt = waited.at;
   if (profiler) await profiler.stop(o.profile);
   await sleep(500); // stragglers: a duplicate reply would land here
   clearInterval(sampler);
@@ -243,8 +241,19 @@ async function main() {
   const wall = allDoneAt - t0;
 
   await stop();
-  const problems = [...d.problems];
-  const unhandled = d.unhandled.map((r) => `${r.method} ${r.path}`);
+  const col = await world.collect();
+  await world.stop();
+
+  /** Per message: key, ids, dispatch time, and every trace mark. */
+  /** @type {Map<string, { key: string, c: number, m: number, id: string, dispatchAt: number, marks: Record<string, number[]> }>} */
+  const byId = new Map();
+  /** @type {Map<string, string>} */
+  const idOfKey = new Map();
+  for (const s of col.sent) {
+    byId.set(s.id, { ...s, marks: marksOf.get(s.id) ?? {} });
+    idOfKey.set(s.key, s.id);
+  }
+  const unknownTraces = [...marksOf.keys()].filter((id) => !byId.has(id)).length;
 
   // ---- replies as the fake Discord stored them ------------------------------------------------------
   const seenCount = new Map();
@@ -253,24 +262,22 @@ async function main() {
   let repliesTotal = 0;
   /** @type {number[]} */
   const turnsPerChannel = [];
-  for (const ch of channels) {
-    const replies = d.botMessagesIn(ch.id);
+  col.replies.forEach((/** @type {Array<{ content: string, ref: string | null }>} */ replies, ci) => {
     repliesTotal += replies.length;
     turnsPerChannel.push(replies.length);
     let last = -1;
     for (const r of replies) {
-      const keys = String(r.content).match(KEY) ?? [];
+      const keys = r.content.match(KEY) ?? [];
       for (const k of keys) {
         seenCount.set(k, (seenCount.get(k) ?? 0) + 1);
         const m = Number(k.slice(6));
         const c = Number(k.slice(1, 4));
-        if (c !== channelIndex.get(ch.id) || m <= last) outOfOrder++;
+        if (c !== ci || m <= last) outOfOrder++;
         last = Math.max(last, m);
       }
-      const ref = r.reference?.messageId ?? null;
-      if (keys.length && ref !== idOfKey.get(keys[keys.length - 1])) wrongReplyRef++;
+      if (keys.length && r.ref !== idOfKey.get(keys[keys.length - 1])) wrongReplyRef++;
     }
-  }
+  });
   let lost = 0;
   let duplicated = 0;
   for (const rec of byId.values()) {
@@ -280,26 +287,30 @@ async function main() {
   }
 
   // ---- timings --------------------------------------------------------------------------------------
-  const runRest = rest.slice(restBefore);
+  /** @type {Array<{ route: string | null, status: number, recvAt: number, doneAt: number, content: string | null, path: string }>} */
+  const runRest = col.rest;
   const replyPosts = runRest.filter((r) => r.route === 'POST /channels/:channelId/messages');
   /** fake-side receipt and answer of the reply that acknowledged each key */
   const replyOf = new Map();
   /** per channel, reply POSTs in order (answered), to find when each turn could start */
   const repliesByChannel = new Map();
   for (const r of replyPosts) {
-    const keys = String(r.body?.content ?? '').match(KEY) ?? [];
+    const keys = String(r.content ?? '').match(KEY) ?? [];
     for (const k of keys) if (!replyOf.has(k)) replyOf.set(k, r);
     const chId = r.path.split('/')[2];
     if (!repliesByChannel.has(chId)) repliesByChannel.set(chId, []);
     repliesByChannel.get(chId).push(r);
   }
-  const chatRequests = modelRequests.slice(modelBefore).filter((q) => q.ids.length);
+  /** @type {Array<{ at: number, ids: string[], other: number }>} */
+  const modelRequests = col.modelRequests;
+  const chatRequests = modelRequests.filter((q) => q.ids.length);
   const modelReqOf = new Map();
   for (const q of chatRequests) for (const k of q.ids) if (!modelReqOf.has(k)) modelReqOf.set(k, q);
 
+  /** @type {Record<string, number[]>} */
   const series = {
     gateway: [], queueWait: [], preRaw: [], preOwn: [], post: [], overheadRaw: [], overheadOwn: [],
-    restWait: [], model: [], modelOut: [], modelBack: [], endToEnd: [],
+    restWait: [], model: [], modelOut: [], modelBack: [], endToEnd: [], ownFirstTurn: [], ownLaterTurns: [], sendResolve: [],
   };
   /** per turn (the batch's last message is its trigger) */
   const turnOwn = [];
@@ -312,7 +323,7 @@ async function main() {
     const q = modelReqOf.get(rec.key);
     // The turn could start once the previous reply in this channel was answered by Discord (the
     // bot's Inbox awaits channel.send before taking the next batch).
-    const chReplies = repliesByChannel.get(channels[rec.c].id) ?? [];
+    const chReplies = repliesByChannel.get(channelIds[rec.c]) ?? [];
     const idx = reply ? chReplies.indexOf(reply) : -1;
     const free = idx > 0 ? chReplies[idx - 1].doneAt : -Infinity;
     const start = Math.max(recv, free);
@@ -323,12 +334,15 @@ async function main() {
     series.post.push(issued - done);
     series.overheadRaw.push(sent - recv + issued - done);
     series.overheadOwn.push(sent - start + issued - done);
+    // the channel's first turn (message 0 alone: creates the channel's files) vs the merged later ones
+    (rec.m === 0 ? series.ownFirstTurn : series.ownLaterTurns).push(sent - start + issued - done);
     series.model.push(done - sent);
     if (q) {
       series.modelOut.push(q.at - sent);
       series.modelBack.push(done - q.at - o.latency);
     }
     if (reply) {
+      if (mk['send-done']?.length) series.sendResolve.push(mk['send-done'][0] - reply.doneAt);
       series.restWait.push(reply.recvAt - issued);
       series.endToEnd.push(reply.recvAt - rec.dispatchAt);
     }
@@ -343,31 +357,32 @@ async function main() {
   const warnings = logLines.filter((l) => /"level":(40|50|60)/.test(l));
 
   const result = {
-    mode: o.mode, channels: o.channels, messagesPerChannel: o.messages, messages: total, latencyMs: o.latency, burst: o.burst,
+    mode: o.mode, fakes: o.fakes, channels: o.channels, messagesPerChannel: o.messages, messages: total, latencyMs: o.latency, burst: o.burst, warm: o.warm, warmedChannels,
     node: process.version, cpus: os.cpus().length,
     loadavgBefore: load0, loadavgAfter: load1,
+    clock,
     dispatchMs: dispatchEnd - t0,
     wallMs: wall,
     lastReplyMs: lastReplyAt - t0,
     messagesPerSecond: total / ((lastReplyAt - t0) / 1000),
-    answered: acked.size, lost, duplicated, outOfOrder, wrongReplyRef, traceAnomalies, unknownTraces,
-    timedOut: acked.size < total,
+    answered: waited.acked, lost, duplicated, outOfOrder, wrongReplyRef, traceAnomalies, unknownTraces,
+    timedOut: waited.acked < total,
     turns: chatRequests.length, replies: repliesTotal,
     mergeRatio: total / Math.max(1, chatRequests.length),
     turnsPerChannel: summary(turnsPerChannel),
-    otherModelRequests: modelRequests.length - modelBefore - chatRequests.length,
+    otherModelRequests: modelRequests.length - chatRequests.length,
     restCalls: runRest.length, restByRoute: routes,
+    // this process: the bot alone with --fakes child, bot + fakes with --fakes same
     rss: { idleMB: mb(rssIdle), peakMB: mb(rssPeak), heapPeakMB: mb(heapPeak) },
     cpu: { userS: cpu.user / 1e6, systemS: cpu.system / 1e6, coresUsed: (cpu.user + cpu.system) / 1000 / wall },
+    fakesProcess: o.fakes === 'child' ? { cpuS: col.cpu.userS + col.cpu.systemS, rssPeakMB: col.rssPeakMB } : null,
     eventLoopDelayMs: { p50: eld.percentile(50) / 1e6, p99: eld.percentile(99) / 1e6, max: eld.max / 1e6 },
     ms: Object.fromEntries(Object.entries(series).map(([k, v]) => [k, summary(v)])),
-    problems, unhandled, warnings: warnings.length, firstWarnings: warnings.slice(0, 5),
+    problems: col.problems, unhandled: col.unhandled, warnings: warnings.length, firstWarnings: warnings.slice(0, 5),
     options: { dist: path.relative(root, distDir), dataRoot: o.dataRoot, limiter: o.limiter, breakdown: o.breakdown, uvThreadpool: process.env.UV_THREADPOOL_SIZE ?? '4 (default)' },
     breakdown: Object.fromEntries(Object.entries(parts).map(([k, v]) => [k, { ...summary(v), totalS: v.reduce((s, x) => s + x, 0) / 1000 }])),
   };
   fs.rmSync(tmp, { recursive: true, force: true });
-  await d.stop();
-  await model.close();
   if (process.send) process.send(result, () => process.exit(0));
   else {
     process.stdout.write(`${JSON.stringify(result, null, 2)}\n`);
@@ -417,6 +432,7 @@ function attachBaseline(client, o) {
         const text = json.content.map((b) => b.text ?? '').join('');
         mark('send-issued');
         await channel.send({ content: text, allowedMentions: o.noPings, reply: { messageReference: batch[batch.length - 1].id, failIfNotExists: false } });
+        mark('send-done'); // baseline only: when discord.js resolved the send (vs the fake's answer)
       }
     } finally {
       busy.delete(channel.id);

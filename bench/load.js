@@ -4,11 +4,17 @@
 /**
  * Load benchmark (issue 7 §4): 100 channels × 20 mentions dispatched by the fake gateway as fast as
  * it can, the fake Anthropic server answering after 20 ms, the model limiter unlimited
- * (`limits: { requestsPerMinute: 0, concurrency: 1000, maxRetries: 0 }`).
+ * (`limits: { requestsPerMinute: 0, concurrency: 0, maxRetries: 0 }`, 0 = unlimited).
  *
- * Each variant runs in its own child process (bench/load-run.js: fake Discord + fake model + bot in
- * one process, one performance.now() clock). The bot is the compiled dist (hence `npm run build`),
- * the fakes are TypeScript through test/helpers/register-ts.js.
+ * Each variant runs in its own child process (bench/load-run.js). Arrangements:
+ *   fakes in a child (default)  the fake Discord + fake model run in a process of their own
+ *                               (bench/load-fakes.js, driven over IPC), so the measuring process
+ *                               holds only the bot: its event loop, CPU and RSS are the bot's alone
+ *   --same-process              the old arrangement: fakes and bot share one process and event loop
+ *   --both                      both arrangements in one run, for comparison
+ * Cross-process times are performance.timeOrigin + performance.now() in both processes (one machine
+ * clock; the measured IPC clock offset is printed). The bot is the compiled dist (hence `npm run
+ * build`), the fakes are TypeScript through test/helpers/register-ts.js.
  *
  *   baseline   a bare discord.js client: same merging rule, fetch() to the same fake model,
  *              channel.send; the throughput ratio is Minutes / baseline
@@ -17,9 +23,10 @@
  *              Bottleneck in the model path, minutes with the store's building blocks timed
  *
  * Usage: npm run bench:load   (= npm run build && node bench/load.js)
- *   options: --runs N (default 1)  --channels N (100)  --messages N (20)  --latency MS (20)
+ *   options: --same-process | --both  --runs N (default 1)  --channels N (100)  --messages N (20)  --latency MS (20)
  *            --diagnose  --profile (CPU profile of the measured window → bench/out/load-prof/)
- *            --burst (no yield between dispatch rounds)  --out FILE (bench/out/load.json)
+ *            --burst (no yield between dispatch rounds)  --warm (one mention + reply per channel
+ *            before the measured window: the burst meets channels already activated)  --out FILE (bench/out/load.json)
  *            --dist DIR (compiled bot to load; default: a snapshot of ./dist taken at start, so a
  *            concurrent `npm run build` cannot swap the code between variants)
  * Exit status 1 when any message was lost, answered twice or out of order, or a run timed out.
@@ -32,17 +39,20 @@ const { fork, execFileSync } = require('node:child_process');
 const root = path.resolve(__dirname, '..');
 
 function parseArgs(argv) {
-  const o = { dist: '', runs: 1, channels: 100, messages: 20, latency: 20, diagnose: false, profile: false, burst: false, out: path.join(root, 'bench/out/load.json') };
+  const o = { arrangements: ['child'], dist: '', runs: 1, channels: 100, messages: 20, latency: 20, diagnose: false, profile: false, burst: false, warm: false, out: path.join(root, 'bench/out/load.json') };
   for (let i = 0; i < argv.length; i++) {
     const a = argv[i];
     const next = () => argv[++i];
-    if (a === '--runs') o.runs = Number(next());
+    if (a === '--same-process') o.arrangements = ['same'];
+    else if (a === '--both') o.arrangements = ['child', 'same'];
+    else if (a === '--runs') o.runs = Number(next());
     else if (a === '--channels') o.channels = Number(next());
     else if (a === '--messages') o.messages = Number(next());
     else if (a === '--latency') o.latency = Number(next());
     else if (a === '--diagnose') o.diagnose = true;
     else if (a === '--profile') o.profile = true;
     else if (a === '--burst') o.burst = true;
+    else if (a === '--warm') o.warm = true;
     else if (a === '--out') o.out = path.resolve(next());
     else if (a === '--dist') o.dist = path.resolve(next());
     else throw new Error(`unknown option ${a}`);
@@ -74,51 +84,60 @@ async function main() {
   }
   const git = (...a) => { try { return execFileSync('git', a, { cwd: root, encoding: 'utf8' }).trim(); } catch { return '?'; } };
   const source = { head: git('rev-parse', '--short', 'HEAD'), srcChanges: git('status', '--porcelain', '--', 'src').split('\n').filter(Boolean), dist: path.relative(root, o.dist) };
-  const common = ['--dist', o.dist, '--channels', String(o.channels), '--messages', String(o.messages), '--latency', String(o.latency), ...(o.burst ? ['--burst'] : [])];
-  const variants = [
-    { name: 'baseline', args: ['--mode', 'baseline'] },
-    { name: 'minutes', args: ['--mode', 'minutes'] },
-  ];
-  if (o.diagnose) {
+  const common = ['--dist', o.dist, '--channels', String(o.channels), '--messages', String(o.messages), '--latency', String(o.latency), ...(o.burst ? ['--burst'] : []), ...(o.warm ? ['--warm'] : [])];
+  const variants = [];
+  for (const fakes of o.arrangements) {
+    const at = ['--fakes', fakes];
     variants.push(
-      { name: 'minutes, data on tmpfs', args: ['--mode', 'minutes', '--data-root', '/dev/shm'] },
-      { name: 'minutes, no Bottleneck', args: ['--mode', 'minutes', '--limiter', 'none'] },
-      { name: 'minutes, store timed', args: ['--mode', 'minutes', '--breakdown'] },
+      { name: 'baseline', fakes, args: ['--mode', 'baseline', ...at] },
+      { name: 'minutes', fakes, args: ['--mode', 'minutes', ...at] },
     );
+    if (o.diagnose) {
+      variants.push(
+        { name: 'minutes, data on tmpfs', fakes, args: ['--mode', 'minutes', '--data-root', '/dev/shm', ...at] },
+        { name: 'minutes, no Bottleneck', fakes, args: ['--mode', 'minutes', '--limiter', 'none', ...at] },
+        { name: 'minutes, store timed', fakes, args: ['--mode', 'minutes', '--breakdown', ...at] },
+      );
+    }
   }
+  const ARR = { child: 'fakes in a child', same: 'same process' };
   const date = new Date().toISOString();
   const uptime = () => { try { return execFileSync('uptime', { encoding: 'utf8' }).trim(); } catch { return `loadavg ${os.loadavg().map((x) => x.toFixed(2)).join(' ')}`; } };
-  console.log(`load bench ${date}, node ${process.version}, ${os.cpus().length} cpus; ${o.channels} channels × ${o.messages} messages, model latency ${o.latency} ms`);
+  console.log(`load bench ${date}, node ${process.version}, ${os.cpus().length} cpus; ${o.channels} channels × ${o.messages} messages, model latency ${o.latency} ms${o.warm ? ', channels warmed' : ''}`);
   console.log(`bot: ${source.dist} (HEAD ${source.head}${source.srcChanges.length ? `; uncommitted in src/: ${source.srcChanges.join(', ')}` : ''})`);
   const results = [];
   for (let run = 1; run <= o.runs; run++) {
     for (const v of variants) {
       const before = uptime();
-      const profile = o.profile && v.name === 'minutes' ? ['--profile', path.join(root, `bench/out/load-prof/minutes-run${run}.cpuprofile`)] : [];
-      console.log(`run ${run}: ${v.name} … (${before})`);
+      const profile = o.profile && v.name === 'minutes' ? ['--profile', path.join(root, `bench/out/load-prof/minutes-${v.fakes}-run${run}.cpuprofile`)] : [];
+      console.log(`run ${run}: ${v.name}, ${ARR[v.fakes]} … (${before})`);
       const r = await runChild([...v.args, ...common, ...profile]);
-      results.push({ run, variant: v.name, uptimeBefore: before, ...r });
+      if (r.clock?.rtt) console.log(`  clock offset fakes − bot ${r.clock.offset.toFixed(3)} ms (IPC round trip ${r.clock.rtt.toFixed(3)} ms)`);
+      results.push({ run, variant: v.name, arrangement: v.fakes, uptimeBefore: before, ...r });
       if (profile.length) console.log(require('./load-profile.js').summarise(profile[1], 20, true));
     }
   }
 
   // ---- tables --------------------------------------------------------------------------------------
-  const base = (run) => results.find((r) => r.run === run && r.variant === 'baseline');
+  const base = (run, arrangement) => results.find((r) => r.run === run && r.arrangement === arrangement && r.variant === 'baseline');
   const lines = [];
-  lines.push('| run | variant | msgs/s | × baseline | turns (msgs/turn) | REST calls | lost / dup / out of order | peak RSS MB (idle) | CPU cores | event-loop delay p99 ms | load avg |');
-  lines.push('|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|');
+  lines.push('RSS, CPU and event-loop delay are the measuring process: the bot alone with the fakes in a child, bot + fakes in the same process; "fakes CPU" is the child\'s.');
+  lines.push('');
+  lines.push('| run | arrangement | variant | msgs/s | × baseline | turns (msgs/turn) | REST calls | lost / dup / out of order | peak RSS MB (idle) | CPU cores | fakes CPU cores | event-loop delay p99 ms | load avg |');
+  lines.push('|---|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|');
   for (const r of results) {
-    const b = base(r.run);
-    lines.push(`| ${r.run} | ${r.variant} | ${f1(r.messagesPerSecond)} | ${b ? (r.messagesPerSecond / b.messagesPerSecond).toFixed(2) : '–'} | ${r.turns} (${r.mergeRatio.toFixed(1)}) | ${r.restCalls} | ${r.lost} / ${r.duplicated} / ${r.outOfOrder}${r.timedOut ? ' TIMED OUT' : ''} | ${f1(r.rss.peakMB)} (${f1(r.rss.idleMB)}) | ${r.cpu.coresUsed.toFixed(2)} | ${f1(r.eventLoopDelayMs.p99 - 10)} | ${r.loadavgBefore.map((x) => x.toFixed(1)).join(' ')} |`);
+    const b = base(r.run, r.arrangement);
+    const fakesCpu = r.fakesProcess ? (r.fakesProcess.cpuS / (r.wallMs / 1000)).toFixed(2) : '–';
+    lines.push(`| ${r.run} | ${ARR[r.arrangement]} | ${r.variant} | ${f1(r.messagesPerSecond)} | ${b ? (r.messagesPerSecond / b.messagesPerSecond).toFixed(2) : '–'} | ${r.turns} (${r.mergeRatio.toFixed(1)}) | ${r.restCalls} | ${r.lost} / ${r.duplicated} / ${r.outOfOrder}${r.timedOut ? ' TIMED OUT' : ''} | ${f1(r.rss.peakMB)} (${f1(r.rss.idleMB)}) | ${r.cpu.coresUsed.toFixed(2)} | ${fakesCpu} | ${f1(r.eventLoopDelayMs.p99 - 10)} | ${r.loadavgBefore.map((x) => x.toFixed(1)).join(' ')} |`);
   }
   lines.push('');
   lines.push('Milliseconds, p50 / p95 per message:');
   lines.push('');
-  lines.push('| run | variant | **overhead, own** | overhead, raw | receipt→model-sent, own | model-done→send-issued | queue wait (channel busy) | REST queue (discord.js) | model-sent→fake model has it | gateway dispatch→receipt |');
-  lines.push('|---|---|---:|---:|---:|---:|---:|---:|---:|---:|');
+  lines.push('| run | arrangement | variant | **overhead, own** | overhead, raw | receipt→model-sent, own | model-done→send-issued | queue wait (channel busy) | REST queue (discord.js) | model-sent→fake model has it | gateway dispatch→receipt | own, message 0 (first turn) | own, messages 1+ |');
+  lines.push('|---|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|');
   for (const r of results) {
     const m = r.ms;
-    lines.push(`| ${r.run} | ${r.variant} | **${pp(m.overheadOwn)}** | ${pp(m.overheadRaw)} | ${pp(m.preOwn)} | ${pp(m.post)} | ${pp(m.queueWait)} | ${pp(m.restWait)} | ${pp(m.modelOut)} | ${pp(m.gateway)} |`);
+    lines.push(`| ${r.run} | ${ARR[r.arrangement]} | ${r.variant} | **${pp(m.overheadOwn)}** | ${pp(m.overheadRaw)} | ${pp(m.preOwn)} | ${pp(m.post)} | ${pp(m.queueWait)} | ${pp(m.restWait)} | ${pp(m.modelOut)} | ${pp(m.gateway)} | ${pp(m.ownFirstTurn)} | ${pp(m.ownLaterTurns)} |`);
   }
   const bd = results.filter((r) => r.breakdown && Object.keys(r.breakdown).length);
   if (bd.length) {
@@ -135,7 +154,7 @@ async function main() {
   fs.writeFileSync(o.out, JSON.stringify({ date, options: o, source, results }, null, 2));
   console.log(`wrote ${path.relative(root, o.out)}`);
   const bad = results.filter((r) => r.lost || r.duplicated || r.outOfOrder || r.wrongReplyRef || r.timedOut || r.problems.length || r.unhandled.length);
-  for (const r of bad) console.log(`FAIL run ${r.run} ${r.variant}: lost ${r.lost}, duplicated ${r.duplicated}, out of order ${r.outOfOrder}, wrong reply ref ${r.wrongReplyRef}, timed out ${r.timedOut}, fake problems ${r.problems.length}, unhandled ${r.unhandled.join(', ')}`);
+  for (const r of bad) console.log(`FAIL run ${r.run} ${r.variant} (${ARR[r.arrangement]}): lost ${r.lost}, duplicated ${r.duplicated}, out of order ${r.outOfOrder}, wrong reply ref ${r.wrongReplyRef}, timed out ${r.timedOut}, fake problems ${r.problems.length}, unhandled ${r.unhandled.join(', ')}`);
   process.exitCode = bad.length ? 1 : 0;
 }
 
