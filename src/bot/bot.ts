@@ -179,8 +179,10 @@ export class MinutesBot {
     if (!p) {
       p = (async () => {
         await this.o.runtime.store.ensureChannel(ref);
-        await this.o.secretary?.noteChannel?.(this.o.runtime.store.parentRef(ref));
         this.active.add(dir);
+        // Recorded behind the message: only automatic condensations read it, much later.
+        void this.o.secretary?.noteChannel?.(this.o.runtime.store.parentRef(ref))
+          .catch((err) => this.log.warn({ err: (err as Error).message }, 'could not record the first run in this channel'));
       })();
       this.activating.set(dir, p);
       p.catch(() => this.activating.delete(dir));

@@ -52,6 +52,9 @@ export class ChannelStore {
   private readonly log: Logger;
   /** Per conversation, the first ensureChannel in flight or done: a burst shares one check. */
   private readonly ensured = new Map<string, Promise<void>>();
+  private readonly pathCache = new Map<string, ChannelPaths>();
+  /** Folders known to exist, so an append does not mkdir every time. */
+  private readonly knownDirs = new Set<string>();
 
   constructor(opts: StoreOptions) {
     this.root = opts.root;
@@ -60,8 +63,15 @@ export class ChannelStore {
     this.queue = opts.queue ?? new KeyedQueue();
   }
 
+  /** Paths are pure in the ref; computed once per conversation (the hot path asks per message). */
   paths(ref: ChannelRef): ChannelPaths {
-    return channelPaths(this.root, ref);
+    const key = ref.kind === 'local' ? `l|${ref.name}` : `d|${ref.guildId}|${ref.channelId}|${ref.threadId ?? ''}|${ref.privateThread ? 1 : 0}`;
+    let p = this.pathCache.get(key);
+    if (!p) {
+      p = channelPaths(this.root, ref);
+      this.pathCache.set(key, p);
+    }
+    return p;
   }
 
   fileFor(p: ChannelPaths, name: MemoryFileName): string {
@@ -250,11 +260,20 @@ export class ChannelStore {
   }
 
   private async appendJsonlUnqueued(file: string, record: unknown): Promise<void> {
-    await fs.mkdir(path.dirname(file), { recursive: true });
+    const dir = path.dirname(file);
+    if (!this.knownDirs.has(dir)) {
+      await fs.mkdir(dir, { recursive: true });
+      this.knownDirs.add(dir);
+    }
     const line = redactSecrets(JSON.stringify(record)) + '\n';
     // O_APPEND writes of one line are not interleaved; a crash can only tear the last line,
     // which readers skip.
-    await fs.appendFile(file, line, 'utf8');
+    await fs.appendFile(file, line, 'utf8').catch(async (err: NodeJS.ErrnoException) => {
+      if (err.code !== 'ENOENT') throw err;
+      // The folder was removed while we ran (a person cleaning up): recreate it and append.
+      await fs.mkdir(dir, { recursive: true });
+      await fs.appendFile(file, line, 'utf8');
+    });
   }
 
   private async readForWrite(file: string, name: MemoryFileName, useTemplate: boolean): Promise<string> {
