@@ -44,6 +44,8 @@ describe('the Secretary on Discord', () => {
     // The bot has worked in the channel before (auto triggers count from then).
     const q = h.discord.userSays(general.id, alice.id, 'hello', { mentionsBot: true });
     await h.discord.waitForBotMessage(general.id, { after: q.id });
+    // The folder's templates are written alongside the first turn; wait for them.
+    await h.discord.waitFor(() => (fs.existsSync(path.join(h.dataDir, guild.id, general.id, 'MEMORY.md')) ? true : undefined), 5000, 'templates');
   });
   afterEach(async () => { await h.close(); });
 
