@@ -1,6 +1,6 @@
 import fs from 'node:fs';
 import {
-  ChannelType, ChatInputCommandInteraction, PermissionFlagsBits, Client, DiscordAPIError, Events, Guild, GuildBasedChannel, Interaction, Message,
+  ChatInputCommandInteraction, PermissionFlagsBits, Client, DiscordAPIError, Events, Guild, GuildBasedChannel, Interaction, Message,
   PartialMessage, TextBasedChannel,
 } from 'discord.js';
 import type { CommandContext } from '../chat/commands';
@@ -12,6 +12,7 @@ import { ModelError } from '../llm/errors';
 import type { ChannelRef } from '../memory/paths';
 import { refLabel } from '../memory/paths';
 import { NO_PINGS } from './client';
+import { refOfChannel } from './refs';
 import { decide, MessageFacts, placeAllowed } from './gate';
 import { Inbox, Pending } from './inbox';
 import { splitReply } from './split';
@@ -45,6 +46,8 @@ export class MinutesBot {
   readonly inbox: Inbox;
   private readonly active = new Set<string>();
   private readonly activating = new Map<string, Promise<void>>();
+  /** Work started behind a message; shutdown waits for it. */
+  private readonly background = new Set<Promise<unknown>>();
   private readonly reportedPermission = new Set<string>();
   private stopping = false;
 
@@ -97,28 +100,18 @@ export class MinutesBot {
 
   private async refForInteraction(ix: ChatInputCommandInteraction): Promise<ChannelRef | null> {
     const ch = ix.channel ?? await this.o.client.channels.fetch(ix.channelId).catch(() => null);
-    if (!ch || !ix.guildId || ch.isDMBased()) return null;
-    if (ch.isThread()) {
-      if (!ch.parentId) return null;
-      return { kind: 'discord', guildId: ix.guildId, channelId: ch.parentId, threadId: ch.id, privateThread: ch.type === ChannelType.PrivateThread };
-    }
-    return { kind: 'discord', guildId: ix.guildId, channelId: ch.id };
+    return refOfChannel(ix.guildId, ch && ch.isTextBased() ? ch : null);
   }
 
   /** Stops taking new messages and waits for turns in flight. */
   async drain(): Promise<void> {
     this.stopping = true;
     await this.inbox.idle();
+    await Promise.all([...this.background]);
   }
 
   refFor(message: Message | PartialMessage): ChannelRef | null {
-    const ch = message.channel;
-    if (!message.guildId || !ch) return null;
-    if (ch.isThread()) {
-      if (!ch.parentId) return null;
-      return { kind: 'discord', guildId: message.guildId, channelId: ch.parentId, threadId: ch.id, privateThread: ch.type === ChannelType.PrivateThread };
-    }
-    return { kind: 'discord', guildId: message.guildId, channelId: ch.id };
+    return refOfChannel(message.guildId, message.channel);
   }
 
   private async onMessage(m: Message): Promise<void> {
@@ -181,8 +174,12 @@ export class MinutesBot {
         await this.o.runtime.store.ensureChannel(ref);
         this.active.add(dir);
         // Recorded behind the message: only automatic condensations read it, much later.
-        void this.o.secretary?.noteChannel?.(this.o.runtime.store.parentRef(ref))
+        const noted = this.o.secretary?.noteChannel?.(this.o.runtime.store.parentRef(ref))
           .catch((err) => this.log.warn({ err: (err as Error).message }, 'could not record the first run in this channel'));
+        if (noted) {
+          const tracked: Promise<unknown> = noted.finally(() => this.background.delete(tracked));
+          this.background.add(tracked);
+        }
       })();
       this.activating.set(dir, p);
       p.catch(() => this.activating.delete(dir));

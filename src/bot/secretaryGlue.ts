@@ -17,6 +17,7 @@ import { KeyedQueue } from '../memory/queue';
 import { refLabel } from '../memory/paths';
 import { findMissingCondensations, queueFile } from './auditThreads';
 import { discordPoster, gatherAll, gatherFrom } from './gather';
+import { refOfChannel } from './refs';
 import { placeAllowed } from './gate';
 import { isAdmin, SecretaryCommands } from './slash';
 
@@ -298,9 +299,7 @@ export class DiscordSecretary implements SecretaryCommands {
   }
 
   private refOf(ch: TextBasedChannel): ChannelRef {
-    const c = ch as TextBasedChannel & { guildId: string; parentId?: string | null };
-    if (ch.isThread()) return { kind: 'discord', guildId: c.guildId, channelId: c.parentId!, threadId: ch.id, privateThread: ch.type === ChannelType.PrivateThread };
-    return { kind: 'discord', guildId: c.guildId, channelId: ch.id };
+    return refOfChannel((ch as { guildId?: string }).guildId ?? null, ch)!;
   }
 
   /** Default: anyone who can post there; the config can name roles or users instead. */

@@ -1,7 +1,6 @@
-import fs from 'node:fs';
 import type { Client } from 'discord.js';
 import type { CliIO } from '../cli/main';
-import type { Settings } from '../config/load';
+import { probeWritable, type Settings } from '../config/load';
 import { createRuntime, Runtime, RuntimeOptions } from '../chat/runtime';
 import type { Logger } from '../log/logger';
 import { BotOptions, MinutesBot } from './bot';
@@ -72,15 +71,8 @@ function loginProblem(err: unknown): string {
 }
 
 function checkDataRoot(dir: string): void {
-  try {
-    fs.mkdirSync(dir, { recursive: true });
-    fs.accessSync(dir, fs.constants.W_OK);
-    const probe = `${dir}/.write-test-${process.pid}`;
-    fs.writeFileSync(probe, '');
-    fs.rmSync(probe);
-  } catch (err) {
-    throw new StartupError(`the data root ${dir} is not writable (${(err as NodeJS.ErrnoException).code ?? 'error'}): set MINUTES_DATA_DIR to a folder this user can write`);
-  }
+  const problem = probeWritable(dir);
+  if (problem) throw new StartupError(`the data root ${dir} is not writable (${problem}): set MINUTES_DATA_DIR to a folder this user can write`);
 }
 
 /** `npm start`: serve until SIGINT/SIGTERM, then shut down cleanly. */

@@ -1,4 +1,4 @@
-import type { Settings } from '../config/load';
+import { providerEnv, type Settings } from '../config/load';
 import type { Logger } from '../log/logger';
 import { createModelClient } from '../llm/provider';
 import type { ModelClient } from '../llm/types';
@@ -40,13 +40,7 @@ export async function createRuntime(settings: Settings, logger: Logger, opts: Ru
   const { config } = settings;
   const model = opts.model ?? await createModelClient({
     logger,
-    env: {
-      ANTHROPIC_API_KEY: settings.anthropic.apiKey,
-      ANTHROPIC_BASE_URL: settings.anthropic.baseURL,
-      OPENAI_API_KEY: settings.openai.apiKey,
-      OPENAI_BASE_URL: settings.openai.baseURL,
-      REDIS_URL: settings.redisUrl,
-    },
+    env: providerEnv(settings),
     provider: config.provider,
     models: config.models,
     limits: {

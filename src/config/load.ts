@@ -123,3 +123,27 @@ export function readConfigFile(file: string): ConfigFile {
   }
   return r.data;
 }
+
+/** The keys and base URLs the model layer reads, from validated settings (never process.env). */
+export function providerEnv(s: Settings): Record<string, string | undefined> {
+  return {
+    ANTHROPIC_API_KEY: s.anthropic.apiKey,
+    ANTHROPIC_BASE_URL: s.anthropic.baseURL,
+    OPENAI_API_KEY: s.openai.apiKey,
+    OPENAI_BASE_URL: s.openai.baseURL,
+    REDIS_URL: s.redisUrl,
+  };
+}
+
+/** Whether this process can create and write files under `dir`; the error code when it cannot. */
+export function probeWritable(dir: string): string | null {
+  try {
+    fs.mkdirSync(dir, { recursive: true });
+    const probe = path.join(dir, `.write-test-${process.pid}`);
+    fs.writeFileSync(probe, '');
+    fs.rmSync(probe);
+    return null;
+  } catch (err) {
+    return (err as NodeJS.ErrnoException).code ?? 'error';
+  }
+}

@@ -1,9 +1,8 @@
-import fs from 'node:fs';
 import { createModelClient } from '../../llm/provider';
 import { ModelError } from '../../llm/errors';
 import { silentLogger } from '../../log/logger';
 import type { Finding } from '../../bot/doctor';
-import { ConfigError, loadDotEnv, loadSettings, Settings } from '../../config/load';
+import { ConfigError, loadDotEnv, loadSettings, probeWritable, providerEnv, Settings } from '../../config/load';
 import type { CliIO } from '../main';
 
 /**
@@ -33,15 +32,10 @@ export async function runDoctor(io: CliIO): Promise<number> {
 }
 
 function dataRootFinding(dir: string): Finding {
-  try {
-    fs.mkdirSync(dir, { recursive: true });
-    const probe = `${dir}/.doctor-${process.pid}`;
-    fs.writeFileSync(probe, '');
-    fs.rmSync(probe);
-    return { ok: true, check: 'data root', detail: `${dir} is writable` };
-  } catch (err) {
-    return { ok: false, check: 'data root', detail: `${dir} is not writable (${(err as NodeJS.ErrnoException).code}): set MINUTES_DATA_DIR to a folder this user can write` };
-  }
+  const problem = probeWritable(dir);
+  return problem
+    ? { ok: false, check: 'data root', detail: `${dir} is not writable (${problem}): set MINUTES_DATA_DIR to a folder this user can write` }
+    : { ok: true, check: 'data root', detail: `${dir} is writable` };
 }
 
 async function providerFindings(io: CliIO, settings: Settings): Promise<Finding[]> {
@@ -52,10 +46,8 @@ async function providerFindings(io: CliIO, settings: Settings): Promise<Finding[
   }
   const client = await createModelClient({
     logger: silentLogger(),
-    env: {
-      ANTHROPIC_API_KEY: settings.anthropic.apiKey, ANTHROPIC_BASE_URL: settings.anthropic.baseURL,
-      OPENAI_API_KEY: settings.openai.apiKey, OPENAI_BASE_URL: settings.openai.baseURL,
-    },
+    // No REDIS_URL: the doctor's one call needs no shared limit.
+    env: { ...providerEnv(settings), REDIS_URL: undefined },
     provider: settings.config.provider,
     models: settings.config.models,
     retry: { maxAttempts: 1 },
