@@ -46,8 +46,6 @@ export class MinutesBot {
   readonly inbox: Inbox;
   private readonly active = new Set<string>();
   private readonly activating = new Map<string, Promise<void>>();
-  /** Work started behind a message; shutdown waits for it. */
-  private readonly background = new Set<Promise<unknown>>();
   private readonly reportedPermission = new Set<string>();
   private stopping = false;
 
@@ -107,7 +105,6 @@ export class MinutesBot {
   async drain(): Promise<void> {
     this.stopping = true;
     await this.inbox.idle();
-    await Promise.all([...this.background]);
   }
 
   refFor(message: Message | PartialMessage): ChannelRef | null {
@@ -173,13 +170,9 @@ export class MinutesBot {
       p = (async () => {
         await this.o.runtime.store.ensureChannel(ref);
         this.active.add(dir);
-        // Recorded behind the message: only automatic condensations read it, much later.
-        const noted = this.o.secretary?.noteChannel?.(this.o.runtime.store.parentRef(ref))
+        // Awaited: an automatic condensation right after the first message must see this record.
+        await this.o.secretary?.noteChannel?.(this.o.runtime.store.parentRef(ref))
           .catch((err) => this.log.warn({ err: (err as Error).message }, 'could not record the first run in this channel'));
-        if (noted) {
-          const tracked: Promise<unknown> = noted.finally(() => this.background.delete(tracked));
-          this.background.add(tracked);
-        }
       })();
       this.activating.set(dir, p);
       p.catch(() => this.activating.delete(dir));
