@@ -311,6 +311,13 @@ async function main() {
   const series = {
     gateway: [], queueWait: [], preRaw: [], preOwn: [], post: [], overheadRaw: [], overheadOwn: [],
     restWait: [], model: [], modelOut: [], modelBack: [], endToEnd: [], ownFirstTurn: [], ownLaterTurns: [], sendResolve: [],
+    overheadOwnBot: [], ownBotFirstTurn: [], ownBotLaterTurns: [],
+  };
+  /** When the bot learned that a reply was sent (its send resolved): the trace of any key in it. */
+  const sendDoneOf = (r) => {
+    const k = (String(r.content ?? '').match(KEY) ?? [])[0];
+    const rec = k ? byId.get(idOfKey.get(k)) : undefined;
+    return rec?.marks['send-done']?.[0];
   };
   /** per turn (the batch's last message is its trigger) */
   const turnOwn = [];
@@ -336,6 +343,14 @@ async function main() {
     series.overheadOwn.push(sent - start + issued - done);
     // the channel's first turn (message 0 alone: creates the channel's files) vs the merged later ones
     (rec.m === 0 ? series.ownFirstTurn : series.ownLaterTurns).push(sent - start + issued - done);
+    // The same, with the channel free once the bot's own send resolved (it cannot take the next
+    // batch before: replies stay in order); the gap to the fake's answer is discord.js's REST work.
+    const freeBot = idx > 0 ? sendDoneOf(chReplies[idx - 1]) : -Infinity;
+    if (freeBot !== undefined) {
+      const own = sent - Math.max(recv, freeBot) + issued - done;
+      series.overheadOwnBot.push(own);
+      (rec.m === 0 ? series.ownBotFirstTurn : series.ownBotLaterTurns).push(own);
+    }
     series.model.push(done - sent);
     if (q) {
       series.modelOut.push(q.at - sent);

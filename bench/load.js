@@ -133,11 +133,13 @@ async function main() {
   lines.push('');
   lines.push('Milliseconds, p50 / p95 per message:');
   lines.push('');
-  lines.push('| run | arrangement | variant | **overhead, own** | overhead, raw | receipt→model-sent, own | model-done→send-issued | queue wait (channel busy) | REST queue (discord.js) | model-sent→fake model has it | gateway dispatch→receipt | own, message 0 (first turn) | own, messages 1+ |');
-  lines.push('|---|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|');
+  lines.push('Own overhead counts from when the channel was free: **bot** = when the bot\'s previous send resolved (it cannot take the next batch before, replies stay in order); fake = when the fake Discord received that reply (adds discord.js\'s handling of the response).');
+  lines.push('');
+  lines.push('| run | arrangement | variant | **overhead, own (bot)** | own, message 0 / 1+ (bot) | overhead, own (fake) | overhead, raw | receipt→model-sent, own | model-done→send-issued | queue wait (channel busy) | REST queue (discord.js) | model-sent→fake model has it | gateway dispatch→receipt | own, message 0 / 1+ (fake) |');
+  lines.push('|---|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|');
   for (const r of results) {
     const m = r.ms;
-    lines.push(`| ${r.run} | ${ARR[r.arrangement]} | ${r.variant} | **${pp(m.overheadOwn)}** | ${pp(m.overheadRaw)} | ${pp(m.preOwn)} | ${pp(m.post)} | ${pp(m.queueWait)} | ${pp(m.restWait)} | ${pp(m.modelOut)} | ${pp(m.gateway)} | ${pp(m.ownFirstTurn)} | ${pp(m.ownLaterTurns)} |`);
+    lines.push(`| ${r.run} | ${ARR[r.arrangement]} | ${r.variant} | **${pp(m.overheadOwnBot)}** | ${pp(m.ownBotFirstTurn)} · ${pp(m.ownBotLaterTurns)} | ${pp(m.overheadOwn)} | ${pp(m.overheadRaw)} | ${pp(m.preOwn)} | ${pp(m.post)} | ${pp(m.queueWait)} | ${pp(m.restWait)} | ${pp(m.modelOut)} | ${pp(m.gateway)} | ${pp(m.ownFirstTurn)} · ${pp(m.ownLaterTurns)} |`);
   }
   const bd = results.filter((r) => r.breakdown && Object.keys(r.breakdown).length);
   if (bd.length) {

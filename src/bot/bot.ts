@@ -39,13 +39,14 @@ export interface BotOptions {
   trace?: (messageId: string, stage: TraceStage, at: number) => void;
 }
 
-export type TraceStage = 'received' | 'model-sent' | 'model-done' | 'send-issued';
+export type TraceStage = 'received' | 'model-sent' | 'model-done' | 'send-issued' | 'send-done';
 
 /** Ties Discord events to the chat pipeline. One instance per process. */
 export class MinutesBot {
   readonly inbox: Inbox;
   private readonly active = new Set<string>();
-  private readonly activating = new Map<string, Promise<void>>();
+  /** Conversations whose folder and first-run record were started by this process. */
+  private readonly activated = new Set<string>();
   private readonly reportedPermission = new Set<string>();
   private stopping = false;
 
@@ -136,9 +137,8 @@ export class MinutesBot {
     const inbound = this.toInbound(m, botId);
     inbound.addressed = decision === 'answer';
     inbound.mayForget = isAdmin(facts.roleIds, Boolean(m.member?.permissions.has(PermissionFlagsBits.ManageMessages)), this.o.runtime.settings.config.discord);
-    // Every message of a conversation awaits the same activation promise, so they resume in
-    // arrival order; the inbox is filled before any other await, which keeps that order.
-    await this.activate(ref);
+    // No await before the inbox: messages of a conversation reach it in arrival order.
+    this.activate(ref);
     this.o.trace?.(m.id, 'received', receivedAt);
     if (decision === 'answer') this.inbox.trigger(ref, inbound);
     else this.inbox.note(ref, inbound);
@@ -162,22 +162,21 @@ export class MinutesBot {
     await this.o.runtime.store.appendJsonl(ref, this.o.runtime.store.paths(ref).log, { type: 'edit', id: m.id, at: this.o.runtime.clock().toISOString(), content: m.content });
   }
 
-  /** The first message in a conversation creates its folder; a burst shares that one step. */
-  private activate(ref: ChannelRef): Promise<void> {
+  /**
+   * The first message in a conversation creates its folder and the Secretary's first-run record,
+   * behind the reply rather than before it: the turn needs neither, every write creates what it
+   * needs, and the Secretary waits for its own record before an automatic condensation reads it.
+   */
+  private activate(ref: ChannelRef): void {
     const dir = this.o.runtime.store.paths(ref).convDir;
-    let p = this.activating.get(dir);
-    if (!p) {
-      p = (async () => {
-        await this.o.runtime.store.ensureChannel(ref);
-        this.active.add(dir);
-        // Awaited: an automatic condensation right after the first message must see this record.
-        await this.o.secretary?.noteChannel?.(this.o.runtime.store.parentRef(ref))
-          .catch((err) => this.log.warn({ err: (err as Error).message }, 'could not record the first run in this channel'));
-      })();
-      this.activating.set(dir, p);
-      p.catch(() => this.activating.delete(dir));
-    }
-    return p;
+    if (this.activated.has(dir)) return;
+    this.activated.add(dir);
+    this.active.add(dir);
+    // The folder itself is created by the first turn (ChatEngine), the log by its first append.
+    this.o.secretary?.noteChannel?.(this.o.runtime.store.parentRef(ref))?.catch((err) => {
+      this.activated.delete(dir);
+      this.log.error({ channel: refLabel(ref), err: (err as Error).message }, 'could not record the first run in this channel; check the data root');
+    });
   }
 
   private isActive(ref: ChannelRef): boolean {
@@ -209,9 +208,13 @@ export class MinutesBot {
     const ref = batch.ref;
     const channelId = ref.kind === 'discord' ? (ref.threadId ?? ref.channelId) : null;
     if (!channelId) return;
-    const channel = await client.channels.fetch(channelId).catch(() => null);
+    // From the cache when it can: each await before the model call waits behind a burst's events.
+    const channel = client.channels.cache.get(channelId) ?? await client.channels.fetch(channelId).catch(() => null);
     if (!channel || !channel.isTextBased() || !('send' in channel)) return;
-    if (!channel.isDMBased() && !(await this.checkPermissions(channel as GuildBasedChannel & TextBasedChannel, ref))) return;
+    if (!channel.isDMBased()) {
+      const missing = missingPermissions(botPermissionsIn(channel as GuildBasedChannel & TextBasedChannel), channel.isThread());
+      if (missing.length && !(await this.reportMissing(channel as GuildBasedChannel & TextBasedChannel, ref, missing))) return;
+    }
     const stopTyping = this.keepTyping(channel, ref);
     let text: string;
     try {
@@ -235,6 +238,7 @@ export class MinutesBot {
           ...(i === 0 && batch.replyTo ? { reply: { messageReference: batch.replyTo, failIfNotExists: false } } : {}),
         });
       }
+      batch.messages.forEach((m) => this.o.trace?.(m.id, 'send-done', performance.now()));
     } catch (err) {
       this.reportSendFailure(err, ref);
     }
@@ -267,13 +271,11 @@ export class MinutesBot {
   }
 
   /**
-   * Checks what the bot may do here before working. A gap is reported once per channel, in the
-   * log and, when the bot can still post, in the channel; false when it cannot answer at all.
+   * A permission the bot lacks here is reported once per channel, in the log and, when the bot
+   * can still post, in the channel; false when it cannot answer at all.
    */
-  private async checkPermissions(channel: GuildBasedChannel & TextBasedChannel, ref: ChannelRef): Promise<boolean> {
+  private async reportMissing(channel: GuildBasedChannel & TextBasedChannel, ref: ChannelRef, missing: string[]): Promise<boolean> {
     const inThread = channel.isThread();
-    const missing = missingPermissions(botPermissionsIn(channel), inThread);
-    if (!missing.length) return true;
     const speak = canSpeak(missing, inThread);
     const label = refLabel(ref);
     if (!this.reportedPermission.has(label)) {

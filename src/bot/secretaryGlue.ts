@@ -43,6 +43,8 @@ export class DiscordSecretary implements SecretaryCommands {
    */
   private readonly perChannel = new KeyedQueue();
   private tasks: ScheduledTask[] = [];
+  /** Per channel, the first-run record this process started (see noteChannel). */
+  private readonly firstRuns = new Map<string, Promise<void>>();
 
   constructor(private readonly o: {
     client: Client; runtime: Runtime; sweepSchedule?: string; auditSchedule?: string;
@@ -76,11 +78,27 @@ export class DiscordSecretary implements SecretaryCommands {
   async stop(): Promise<void> {
     for (const t of this.tasks) await t.destroy();
     this.tasks = [];
+    await Promise.all([...this.firstRuns.values()].map((p) => p.catch(() => undefined)));
   }
 
-  /** Records when the Secretary first worked in a channel: auto triggers ignore older archives. */
-  async noteChannel(ref: ChannelRef): Promise<void> {
-    await ensureFirstRun(this.o.runtime.store, ref, this.o.runtime.clock());
+  /**
+   * Records when the Secretary first worked in a channel: auto triggers ignore older archives.
+   * The bot does not wait for it; `firstRunNoted` lets a trigger that follows at once wait.
+   */
+  noteChannel(ref: ChannelRef): Promise<void> {
+    const key = this.o.runtime.store.paths(ref).channelStateDir;
+    let p = this.firstRuns.get(key);
+    if (!p) {
+      p = ensureFirstRun(this.o.runtime.store, ref, this.o.runtime.clock()).then(() => undefined);
+      this.firstRuns.set(key, p);
+      p.catch(() => this.firstRuns.delete(key));
+    }
+    return p;
+  }
+
+  /** Waits for a first-run record this process started for the channel, if any. */
+  private async firstRunNoted(ref: ChannelRef): Promise<void> {
+    await this.firstRuns.get(this.o.runtime.store.paths(ref).channelStateDir)?.catch(() => undefined);
   }
 
   // ---- slash commands -----------------------------------------------------------------------
@@ -173,6 +191,7 @@ export class DiscordSecretary implements SecretaryCommands {
         if (done >= SWEEP_MAX_PER_RUN) return done;
         if (ch.type !== ChannelType.GuildText && ch.type !== ChannelType.GuildForum) continue;
         const ref: ChannelRef = { kind: 'discord', guildId: guild.id, channelId: ch.id };
+        await this.firstRunNoted(ref);
         const ledger = await readLedger(this.o.runtime.store, ref);
         if (!ledger.firstRunAt) continue;
         // Private archived threads need Manage Threads to list; without it they are skipped.
@@ -255,6 +274,7 @@ export class DiscordSecretary implements SecretaryCommands {
 
   private async autoCondense(thread: AnyThreadChannel, archivedAt: Date | undefined): Promise<CondenseResult | null> {
     const ref = this.refOf(thread);
+    await this.firstRunNoted(ref);
     const ledger = await readLedger(this.o.runtime.store, ref);
     const messages = await gatherAll(thread);
     const since = messagesSince(humanMessages(messages), lastCondensedMessageId(ledger, thread.id));

@@ -1,5 +1,5 @@
 import { AsyncLocalStorage } from 'node:async_hooks';
-import fs from 'node:fs/promises';
+import fs from 'node:fs';
 import path from 'node:path';
 import type { Logger } from '../log/logger';
 import { ModelError } from '../llm/errors';
@@ -14,10 +14,11 @@ import type { ChannelStore } from '../memory/store';
 import { assemblePrompt, AssembledPrompt } from '../prompt/assemble';
 import { BOT_INSTRUCTIONS } from '../prompt/instructions';
 import {
-  ConversationState, conversationFile, InboundMessage, loadConversation, mergeUserTurn, renderUserPart, withoutMessage,
+  ConversationState, conversationFile, emptyConversation, InboundMessage, loadConversation, mergeUserTurn, renderUserPart, withoutMessage,
 } from './conversation';
 import type { UsageBook } from './usage';
 import { explicitMemoryOps } from '../upkeep/consolidate';
+import { TEMPLATES } from '../memory/templates';
 
 export interface ChatSettings {
   contextMaxChars: number;
@@ -90,9 +91,23 @@ export class ChatEngine {
   /** The conversation as the engine holds it (loaded from disk on first use). */
   async conversation(ref: ChannelRef): Promise<ConversationState> {
     const key = this.key(ref);
+    const held = this.heldOrNew(ref);
+    if (held) return held;
+    const loaded = await loadConversation(this.o.store, ref);
+    const c = this.conversations.get(key) ?? loaded;
+    this.conversations.set(key, c);
+    return c;
+  }
+
+  /**
+   * The conversation when no file read is needed: already held, or new (no file yet). Synchronous,
+   * so a channel's first turn does not wait behind a burst's other events for an empty answer.
+   */
+  private heldOrNew(ref: ChannelRef): ConversationState | undefined {
+    const key = this.key(ref);
     let c = this.conversations.get(key);
-    if (!c) {
-      c = await loadConversation(this.o.store, ref);
+    if (!c && !fs.existsSync(conversationFile(this.o.store, ref))) {
+      c = emptyConversation();
       this.conversations.set(key, c);
     }
     return c;
@@ -126,8 +141,7 @@ export class ChatEngine {
   /** The recall that would be injected for this text, exactly as a turn would compute it. */
   async recallFor(ref: ChannelRef, query: string): Promise<{ result: RecallResult; block: string }> {
     const p = this.o.store.paths(ref);
-    const context = await this.files.read(p.context);
-    return this.runRecall(ref, query, context);
+    return this.runRecall(ref, query, this.files.read(p.context));
   }
 
   async idle(): Promise<void> {
@@ -155,12 +169,18 @@ export class ChatEngine {
 
   private async turn(ref: ChannelRef, messages: InboundMessage[], opts: TurnOptions): Promise<ChatReply> {
     const store = this.o.store;
-    const p = await store.ensureChannel(ref);
+    const p = store.paths(ref);
+    // The channel's folder and templates are created behind the model call, not before it: the
+    // first message in a channel needs none of them (missing files read as empty, and CONTEXT.md
+    // as its template), and every write below creates what it needs.
+    void store.ensureChannel(ref).catch((err) => this.o.logger.error({ channel: p.convDir, err: (err as Error).message }, 'could not create the channel folder; check the data root'));
     const ws = workspaceDir(store.root);
-    const [context, soul, agents] = await Promise.all([
-      this.files.read(p.context), this.files.read(path.join(ws, 'SOUL.md')), this.files.read(path.join(ws, 'AGENTS.md')),
-    ]);
-    const memoryNotes = await this.applyExplicitRequests(ref, messages);
+    const context = this.files.read(p.context) ?? TEMPLATES['CONTEXT.md'];
+    const soul = this.files.read(path.join(ws, 'SOUL.md'));
+    const agents = this.files.read(path.join(ws, 'AGENTS.md'));
+    // Awaits only when there is work: each await on this path waits behind a burst's other events.
+    const asking = messages.filter((m) => m.addressed !== false && EXPLICIT_REQUEST.test(m.content));
+    const memoryNotes = asking.length ? await this.applyExplicitRequests(ref, asking) : [];
     const newest = mergeUserTurn(messages);
     const query = messages.map((m) => m.content).join('\n');
     const { result, block } = this.runRecall(ref, query, context);
@@ -171,7 +191,7 @@ export class ChatEngine {
       contextMaxChars: this.o.settings.contextMaxChars,
       conversation, newest, recallBlock: block,
     });
-    let conversation = await this.conversation(ref);
+    let conversation = this.heldOrNew(ref) ?? await this.conversation(ref);
     let prompt = build(conversation);
     let res;
     opts.trace?.('model-sent');
@@ -209,11 +229,8 @@ export class ChatEngine {
   }
 
   /** "remember that …" / "forget …" are applied at once; the reply says what was done. */
-  private async applyExplicitRequests(ref: ChannelRef, messages: InboundMessage[]): Promise<string[]> {
+  private async applyExplicitRequests(ref: ChannelRef, asking: InboundMessage[]): Promise<string[]> {
     const notes: string[] = [];
-    // Most messages ask nothing of memory: skip the file read for them.
-    const asking = messages.filter((m) => m.addressed !== false && EXPLICIT_REQUEST.test(m.content));
-    if (!asking.length) return notes;
     const memory = (await this.o.store.read(this.o.store.parentRef(ref), 'MEMORY.md').catch(() => null)) ?? '';
     for (const m of asking) {
       const proposed = explicitMemoryOps(m.content, memory, `${m.authorName}, msg ${m.id}`);
@@ -249,19 +266,29 @@ export class ChatEngine {
   }
 }
 
+/**
+ * CONTEXT.md, SOUL.md and AGENTS.md, re-read only when their size or mtime changes. Synchronous on
+ * purpose: a stat takes microseconds, while an async one waits for the thread pool, which a burst
+ * of messages keeps busy with log appends (recall stats its files the same way).
+ */
 class StatCachedFiles {
   private readonly cache = new Map<string, { mtimeMs: number; size: number; text: string }>();
 
-  async read(file: string): Promise<string | null> {
-    const st = await fs.stat(file).catch(() => null);
+  read(file: string): string | null {
+    const st = fs.statSync(file, { throwIfNoEntry: false });
     if (!st) {
       this.cache.delete(file);
       return null;
     }
     const hit = this.cache.get(file);
     if (hit && hit.mtimeMs === st.mtimeMs && hit.size === st.size) return hit.text;
-    const text = await fs.readFile(file, 'utf8').catch(() => null);
-    if (text !== null) this.cache.set(file, { mtimeMs: st.mtimeMs, size: st.size, text });
+    let text: string;
+    try {
+      text = fs.readFileSync(file, 'utf8');
+    } catch {
+      return null;
+    }
+    this.cache.set(file, { mtimeMs: st.mtimeMs, size: st.size, text });
     return text;
   }
 }

@@ -55,6 +55,9 @@ export class ChannelStore {
   private readonly pathCache = new Map<string, ChannelPaths>();
   /** Folders known to exist, so an append does not mkdir every time. */
   private readonly knownDirs = new Set<string>();
+  /** Per JSONL file: lines waiting for the append in flight to finish, and that append. */
+  private readonly appendBatches = new Map<string, { lines: string[]; written: Promise<void> }>();
+  private readonly appendsInFlight = new Map<string, Promise<void>>();
 
   constructor(opts: StoreOptions) {
     this.root = opts.root;
@@ -235,7 +238,13 @@ export class ChannelStore {
    * caller orders its own writes.
    */
   async writePrivateState(file: string, value: unknown): Promise<void> {
-    await atomicWrite(file, JSON.stringify(value) + '\n');
+    const text = JSON.stringify(value) + '\n';
+    await atomicWrite(file, text).catch(async (err: NodeJS.ErrnoException) => {
+      // A channel's first turn can finish before its folder exists (it is created behind the reply).
+      if (err.code !== 'ENOENT') throw err;
+      await fs.mkdir(path.dirname(file), { recursive: true });
+      await atomicWrite(file, text);
+    });
   }
 
   async writeState(ref: ChannelRef, file: string, value: unknown): Promise<void> {
@@ -249,8 +258,9 @@ export class ChannelStore {
   }
 
   /** Waits for every queued write to finish (shutdown). */
-  idle(): Promise<void> {
-    return this.queue.idle();
+  async idle(): Promise<void> {
+    await this.queue.idle();
+    while (this.appendsInFlight.size) await Promise.all([...this.appendsInFlight.values()]);
   }
 
   parentRef(ref: ChannelRef): ChannelRef {
@@ -259,20 +269,47 @@ export class ChannelStore {
     return { kind: 'discord', guildId: ref.guildId, channelId: ref.channelId };
   }
 
-  private async appendJsonlUnqueued(file: string, record: unknown): Promise<void> {
+  /**
+   * Lines for one file are coalesced: while one append is in flight, later lines wait in a batch
+   * that goes out as one write when it finishes. A burst of messages in a channel costs a few
+   * writes instead of one open/append/close each, and the order of lines is kept.
+   */
+  private appendJsonlUnqueued(file: string, record: unknown): Promise<void> {
+    const line = redactSecrets(JSON.stringify(record)) + '\n';
+    const waiting = this.appendBatches.get(file);
+    if (waiting) {
+      waiting.lines.push(line);
+      return waiting.written;
+    }
+    const batch: { lines: string[]; written: Promise<void> } = { lines: [line], written: Promise.resolve() };
+    const before = this.appendsInFlight.get(file) ?? Promise.resolve();
+    batch.written = before.then(() => {
+      // From here on new lines start the next batch.
+      this.appendBatches.delete(file);
+      return this.appendText(file, batch.lines.join(''));
+    });
+    this.appendBatches.set(file, batch);
+    const settled = batch.written.then(() => undefined, () => undefined);
+    this.appendsInFlight.set(file, settled);
+    void settled.then(() => {
+      if (this.appendsInFlight.get(file) === settled) this.appendsInFlight.delete(file);
+    });
+    return batch.written;
+  }
+
+  private async appendText(file: string, text: string): Promise<void> {
     const dir = path.dirname(file);
     if (!this.knownDirs.has(dir)) {
       await fs.mkdir(dir, { recursive: true });
       this.knownDirs.add(dir);
     }
-    const line = redactSecrets(JSON.stringify(record)) + '\n';
-    // O_APPEND writes of one line are not interleaved; a crash can only tear the last line,
-    // which readers skip.
-    await fs.appendFile(file, line, 'utf8').catch(async (err: NodeJS.ErrnoException) => {
+    // O_APPEND writes are not interleaved with other appenders; a crash can only tear the last
+    // line, which readers skip.
+    await fs.appendFile(file, text, 'utf8').catch(async (err: NodeJS.ErrnoException) => {
       if (err.code !== 'ENOENT') throw err;
       // The folder was removed while we ran (a person cleaning up): recreate it and append.
       await fs.mkdir(dir, { recursive: true });
-      await fs.appendFile(file, line, 'utf8');
+      await fs.appendFile(file, text, 'utf8');
     });
   }
 

@@ -45,7 +45,8 @@ describe('the Secretary on Discord', () => {
     const q = h.discord.userSays(general.id, alice.id, 'hello', { mentionsBot: true });
     await h.discord.waitForBotMessage(general.id, { after: q.id });
     // The folder's templates are written alongside the first turn; wait for them.
-    await h.discord.waitFor(() => (fs.existsSync(path.join(h.dataDir, guild.id, general.id, 'MEMORY.md')) ? true : undefined), 5000, 'templates');
+    const templates = ['CONTEXT.md', 'MEMORY.md', 'SESSION.md', 'HISTORY.md'].map((f) => path.join(h.dataDir, guild.id, general.id, f));
+    await h.discord.waitFor(() => (templates.every((f) => fs.existsSync(f)) ? true : undefined), 5000, 'templates');
   });
   afterEach(async () => { await h.close(); });
 

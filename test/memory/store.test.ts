@@ -145,6 +145,32 @@ describe('writes', () => {
   });
 });
 
+describe('logs and private state', () => {
+  it('a burst of appends to one log keeps every line, in call order, each whole', async () => {
+    const log = store.paths(ref).log;
+    const n = 300;
+    const writes = Array.from({ length: n }, (_, i) => store.appendJsonl(ref, log, { i, text: 'x'.repeat(i % 50) }));
+    await Promise.all(writes);
+    await store.appendJsonl(ref, log, { i: n, text: 'after' });
+    const lines = fs.readFileSync(log, 'utf8').trimEnd().split('\n').map((l) => JSON.parse(l) as { i: number });
+    expect(lines.map((l) => l.i)).toEqual(Array.from({ length: n + 1 }, (_, i) => i));
+  });
+
+  it('an append waits for nothing but its own write: shutdown (idle) sees every line on disk', async () => {
+    const log = store.paths(ref).log;
+    for (let i = 0; i < 50; i++) void store.appendJsonl(ref, log, { i });
+    await store.idle();
+    expect(fs.readFileSync(log, 'utf8').trimEnd().split('\n')).toHaveLength(50);
+  });
+
+  it('private state is written even before the channel folder exists', async () => {
+    const file = path.join(store.paths(ref).stateDir, 'conversation.json');
+    expect(fs.existsSync(path.dirname(file))).toBe(false);
+    await store.writePrivateState(file, { version: 1, turns: [] });
+    expect(JSON.parse(fs.readFileSync(file, 'utf8'))).toEqual({ version: 1, turns: [] });
+  });
+});
+
 describe('crash safety', () => {
   it('a writer killed at any moment leaves the old file or the new one, never a mix', async () => {
     const root = tmp.dir;
