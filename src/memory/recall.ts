@@ -1,9 +1,8 @@
 import type { Logger } from '../log/logger';
 import { silentLogger } from '../log/logger';
 import { Candidate, FsLike, normalizeForExclude, SourceCache } from './recallSources';
-import { hasCjk, isWeakToken, queryTokens, stem } from './tokenize';
+import { hasCjk, isWeakToken, queryTokens } from './tokenize';
 import { pack, termSet } from './recallPack';
-import { globalNear, loadWordVectors, WordVectors } from './recallVectors';
 
 /**
  * Targeted recall: before each model call, the few entries of the channel's memory that matter for
@@ -124,20 +123,6 @@ export interface RecallTuning {
   prfDocs: number;
   prfTerms: number;
   prfWeight: number;
-  /** Soft matching by static word vectors: neighbours with cosine >= softMin, up to softMax per term, at softWeight x cosine. 0 = off. */
-  softWeight: number;
-  softMin: number;
-  softMax: number;
-  /** Share of a soft match's evidence that counts toward admission (never toward the gate). */
-  softEvidence: number;
-  softNames: number;
-  softUnseen: number;
-  /** Semantic re-rank of the best semDocs: score += semWeight * best score * (sim - semBase). 0 = off. */
-  semWeight: number;
-  semDocs: number;
-  semBase: number;
-  /** 0 = idf-weighted centroid cosine; 1 = idf-weighted mean over query words of the best cosine with a word of the entry. */
-  semMode: number;
   /** Default item cap proportional to the budget: one item per this many characters, at least DEFAULT_MAX_ITEMS (0 = fixed cap). */
   charsPerItem: number;
 }
@@ -165,16 +150,6 @@ export const DEFAULT_TUNING: RecallTuning = {
   prfDocs: 10,
   prfTerms: 8,
   prfWeight: 0.3,
-  softWeight: 0,
-  softMin: 0.5,
-  softMax: 5,
-  softEvidence: 0,
-  softNames: 0,
-  softUnseen: 0,
-  semWeight: 0,
-  semDocs: 60,
-  semBase: 0,
-  semMode: 1,
 };
 /** Only the best-scored admitted candidates are considered for de-duplication and packing. */
 const SHORTLIST = 200;
@@ -191,11 +166,9 @@ export interface Index {
   sets: (Set<string> | undefined)[];
   /** Vocabulary by first letter and length (for typo matching) and by first three letters (for short forms); built on first use. */
   vocab?: { byLen: Map<string, string[]>; byPrefix: Map<string, string[]> };
-  /** Channel words that have a static vector, their unit vectors row by row; built on first use. */
-  vecs?: { words: string[]; mat: Float32Array; dim: number; near: Map<string, { t: string; c: number }[]> } | null;
   /** BM25 length normalisation per candidate: k1 * (1 - b + b * dl / avgdl). */
   lenNorm: Float64Array;
-  scratch: { score: Float64Array; evidence: Float64Array; soft: Float64Array; matched: Uint16Array; mark: Uint32Array; touched: Int32Array; stamp: number };
+  scratch: { score: Float64Array; evidence: Float64Array; matched: Uint16Array; mark: Uint32Array; touched: Int32Array; stamp: number };
 }
 
 export function createRecall(opts: RecallOptions = {}): Recall {
@@ -257,7 +230,7 @@ function buildIndex(cands: Candidate[], P: RecallTuning): Index {
   const lenNorm = new Float64Array(n);
   for (let i = 0; i < n; i++) lenNorm[i] = P.k1 * (1 - P.b + (P.b * cands[i].len) / avgdl);
   const scratch = {
-    score: new Float64Array(n), evidence: new Float64Array(n), soft: new Float64Array(n), matched: new Uint16Array(n),
+    score: new Float64Array(n), evidence: new Float64Array(n), matched: new Uint16Array(n),
     mark: new Uint32Array(n), touched: new Int32Array(n), stamp: 0,
   };
   return { cands, n, avgdl, df, post, head, sets: new Array(n), lenNorm, scratch };
@@ -282,13 +255,11 @@ function score(index: Index, input: RecallInput, now: Date, P: RecallTuning): Re
 
   const { n, cands } = index;
   // Accumulate in the index's scratch arrays (recall is synchronous, so they are never shared).
-  const { score: acc, evidence: ev, soft: sev, matched, mark, touched } = index.scratch;
+  const { score: acc, evidence: ev, matched, mark, touched } = index.scratch;
   let nTouched = 0;
   let stamp = index.scratch.stamp;
   const topical: { t: string; spec: number }[] = [];
-  const expanded: { t: string; w: number; soft?: boolean }[] = P.fuzzyWeight > 0 ? withVariants(index, terms, input.query, P.fuzzyWeight) : terms.map((t) => ({ t, w: 1 }));
-  if (P.softWeight > 0) softNeighbours(index, expanded, P, input.query);
-  for (const { t, w, soft } of expanded) {
+  for (const { t, w } of P.fuzzyWeight > 0 ? withVariants(index, terms, input.query, P.fuzzyWeight) : terms.map((t) => ({ t, w: 1 }))) {
     const df = index.df.get(t) ?? 0;
     const hd = index.head.get(t);
     if (df === 0 && !hd) continue;
@@ -298,7 +269,6 @@ function score(index: Index, input: RecallInput, now: Date, P: RecallTuning): Re
     // language (a name, a product, a place) that occurs in the channel is topical however often the
     // channel uses it, so it keeps at least `rareFloor`.
     if (isWeakToken(t)) spec *= P.weakFactor;
-    else if (soft) spec = Math.max(spec, w * P.rareFloor);
     else if (t.length >= 3 || (t.length >= 2 && hasCjk(t))) {
       spec = Math.max(spec, w * P.rareFloor);
       if (df > 0) topical.push({ t, spec });
@@ -312,11 +282,8 @@ function score(index: Index, input: RecallInput, now: Date, P: RecallTuning): Re
         const f = p.tfs[k];
         if (mark[id] === 0) touched[nTouched++] = id;
         acc[id] += (k1p * f) / (f + index.lenNorm[id]);
-        if (soft) sev[id] += spec * P.softEvidence;
-        else {
-          ev[id] += spec;
-          matched[id]++;
-        }
+        ev[id] += spec;
+        matched[id]++;
         mark[id] = stamp;
       }
     }
@@ -328,8 +295,7 @@ function score(index: Index, input: RecallInput, now: Date, P: RecallTuning): Re
         if (mark[id] === 0) touched[nTouched++] = id;
         mark[id] = stamp;
         acc[id] += hidf;
-        if (soft) sev[id] += hspec * P.softEvidence;
-        else ev[id] += hspec;
+        ev[id] += hspec;
       }
     }
   }
@@ -357,14 +323,12 @@ function score(index: Index, input: RecallInput, now: Date, P: RecallTuning): Re
     const c0 = cands[id];
     const sc = dayBest && c0.kind !== 'history' && c0.day !== undefined ? acc[id] + P.sessionBoost * (dayBest.get(c0.day) ?? 0) : acc[id];
     const e = ev[id];
-    const se = sev[id];
     const m = matched[id];
     acc[id] = 0;
     ev[id] = 0;
-    sev[id] = 0;
     matched[id] = 0;
     mark[id] = 0;
-    if (e + se < P.evidenceMin || (m === 0 && se === 0)) continue;
+    if (e < P.evidenceMin || m === 0) continue;
     const c = cands[id];
     if (exclude && exclude.has(c.norm)) continue;
     let mult = P.kindWeight[c.kind];
@@ -388,163 +352,12 @@ function score(index: Index, input: RecallInput, now: Date, P: RecallTuning): Re
     for (const x of topical) if (!own.has(x.t)) credit += x.spec * P.topicCredit;
     if (best + credit < P.gateMin) return empty;
   }
-  const tie = (x: number, y: number): number => cands[x].rank - cands[y].rank || x - y;
-  let ranked = top.sorted(tie);
-  if (P.semWeight > 0) ranked = semanticRerank(index, terms, ranked, P, tie);
+  const ranked = top.sorted((x, y) => cands[x].rank - cands[y].rank || x - y);
   const floor = P.minRelative > 0 ? ranked[0].score * P.minRelative : 0;
   return pack(index, floor > 0 ? ranked.filter((x) => x.score >= floor) : ranked, budget, maxItems);
 }
 
 const LATIN_WORD = /^[a-z]+$/;
-
-function channelVectors(index: Index, vectors: WordVectors): NonNullable<Index['vecs']> {
-  if (index.vecs) return index.vecs;
-  const words: string[] = [];
-  const rows: Float32Array[] = [];
-  for (const t of index.df.keys()) {
-    if (!LATIN_WORD.test(t)) continue;
-    const v = vectors.vector(t);
-    if (!v) continue;
-    words.push(t);
-    rows.push(v);
-  }
-  const dim = vectors.dim;
-  const mat = new Float32Array(words.length * dim);
-  rows.forEach((v, i) => mat.set(v, i * dim));
-  index.vecs = { words, mat, dim, near: new Map() };
-  return index.vecs;
-}
-
-function idfOf(index: Index, t: string): number {
-  const df = index.df.get(t) ?? 0;
-  return Math.log(1 + (index.n - df + 0.5) / (df + 0.5));
-}
-
-function semanticRerank(index: Index, terms: string[], ranked: Scored[], P: RecallTuning, tie: (a: number, b: number) => number): Scored[] {
-  const vectors = loadWordVectors();
-  if (!vectors || ranked.length < 2) return ranked;
-  const dim = vectors.dim;
-  const qv: { v: Float32Array; w: number }[] = [];
-  for (const t of terms) {
-    const v = vectors.vector(t);
-    if (v) qv.push({ v, w: idfOf(index, t) });
-  }
-  if (qv.length === 0) return ranked;
-  let qw = 0;
-  for (const x of qv) qw += x.w;
-  const qc = new Float32Array(dim);
-  for (const x of qv) for (let d = 0; d < dim; d++) qc[d] += x.v[d] * x.w;
-  normalize(qc);
-  const top = ranked[0].score;
-  const k = Math.min(P.semDocs, ranked.length);
-  for (let i = 0; i < k; i++) {
-    const c = index.cands[ranked[i].id];
-    let sim = 0;
-    if (P.semMode === 0) {
-      const cc = new Float32Array(dim);
-      for (const t of c.terms) {
-        const v = vectors.vector(t);
-        if (!v) continue;
-        const w = idfOf(index, t);
-        for (let d = 0; d < dim; d++) cc[d] += v[d] * w;
-      }
-      normalize(cc);
-      for (let d = 0; d < dim; d++) sim += cc[d] * qc[d];
-    } else {
-      const cv: Float32Array[] = [];
-      for (const t of c.terms) {
-        const v = vectors.vector(t);
-        if (v) cv.push(v);
-      }
-      for (const x of qv) {
-        let m = 0;
-        for (const v of cv) {
-          let dot = 0;
-          for (let d = 0; d < dim; d++) dot += v[d] * x.v[d];
-          if (dot > m) m = dot;
-        }
-        sim += x.w * m;
-      }
-      sim /= qw;
-    }
-    ranked[i] = { ...ranked[i], score: ranked[i].score + P.semWeight * top * (sim - P.semBase) };
-  }
-  return ranked.sort((a, b) => b.score - a.score || tie(a.id, b.id));
-}
-
-function normalize(v: Float32Array): void {
-  let n = 0;
-  for (let d = 0; d < v.length; d++) n += v[d] * v[d];
-  n = Math.sqrt(n) || 1;
-  for (let d = 0; d < v.length; d++) v[d] /= n;
-}
-
-/** Adds, for each query word with a vector, the channel words closest in meaning (soft matches). */
-let synMap: Map<string, string[]> | undefined;
-function synonyms(): Map<string, string[]> {
-  if (synMap) return synMap;
-  synMap = new Map();
-  // eslint-disable-next-line @typescript-eslint/no-require-imports
-  const raw = JSON.parse(require('node:fs').readFileSync(process.env.MINUTES_RECALL_SYN!, 'utf8')) as Record<string, string[]>;
-  for (const [k, vs] of Object.entries(raw)) {
-    const sk = stem(k);
-    const set = new Set(synMap.get(sk) ?? []);
-    for (const v of vs) if (stem(v) !== sk) set.add(stem(v));
-    synMap.set(sk, Array.from(set));
-  }
-  return synMap;
-}
-
-function namesIn(query: string): Set<string> {
-  const out = new Set<string>();
-  for (const m of query.matchAll(/(?<![.!?]\s+|^)\b[A-Z][\p{Ll}]+/gu)) out.add(stem(m[0].toLowerCase()));
-  return out;
-}
-
-function softNeighbours(index: Index, expanded: { t: string; w: number; soft?: boolean }[], P: RecallTuning, query: string): void {
-  const vectors = loadWordVectors();
-  if (!vectors) return;
-  const cv = channelVectors(index, vectors);
-  const seen = new Set(expanded.map((x) => x.t));
-  const names = P.softNames ? new Set<string>() : namesIn(query);
-  const base = expanded.filter((x) => x.w === 1 && !names.has(x.t) && !(P.softUnseen && (index.df.has(x.t) || index.head.has(x.t)))).map((x) => x.t);
-  const best = new Map<string, number>();
-  for (const t of base) {
-    let near = cv.near.get(t);
-    if (!near && process.env.MINUTES_RECALL_SYN) {
-      near = (synonyms().get(t) ?? []).filter((x) => index.df.has(x)).map((x) => ({ t: x, c: 1 }));
-      cv.near.set(t, near);
-    }
-    if (!near && process.env.SOFT_GLOBAL_N) {
-      near = globalNear(t, Number(process.env.SOFT_GLOBAL_N), 0.45).filter((x) => index.df.has(x.t));
-      cv.near.set(t, near);
-    }
-    if (!near) {
-      near = [];
-      const q = vectors.vector(t);
-      if (q && !isWeakToken(t) || q) {
-        const { mat, dim, words } = cv;
-        for (let r = 0; r < words.length; r++) {
-          let dot = 0;
-          const o = r * dim;
-          for (let d = 0; d < dim; d++) dot += q![d] * mat[o + d];
-          if (dot >= 0.45 && words[r] !== t) near.push({ t: words[r], c: dot });
-        }
-        near.sort((a, b) => b.c - a.c);
-        if (near.length > 20) near.length = 20;
-      }
-      cv.near.set(t, near);
-    }
-    let k = 0;
-    for (const x of near) {
-      if (k >= P.softMax || x.c < P.softMin) break;
-      if (seen.has(x.t)) continue;
-      k++;
-      if ((best.get(x.t) ?? 0) < x.c) best.set(x.t, x.c);
-    }
-  }
-  for (const [t, c] of best) expanded.push({ t, w: P.softWeight * c, soft: true });
-}
 /** Shortest (stemmed) word matched by one edit: shorter words have too many real neighbours ("stock"/"stack"). */
 const TYPO_MIN = 6;
 
