@@ -13,15 +13,26 @@ import lockfile from 'proper-lockfile';
  */
 export const LOCK_STALE_MS = 8_000;
 
-export async function withChannelLock<T>(stateDir: string, task: () => Promise<T>): Promise<T> {
+export interface ChannelLockOptions {
+  /**
+   * Called when the lock is lost while held (the holder stalled past `staleMs` and another
+   * process took it over, or the lock folder was removed). The task keeps running: its writes are
+   * still atomic and re-read the file first, but the caller should say so.
+   */
+  onLost?: (err: Error) => void;
+  /** Tests only; proper-lockfile's minimum is 2,000 ms. */
+  staleMs?: number;
+}
+
+export async function withChannelLock<T>(stateDir: string, task: () => Promise<T>, o: ChannelLockOptions = {}): Promise<T> {
   await fs.mkdir(stateDir, { recursive: true });
   const release = await lockfile.lock(stateDir, {
     lockfilePath: path.join(stateDir, 'lock'),
     realpath: false,
-    stale: LOCK_STALE_MS,
+    stale: o.staleMs ?? LOCK_STALE_MS,
     retries: { retries: 80, factor: 1.3, minTimeout: 20, maxTimeout: 400 },
-    // The default throws from a timer and would crash the bot; the write itself is still atomic.
-    onCompromised: () => undefined,
+    // The default throws from a timer, which would crash the bot.
+    onCompromised: (err) => o.onLost?.(err),
   });
   try {
     return await task();

@@ -254,7 +254,10 @@ export class ChannelStore {
 
   /** Runs a task in the channel's queue and under its lock: for multi-file steps. */
   exclusive<T>(p: ChannelPaths, task: () => Promise<T>): Promise<T> {
-    return this.queue.run(p.queueKey, () => withChannelLock(p.channelStateDir, task));
+    return this.queue.run(p.queueKey, () => withChannelLock(p.channelStateDir, task, {
+      onLost: (err) => this.log.warn({ dir: path.relative(this.root, p.channelStateDir) || '.', err: err.message },
+        'lost the channel lock while writing (stalled too long, or another process took it over); the write re-reads each file before replacing it, but check the channel\'s files if another writer was running'),
+    }));
   }
 
   /** Waits for every queued write to finish (shutdown). */

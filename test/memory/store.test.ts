@@ -6,6 +6,7 @@ import { ChannelRef, channelPaths, InvalidChannelError } from '../../src/memory/
 import { parseMemory } from '../../src/memory/entries';
 import { TEMPLATES } from '../../src/memory/templates';
 import { makeTmpDir } from '../helpers/tmp';
+import { withChannelLock } from '../../src/memory/lock';
 
 const ref: ChannelRef = { kind: 'discord', guildId: '111111111111111111', channelId: '222222222222222222' };
 let tmp: ReturnType<typeof makeTmpDir>;
@@ -168,6 +169,21 @@ describe('logs and private state', () => {
     expect(fs.existsSync(path.dirname(file))).toBe(false);
     await store.writePrivateState(file, { version: 1, turns: [] });
     expect(JSON.parse(fs.readFileSync(file, 'utf8'))).toEqual({ version: 1, turns: [] });
+  });
+});
+
+describe('the channel lock', () => {
+  it('a lock lost while held is reported, not ignored, and the task still finishes', async () => {
+    const dir = path.join(tmp.dir, '.minutes');
+    const lost: string[] = [];
+    const result = await withChannelLock(dir, async () => {
+      // Another process "takes over": the lock folder disappears under the holder.
+      fs.rmSync(path.join(dir, 'lock'), { recursive: true, force: true });
+      await new Promise((r) => setTimeout(r, 1_500));
+      return 'done';
+    }, { staleMs: 2_000, onLost: (err) => lost.push(err.message) });
+    expect(result).toBe('done');
+    expect(lost).toHaveLength(1);
   });
 });
 
