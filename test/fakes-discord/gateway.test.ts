@@ -5,7 +5,7 @@
 import { ApplicationFlags, type Client, DiscordjsErrorCodes, GatewayIntentBits, type Message, REST, Routes, type TextChannel } from 'discord.js';
 import * as http from 'node:http';
 import { WebSocket } from 'ws';
-import { FakeDiscord } from '../fakes/discord';
+import { FakeDiscord } from '../fakes/discord/fakeDiscord';
 import { BOT_INTENTS, clientFor, collect, loggedIn, nextEvent, sleep } from './helpers';
 
 const started: FakeDiscord[] = [];

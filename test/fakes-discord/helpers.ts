@@ -1,6 +1,6 @@
 /** Shared setup for the fake's own tests: a real discord.js Client logged in against a FakeDiscord. */
 import { Client, type ClientEvents, type ClientOptions, GatewayIntentBits, Partials } from 'discord.js';
-import type { FakeDiscord } from '../fakes/discord';
+import type { FakeDiscord } from '../fakes/discord/fakeDiscord';
 
 export const BOT_INTENTS = [
   GatewayIntentBits.Guilds,

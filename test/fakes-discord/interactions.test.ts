@@ -10,7 +10,8 @@ import {
   MessageFlags,
   SlashCommandBuilder,
 } from 'discord.js';
-import { FakeDiscord, type FakeChannel, type FakeGuild, type FakeUser } from '../fakes/discord';
+import { FakeDiscord } from '../fakes/discord/fakeDiscord';
+import type { FakeChannel, FakeGuild, FakeUser } from '../fakes/discord/state';
 import { loggedIn, nextEvent } from './helpers';
 
 let d: FakeDiscord;

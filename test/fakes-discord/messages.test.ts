@@ -3,7 +3,8 @@
  * history, permissions, rate limits. These are the behaviours the chat-path tests rely on.
  */
 import { AttachmentBuilder, type Client, DiscordAPIError, type Message, RESTEvents, type TextChannel } from 'discord.js';
-import { FakeDiscord, type FakeChannel, type FakeGuild, type FakeUser } from '../fakes/discord';
+import { FakeDiscord } from '../fakes/discord/fakeDiscord';
+import type { FakeChannel, FakeGuild, FakeUser } from '../fakes/discord/state';
 import { loggedIn, nextEvent } from './helpers';
 
 let d: FakeDiscord;

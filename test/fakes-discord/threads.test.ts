@@ -3,7 +3,8 @@
  * the Secretary's tests (condense on 📝, pin, archive/lock/forum-tag triggers, sweeps) rely on.
  */
 import { ChannelType, type Client, type ForumChannel, type TextChannel, type ThreadChannel } from 'discord.js';
-import { FakeDiscord, type FakeGuild, type FakeUser } from '../fakes/discord';
+import { FakeDiscord } from '../fakes/discord/fakeDiscord';
+import type { FakeGuild, FakeUser } from '../fakes/discord/state';
 import { loggedIn, nextEvent } from './helpers';
 
 let d: FakeDiscord;

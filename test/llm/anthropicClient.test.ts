@@ -1,6 +1,6 @@
 import { buildAnthropicParams, keepLastBreakpoints } from '../../src/llm/anthropic';
 import type { ModelClient, ModelRequest } from '../../src/llm/types';
-import { startFakeModelServer, type FakeModelServer } from '../fakes/model';
+import { startFakeModelServer, type FakeModelServer } from '../fakes/model/server';
 import { anthropicClient, ask, filler } from './support';
 
 describe('Anthropic adapter (real SDK against the fake)', () => {

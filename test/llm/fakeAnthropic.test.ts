@@ -1,5 +1,5 @@
 import Anthropic from '@anthropic-ai/sdk';
-import { startFakeModelServer, type FakeModelServer } from '../fakes/model';
+import { startFakeModelServer, type FakeModelServer } from '../fakes/model/server';
 import { filler } from './support';
 
 /** The fake itself, driven by the real SDK: wire format, usage and the prefix cache semantics. */

@@ -1,5 +1,5 @@
 import OpenAI from 'openai';
-import { startFakeModelServer, type FakeModelServer } from '../fakes/model';
+import { startFakeModelServer, type FakeModelServer } from '../fakes/model/server';
 import { filler } from './support';
 
 describe('fake OpenAI server', () => {

@@ -2,7 +2,7 @@ import { z } from 'zod';
 import { ModelError } from '../../src/llm/errors';
 import { completeJson, extractJson } from '../../src/llm/json';
 import type { ModelClient, ModelRequest } from '../../src/llm/types';
-import { startFakeModelServer, type FakeModelServer } from '../fakes/model';
+import { startFakeModelServer, type FakeModelServer } from '../fakes/model/server';
 import { anthropicClient, openaiClient } from './support';
 
 const Facts = z.object({ facts: z.array(z.object({ text: z.string(), importance: z.number().int().min(1).max(5) })) });

@@ -2,7 +2,7 @@ import { silentLogger } from '../../src/log/logger';
 import { createLimiter, limiterSettings, redactUrl, redisClientOptions } from '../../src/llm/limiter';
 import type { ModelClient } from '../../src/llm/types';
 import { freePort } from '../helpers/redis';
-import { startFakeModelServer, type FakeModelServer } from '../fakes/model';
+import { startFakeModelServer, type FakeModelServer } from '../fakes/model/server';
 import { anthropicClient, ask } from './support';
 
 describe('limiterSettings', () => {

@@ -1,6 +1,6 @@
 import { buildOpenAIParams } from '../../src/llm/openai';
 import type { ModelClient, ModelRequest } from '../../src/llm/types';
-import { startFakeModelServer, type FakeModelServer } from '../fakes/model';
+import { startFakeModelServer, type FakeModelServer } from '../fakes/model/server';
 import { ask, filler, openaiClient } from './support';
 
 describe('OpenAI adapter (real SDK against the fake)', () => {

@@ -1,7 +1,7 @@
 import { Writable } from 'node:stream';
 import { createLogger } from '../../src/log/logger';
 import { createModelClient, DEFAULT_MODELS, ProviderConfigError, selectProvider } from '../../src/llm/provider';
-import { startFakeModelServer } from '../fakes/model';
+import { startFakeModelServer } from '../fakes/model/server';
 
 describe('selectProvider', () => {
   it.each([

@@ -2,7 +2,8 @@ import { ModelError } from '../../src/llm/errors';
 import { createModelClient } from '../../src/llm/provider';
 import { silentLogger } from '../../src/log/logger';
 import type { ModelClient } from '../../src/llm/types';
-import { fakeErrors, startFakeModelServer, type FakeModelServer } from '../fakes/model';
+import { fakeErrors } from '../fakes/model/errors';
+import { startFakeModelServer, type FakeModelServer } from '../fakes/model/server';
 import { anthropicClient, ask, openaiClient, recordingSleep } from './support';
 
 async function failure(p: Promise<unknown>): Promise<ModelError> {

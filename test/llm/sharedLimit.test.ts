@@ -1,7 +1,7 @@
 import { spawn, type ChildProcessWithoutNullStreams } from 'node:child_process';
 import path from 'node:path';
 import { REDIS_MISSING_MESSAGE, redisTestMode, startRedisServer, type RedisServer } from '../helpers/redis';
-import { startFakeModelServer, type FakeModelServer } from '../fakes/model';
+import { startFakeModelServer, type FakeModelServer } from '../fakes/model/server';
 import type { LimiterConfig } from '../../src/llm/limiter';
 
 /**

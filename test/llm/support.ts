@@ -2,7 +2,7 @@ import { silentLogger } from '../../src/log/logger';
 import { createModelClient, type CreateModelClientOptions } from '../../src/llm/provider';
 import type { Sleep } from '../../src/llm/retry';
 import type { ModelClient, ModelRequest } from '../../src/llm/types';
-import type { FakeModelServer } from '../fakes/model';
+import type { FakeModelServer } from '../fakes/model/server';
 
 /** A sleep that returns at once and remembers what it was asked to wait. */
 export function recordingSleep(): { sleep: Sleep; waits: number[] } {

@@ -1,3 +1,13 @@
+/**
+ * Fake Anthropic + OpenAI servers for tests and benches: real wire formats for the real SDKs,
+ * prefix caching that is measured (not assumed), scripted replies and errors, recorded requests.
+ *
+ *   const fake = await startFakeModelServer({ latencyMs: 20 });
+ *   fake.enqueue('hello', { error: { status: 429 }, retryAfterMs: 5 });
+ *   // ANTHROPIC_BASE_URL = fake.anthropicBaseURL, OPENAI_BASE_URL = fake.openaiBaseURL
+ *   ...
+ *   await fake.close();
+ */
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { anthropicBlocks, describeAnthropic, sendAnthropicError, sendAnthropicReply, validateAnthropic } from './anthropicRoute';
