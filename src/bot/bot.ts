@@ -48,6 +48,7 @@ export class MinutesBot {
   /** Conversations whose folder and first-run record were started by this process. */
   private readonly activated = new Set<string>();
   private readonly reportedPermission = new Set<string>();
+  private readonly inFlight = new Set<Promise<void>>();
   private stopping = false;
 
   private get log() {
@@ -105,6 +106,8 @@ export class MinutesBot {
   /** Stops taking new messages and waits for turns in flight. */
   async drain(): Promise<void> {
     this.stopping = true;
+    // Handlers first (a message being logged, a slash command writing memory), then the turns.
+    while (this.inFlight.size) await Promise.all([...this.inFlight]);
     await this.inbox.idle();
   }
 
@@ -301,11 +304,17 @@ export class MinutesBot {
     this.log.warn({ channel: label, err: (err as Error).message }, 'could not send to Discord');
   }
 
-  private async safely(what: string, fn: () => Promise<void>): Promise<void> {
-    try {
-      await fn();
-    } catch (err) {
-      this.log.error({ err, event: what }, 'event handler failed');
-    }
+  /** Runs an event handler, tracked so that `drain` can wait for what is in flight. */
+  private safely(what: string, fn: () => Promise<void>): Promise<void> {
+    const p = (async () => {
+      try {
+        await fn();
+      } catch (err) {
+        this.log.error({ err, event: what }, 'event handler failed');
+      }
+    })();
+    this.inFlight.add(p);
+    void p.finally(() => this.inFlight.delete(p));
+    return p;
   }
 }

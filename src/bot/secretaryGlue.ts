@@ -43,6 +43,8 @@ export class DiscordSecretary implements SecretaryCommands {
    */
   private readonly perChannel = new KeyedQueue();
   private tasks: ScheduledTask[] = [];
+  private readonly inFlight = new Set<Promise<void>>();
+  private stopping = false;
   /** Per channel, the first-run record this process started (see noteChannel). */
   private readonly firstRuns = new Map<string, Promise<void>>();
 
@@ -76,8 +78,13 @@ export class DiscordSecretary implements SecretaryCommands {
   }
 
   async stop(): Promise<void> {
+    this.stopping = true;
     for (const t of this.tasks) await t.destroy();
     this.tasks = [];
+    // A condensation in flight finishes its steps (its files would otherwise be half updated
+    // until the next start resumes it).
+    while (this.inFlight.size) await Promise.all([...this.inFlight]);
+    await this.perChannel.idle();
     await Promise.all([...this.firstRuns.values()].map((p) => p.catch(() => undefined)));
   }
 
@@ -349,11 +356,18 @@ export class DiscordSecretary implements SecretaryCommands {
     for (const text of lines) await ch.send({ content: text, allowedMentions: { parse: [] } }).catch(() => undefined);
   }
 
-  private async safely(fn: () => Promise<unknown>): Promise<void> {
-    try {
-      await fn();
-    } catch (err) {
-      this.log.error({ err }, 'secretary event failed');
-    }
+  /** Runs an event's work, tracked so that `stop` can wait for it; none starts once stopping. */
+  private safely(fn: () => Promise<unknown>): Promise<void> {
+    if (this.stopping) return Promise.resolve();
+    const p = (async () => {
+      try {
+        await fn();
+      } catch (err) {
+        this.log.error({ err }, 'secretary event failed');
+      }
+    })();
+    this.inFlight.add(p);
+    void p.finally(() => this.inFlight.delete(p));
+    return p;
   }
 }
