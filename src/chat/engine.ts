@@ -275,7 +275,12 @@ class StatCachedFiles {
   private readonly cache = new Map<string, { mtimeMs: number; size: number; text: string }>();
 
   read(file: string): string | null {
-    const st = fs.statSync(file, { throwIfNoEntry: false });
+    let st: fs.Stats | undefined;
+    try {
+      st = fs.statSync(file, { throwIfNoEntry: false });
+    } catch {
+      st = undefined; // unreadable (permissions): treated as absent, the turn goes on
+    }
     if (!st) {
       this.cache.delete(file);
       return null;
