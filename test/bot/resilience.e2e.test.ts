@@ -1,3 +1,5 @@
+import fs from 'node:fs';
+import path from 'node:path';
 import { launchBot } from '../../src/bot/start';
 import { DEFAULT_MODELS } from '../../src/llm/provider';
 import { silentLogger } from '../../src/log/logger';
@@ -28,6 +30,18 @@ describe('resilience on the fake Discord', () => {
     await new Promise((r) => setTimeout(r, 300));
     const replies = h.discord.botMessagesIn(general.id).map((m) => m.content);
     expect(replies).toEqual(['re: @Minutes before the drop', 're: @Minutes during the drop', 're: @Minutes after the drop']);
+  });
+
+  it('a channel whose folder cannot be created still gets its answer, and the log says what is wrong', async () => {
+    // A file where the channel's folder should be: nothing can be written for this channel.
+    const guildDir = path.join(h.dataDir, general.guildId!);
+    fs.mkdirSync(guildDir, { recursive: true });
+    fs.writeFileSync(path.join(guildDir, general.id), 'not a folder');
+    h.model.setHandler(() => 'still here');
+    const q = h.discord.userSays(general.id, alice.id, 'hello?', { mentionsBot: true });
+    const reply = await h.discord.waitForBotMessage(general.id, { after: q.id });
+    expect(reply.content).toBe('still here');
+    await h.discord.waitFor(() => (h.logs.some((l) => /could not create the channel folder/.test(String(l.msg))) ? true : undefined), 3000, 'the log line');
   });
 
   it('a restart reloads the conversation', async () => {
