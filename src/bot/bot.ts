@@ -304,8 +304,10 @@ export class MinutesBot {
     this.log.warn({ channel: label, err: (err as Error).message }, 'could not send to Discord');
   }
 
-  /** Runs an event handler, tracked so that `drain` can wait for what is in flight. */
+  /** Runs an event handler, tracked so that `drain` can wait for what is in flight; none once draining. */
   private safely(what: string, fn: () => Promise<void>): Promise<void> {
+    // Once draining, no new work starts (its writes could land after the store's last flush).
+    if (this.stopping) return Promise.resolve();
     const p = (async () => {
       try {
         await fn();

@@ -5,7 +5,7 @@ import {
 } from 'discord.js';
 import cron, { type ScheduledTask } from 'node-cron';
 import { autoGate } from '../condense/gate';
-import { ensureFirstRun, lastCondensedMessageId, listRetryable, readLedger, releaseLeases } from '../condense/ledger';
+import { ensureFirstRun, lastCondensedMessageId, ledgerFile, listRetryable, readLedger, releaseLeases } from '../condense/ledger';
 import { Secretary, CondenseResult, SecretaryOptions } from '../condense/secretary';
 import { humanMessages, messagesSince } from '../condense/transcript';
 import type { CondenseTarget, TranscriptMessage } from '../condense/types';
@@ -93,19 +93,21 @@ export class DiscordSecretary implements SecretaryCommands {
    * The bot does not wait for it; `firstRunNoted` lets a trigger that follows at once wait.
    */
   noteChannel(ref: ChannelRef): Promise<void> {
-    const key = this.o.runtime.store.paths(ref).channelStateDir;
+    // Keyed by the ledger the record goes to: a private thread keeps its own, apart from its channel's.
+    const key = ledgerFile(this.o.runtime.store.paths(ref), ref);
     let p = this.firstRuns.get(key);
     if (!p) {
-      p = ensureFirstRun(this.o.runtime.store, ref, this.o.runtime.clock()).then(() => undefined);
-      this.firstRuns.set(key, p);
-      p.catch(() => this.firstRuns.delete(key));
+      const started = ensureFirstRun(this.o.runtime.store, ref, this.o.runtime.clock()).then(() => undefined);
+      this.firstRuns.set(key, started);
+      started.catch(() => { if (this.firstRuns.get(key) === started) this.firstRuns.delete(key); });
+      p = started;
     }
     return p;
   }
 
-  /** Waits for a first-run record this process started for the channel, if any. */
+  /** Waits for a first-run record this process started for the conversation's ledger, if any. */
   private async firstRunNoted(ref: ChannelRef): Promise<void> {
-    await this.firstRuns.get(this.o.runtime.store.paths(ref).channelStateDir)?.catch(() => undefined);
+    await this.firstRuns.get(ledgerFile(this.o.runtime.store.paths(ref), ref))?.catch(() => undefined);
   }
 
   // ---- slash commands -----------------------------------------------------------------------
@@ -195,7 +197,7 @@ export class DiscordSecretary implements SecretaryCommands {
     let done = 0;
     for (const guild of this.o.client.guilds.cache.values()) {
       for (const ch of guild.channels.cache.values()) {
-        if (done >= SWEEP_MAX_PER_RUN) return done;
+        if (done >= SWEEP_MAX_PER_RUN || this.stopping) return done;
         if (ch.type !== ChannelType.GuildText && ch.type !== ChannelType.GuildForum) continue;
         const ref: ChannelRef = { kind: 'discord', guildId: guild.id, channelId: ch.id };
         await this.firstRunNoted(ref);
@@ -205,7 +207,7 @@ export class DiscordSecretary implements SecretaryCommands {
         const lists = await Promise.all(['public', 'private'].map((type) =>
           ch.threads.fetchArchived({ type: type as 'public' | 'private', limit: SWEEP_LOOKBACK }).catch(() => null)));
         for (const thread of lists.flatMap((l) => [...(l?.threads.values() ?? [])])) {
-          if (done >= SWEEP_MAX_PER_RUN) return done;
+          if (done >= SWEEP_MAX_PER_RUN || this.stopping) return done;
           const when = thread.archivedAt ?? undefined;
           if (when && when.getTime() < Date.parse(ledger.firstRunAt)) continue;
           const r = await this.autoCondense(thread, when);
@@ -224,11 +226,14 @@ export class DiscordSecretary implements SecretaryCommands {
     const store = this.o.runtime.store;
     let n = 0;
     for (const ref of await listChannelRefs(store.root)) {
+      // Shutting down: what is left is picked up on the next start.
+      if (this.stopping) return n;
       if (ref.kind !== 'discord') continue;
       await releaseLeases(store, ref);
       n += await this.condenseQueued(ref);
       for (const f of await listRetryable(store, ref, this.o.runtime.clock())) {
         const threadId = f.conversation.threadId;
+        if (this.stopping) return n;
         if (!threadId) continue;
         const thread = await this.o.client.channels.fetch(threadId).catch(() => null);
         if (!thread?.isThread()) continue;
@@ -253,6 +258,11 @@ export class DiscordSecretary implements SecretaryCommands {
     }
     let n = 0;
     for (const id of ids) {
+      if (this.stopping) {
+        // Shutting down: put the rest back for the next start.
+        await store.appendJsonl(ref, file, { threadId: id, at: this.o.runtime.clock().toISOString() });
+        continue;
+      }
       const thread = await this.o.client.channels.fetch(id).catch(() => null);
       if (!thread?.isThread()) continue;
       const r = await this.condenseThread(thread, 'auto');

@@ -51,8 +51,10 @@ export async function launchBot(
     client, bot, runtime,
     secretary,
     async stop() {
-      await secretary.stop();
+      // The bot first (no new messages or commands; turns and commands in flight finish, including
+      // condensations they started), then the Secretary's own events and sweeps.
       await bot.drain();
+      await secretary.stop();
       await runtime.close();
       await client.destroy();
     },

@@ -77,7 +77,8 @@ export class ChatEngine {
   private readonly saves = new Map<string, Promise<void>>();
   private readonly clock: () => Date;
   /** CONTEXT.md, SOUL.md and AGENTS.md change rarely: re-read only when their stat changes. */
-  private readonly files = new StatCachedFiles();
+  private readonly files = new StatCachedFiles((file, err) =>
+    this.o.logger.warn({ file, err: err.message }, 'cannot read this file; answering without it until it is readable (check its permissions)'));
 
   constructor(private readonly o: ChatEngineOptions) {
     this.clock = o.clock ?? (() => new Date());
@@ -140,8 +141,7 @@ export class ChatEngine {
 
   /** The recall that would be injected for this text, exactly as a turn would compute it. */
   async recallFor(ref: ChannelRef, query: string): Promise<{ result: RecallResult; block: string }> {
-    const p = this.o.store.paths(ref);
-    return this.runRecall(ref, query, this.files.read(p.context));
+    return this.runRecall(ref, query, this.channelContext(ref));
   }
 
   async idle(): Promise<void> {
@@ -163,6 +163,11 @@ export class ChatEngine {
     return next;
   }
 
+  /** CONTEXT.md as the prompt carries it: its template until the file exists (a new channel). */
+  private channelContext(ref: ChannelRef): string {
+    return this.files.read(this.o.store.paths(ref).context) ?? TEMPLATES['CONTEXT.md'];
+  }
+
   private key(ref: ChannelRef): string {
     return this.o.store.paths(ref).convDir;
   }
@@ -175,7 +180,7 @@ export class ChatEngine {
     // as its template), and every write below creates what it needs.
     void store.ensureChannel(ref).catch((err) => this.o.logger.error({ channel: p.convDir, err: (err as Error).message }, 'could not create the channel folder; check the data root'));
     const ws = workspaceDir(store.root);
-    const context = this.files.read(p.context) ?? TEMPLATES['CONTEXT.md'];
+    const context = this.channelContext(ref);
     const soul = this.files.read(path.join(ws, 'SOUL.md'));
     const agents = this.files.read(path.join(ws, 'AGENTS.md'));
     // Awaits only when there is work: each await on this path waits behind a burst's other events.
@@ -273,27 +278,31 @@ export class ChatEngine {
  */
 class StatCachedFiles {
   private readonly cache = new Map<string, { mtimeMs: number; size: number; text: string }>();
+  /** Files reported unreadable, so the log says it once, not every turn. */
+  private readonly reported = new Set<string>();
+
+  constructor(private readonly onUnreadable: (file: string, err: Error) => void) {}
 
   read(file: string): string | null {
-    let st: fs.Stats | undefined;
     try {
-      st = fs.statSync(file, { throwIfNoEntry: false });
-    } catch {
-      st = undefined; // unreadable (permissions): treated as absent, the turn goes on
-    }
-    if (!st) {
-      this.cache.delete(file);
+      const st = fs.statSync(file, { throwIfNoEntry: false });
+      if (!st) {
+        this.cache.delete(file);
+        return null;
+      }
+      const hit = this.cache.get(file);
+      if (hit && hit.mtimeMs === st.mtimeMs && hit.size === st.size) return hit.text;
+      const text = fs.readFileSync(file, 'utf8');
+      this.cache.set(file, { mtimeMs: st.mtimeMs, size: st.size, text });
+      this.reported.delete(file);
+      return text;
+    } catch (err) {
+      // Unreadable (permissions, a folder in its place): treated as absent, the turn goes on.
+      if (!this.reported.has(file)) {
+        this.reported.add(file);
+        this.onUnreadable(file, err as Error);
+      }
       return null;
     }
-    const hit = this.cache.get(file);
-    if (hit && hit.mtimeMs === st.mtimeMs && hit.size === st.size) return hit.text;
-    let text: string;
-    try {
-      text = fs.readFileSync(file, 'utf8');
-    } catch {
-      return null;
-    }
-    this.cache.set(file, { mtimeMs: st.mtimeMs, size: st.size, text });
-    return text;
   }
 }

@@ -32,7 +32,13 @@ export async function withChannelLock<T>(stateDir: string, task: () => Promise<T
     stale: o.staleMs ?? LOCK_STALE_MS,
     retries: { retries: 80, factor: 1.3, minTimeout: 20, maxTimeout: 400 },
     // The default throws from a timer, which would crash the bot.
-    onCompromised: (err) => o.onLost?.(err),
+    onCompromised: (err) => {
+      try {
+        o.onLost?.(err);
+      } catch {
+        // a failing report must not crash the process from proper-lockfile's timer
+      }
+    },
   });
   try {
     return await task();

@@ -238,14 +238,10 @@ export class ChannelStore {
    * caller orders its own writes.
    */
   async writePrivateState(file: string, value: unknown): Promise<void> {
-    const text = JSON.stringify(value) + '\n';
-    await atomicWrite(file, text).catch(async (err: NodeJS.ErrnoException) => {
-      // A channel's first turn can finish before its folder exists (it is created behind the reply).
-      if (err.code !== 'ENOENT') throw err;
-      await fs.mkdir(path.dirname(file), { recursive: true });
-      await atomicWrite(file, text);
-    });
+    // atomicWrite creates the folder: a channel's first turn can finish before ensureChannel does.
+    await atomicWrite(file, JSON.stringify(value) + '\n');
   }
+
 
   async writeState(ref: ChannelRef, file: string, value: unknown): Promise<void> {
     const p = this.paths(ref);

@@ -1,0 +1,46 @@
+import type { Client } from 'discord.js';
+import { DiscordSecretary } from '../../src/bot/secretaryGlue';
+import type { Runtime } from '../../src/chat/runtime';
+import { readLedger } from '../../src/condense/ledger';
+import type { ChannelRef } from '../../src/memory/paths';
+import { startFakeModelServer, type FakeModelServer } from '../fakes/model/server';
+import { makeTmpDir } from '../helpers/tmp';
+import { testRuntime } from '../helpers/runtime';
+
+const channel: ChannelRef = { kind: 'discord', guildId: '111111111111111111', channelId: '222222222222222222' };
+const privateThread: ChannelRef = { ...channel, threadId: '333333333333333333', privateThread: true };
+
+describe('the first-run record (automatic condensations count from it)', () => {
+  let tmp: ReturnType<typeof makeTmpDir>;
+  let fake: FakeModelServer;
+  let runtime: Runtime;
+  let secretary: DiscordSecretary;
+
+  beforeEach(async () => {
+    tmp = makeTmpDir();
+    fake = await startFakeModelServer();
+    runtime = await testRuntime(tmp.dir, fake);
+    // noteChannel needs only the store and the clock; no Discord connection is made.
+    secretary = new DiscordSecretary({ client: {} as Client, runtime });
+  });
+  afterEach(async () => {
+    await secretary.stop();
+    await runtime.close();
+    await fake.close();
+    tmp.cleanup();
+  });
+
+  it('a private thread and its channel each get their own record, whichever speaks first', async () => {
+    await secretary.noteChannel(runtime.store.parentRef(privateThread));
+    await secretary.noteChannel(runtime.store.parentRef(channel));
+    expect((await readLedger(runtime.store, privateThread)).firstRunAt).toBeDefined();
+    expect((await readLedger(runtime.store, channel)).firstRunAt).toBeDefined();
+  });
+
+  it('a burst in one channel shares one record', async () => {
+    const [a, b] = [secretary.noteChannel(channel), secretary.noteChannel(channel)];
+    expect(a).toBe(b);
+    await a;
+    expect((await readLedger(runtime.store, channel)).firstRunAt).toBeDefined();
+  });
+});
