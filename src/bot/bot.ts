@@ -15,6 +15,7 @@ import { NO_PINGS } from './client';
 import { refOfChannel } from './refs';
 import { decide, MessageFacts, placeAllowed } from './gate';
 import { Inbox, Pending } from './inbox';
+import { InFlight } from './inFlight';
 import { splitReply } from './split';
 
 /** Discord shows "typing" for about 10 s; renew a little before it lapses. */
@@ -48,27 +49,28 @@ export class MinutesBot {
   /** Conversations whose folder and first-run record were started by this process. */
   private readonly activated = new Set<string>();
   private readonly reportedPermission = new Set<string>();
-  private readonly inFlight = new Set<Promise<void>>();
-  private stopping = false;
+  /** Event handlers in flight; `drain` closes it. */
+  private readonly handlers: InFlight;
 
   private get log() {
     return this.o.runtime.logger;
   }
 
   constructor(private readonly o: BotOptions) {
+    this.handlers = new InFlight((err, event) => this.log.error({ err, event }, 'event handler failed'));
     this.inbox = new Inbox((batch) => this.answer(batch), (ref) => o.runtime.store.paths(ref).convDir);
   }
 
   attach(): void {
     const { client } = this.o;
-    client.on(Events.MessageCreate, (m) => { void this.safely('messageCreate', () => this.onMessage(m)); });
-    client.on(Events.MessageDelete, (m) => { void this.safely('messageDelete', () => this.onDelete(m)); });
-    client.on(Events.MessageUpdate, (_old, m) => { void this.safely('messageUpdate', () => this.onEdit(m)); });
-    client.on(Events.InteractionCreate, (ix) => { void this.safely('interactionCreate', () => this.onInteraction(ix)); });
+    client.on(Events.MessageCreate, (m) => { void this.handlers.run('messageCreate', () => this.onMessage(m)); });
+    client.on(Events.MessageDelete, (m) => { void this.handlers.run('messageDelete', () => this.onDelete(m)); });
+    client.on(Events.MessageUpdate, (_old, m) => { void this.handlers.run('messageUpdate', () => this.onEdit(m)); });
+    client.on(Events.InteractionCreate, (ix) => { void this.handlers.run('interactionCreate', () => this.onInteraction(ix)); });
     client.on(Events.ClientReady, (c) => {
-      for (const g of c.guilds.cache.values()) void this.safely('registerCommands', () => this.registerCommands(g));
+      for (const g of c.guilds.cache.values()) void this.handlers.run('registerCommands', () => this.registerCommands(g));
     });
-    client.on(Events.GuildCreate, (g) => { void this.safely('registerCommands', () => this.registerCommands(g)); });
+    client.on(Events.GuildCreate, (g) => { void this.handlers.run('registerCommands', () => this.registerCommands(g)); });
   }
 
   /** Per guild, so commands appear at once (global ones take up to an hour to propagate). */
@@ -105,9 +107,8 @@ export class MinutesBot {
 
   /** Stops taking new messages and waits for turns in flight. */
   async drain(): Promise<void> {
-    this.stopping = true;
     // Handlers first (a message being logged, a slash command writing memory), then the turns.
-    while (this.inFlight.size) await Promise.all([...this.inFlight]);
+    await this.handlers.close();
     await this.inbox.idle();
   }
 
@@ -116,7 +117,7 @@ export class MinutesBot {
   }
 
   private async onMessage(m: Message): Promise<void> {
-    if (this.stopping) return;
+    if (this.handlers.closing) return;
     const receivedAt = performance.now();
     const botId = this.o.client.user?.id;
     const ch = m.channel;
@@ -304,19 +305,5 @@ export class MinutesBot {
     this.log.warn({ channel: label, err: (err as Error).message }, 'could not send to Discord');
   }
 
-  /** Runs an event handler, tracked so that `drain` can wait for what is in flight; none once draining. */
-  private safely(what: string, fn: () => Promise<void>): Promise<void> {
-    // Once draining, no new work starts (its writes could land after the store's last flush).
-    if (this.stopping) return Promise.resolve();
-    const p = (async () => {
-      try {
-        await fn();
-      } catch (err) {
-        this.log.error({ err, event: what }, 'event handler failed');
-      }
-    })();
-    this.inFlight.add(p);
-    void p.finally(() => this.inFlight.delete(p));
-    return p;
-  }
+
 }

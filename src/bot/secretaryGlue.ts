@@ -19,6 +19,7 @@ import { findMissingCondensations, queueFile } from './auditThreads';
 import { discordPoster, gatherAll, gatherFrom } from './gather';
 import { refOfChannel } from './refs';
 import { placeAllowed } from './gate';
+import { InFlight } from './inFlight';
 import { isAdmin, SecretaryCommands } from './slash';
 
 export const CONDENSE_EMOJI = '📝';
@@ -43,8 +44,8 @@ export class DiscordSecretary implements SecretaryCommands {
    */
   private readonly perChannel = new KeyedQueue();
   private tasks: ScheduledTask[] = [];
-  private readonly inFlight = new Set<Promise<void>>();
-  private stopping = false;
+  /** Event handlers, sweeps and the audit in flight; `stop` closes it. */
+  private readonly events: InFlight;
   /** Per channel, the first-run record this process started (see noteChannel). */
   private readonly firstRuns = new Map<string, Promise<void>>();
 
@@ -54,6 +55,7 @@ export class DiscordSecretary implements SecretaryCommands {
     fault?: SecretaryOptions['fault'];
   }) {
     const rt = o.runtime;
+    this.events = new InFlight((err, event) => this.log.error({ err, event }, 'secretary event failed'));
     this.secretary = new Secretary({
       deps: { model: rt.model, store: rt.store, logger: rt.logger.child({ component: 'secretary' }), clock: rt.clock },
       fault: o.fault,
@@ -65,25 +67,25 @@ export class DiscordSecretary implements SecretaryCommands {
 
   attach(): void {
     const { client } = this.o;
-    client.on(Events.MessageReactionAdd, (r, u) => { void this.safely(() => this.onReaction(r, u)); });
-    client.on(Events.ThreadUpdate, (before, after) => { void this.safely(() => this.onThreadUpdate(before, after)); });
-    client.once(Events.ClientReady, () => { void this.safely(async () => { await this.resumeInterrupted(); await this.sweep(); }); });
+    client.on(Events.MessageReactionAdd, (r, u) => { void this.events.run('reaction', () => this.onReaction(r, u)); });
+    client.on(Events.ThreadUpdate, (before, after) => { void this.events.run('threadUpdate', () => this.onThreadUpdate(before, after)); });
+    client.once(Events.ClientReady, () => { void this.events.run('sweep', async () => { await this.resumeInterrupted(); await this.sweep(); }); });
   }
 
   start(): void {
     this.tasks.push(cron.schedule(this.o.sweepSchedule ?? '*/30 * * * *', () => {
-      void this.safely(async () => { await this.resumeInterrupted(); await this.sweep(); });
+      void this.events.run('sweep', async () => { await this.resumeInterrupted(); await this.sweep(); });
     }, { noOverlap: true }));
-    this.tasks.push(cron.schedule(this.o.auditSchedule ?? '17 4 * * *', () => { void this.safely(() => this.audit()); }, { noOverlap: true }));
+    this.tasks.push(cron.schedule(this.o.auditSchedule ?? '17 4 * * *', () => { void this.events.run('audit', () => this.audit()); }, { noOverlap: true }));
   }
 
   async stop(): Promise<void> {
-    this.stopping = true;
+    // A condensation in flight finishes its steps (its files would otherwise be half updated
+    // until the next start resumes it); sweeps stop between threads.
+    const closed = this.events.close();
     for (const t of this.tasks) await t.destroy();
     this.tasks = [];
-    // A condensation in flight finishes its steps (its files would otherwise be half updated
-    // until the next start resumes it).
-    while (this.inFlight.size) await Promise.all([...this.inFlight]);
+    await closed;
     await this.perChannel.idle();
     await Promise.all([...this.firstRuns.values()].map((p) => p.catch(() => undefined)));
   }
@@ -197,7 +199,7 @@ export class DiscordSecretary implements SecretaryCommands {
     let done = 0;
     for (const guild of this.o.client.guilds.cache.values()) {
       for (const ch of guild.channels.cache.values()) {
-        if (done >= SWEEP_MAX_PER_RUN || this.stopping) return done;
+        if (done >= SWEEP_MAX_PER_RUN || this.events.closing) return done;
         if (ch.type !== ChannelType.GuildText && ch.type !== ChannelType.GuildForum) continue;
         const ref: ChannelRef = { kind: 'discord', guildId: guild.id, channelId: ch.id };
         await this.firstRunNoted(ref);
@@ -207,7 +209,7 @@ export class DiscordSecretary implements SecretaryCommands {
         const lists = await Promise.all(['public', 'private'].map((type) =>
           ch.threads.fetchArchived({ type: type as 'public' | 'private', limit: SWEEP_LOOKBACK }).catch(() => null)));
         for (const thread of lists.flatMap((l) => [...(l?.threads.values() ?? [])])) {
-          if (done >= SWEEP_MAX_PER_RUN || this.stopping) return done;
+          if (done >= SWEEP_MAX_PER_RUN || this.events.closing) return done;
           const when = thread.archivedAt ?? undefined;
           if (when && when.getTime() < Date.parse(ledger.firstRunAt)) continue;
           const r = await this.autoCondense(thread, when);
@@ -227,13 +229,13 @@ export class DiscordSecretary implements SecretaryCommands {
     let n = 0;
     for (const ref of await listChannelRefs(store.root)) {
       // Shutting down: what is left is picked up on the next start.
-      if (this.stopping) return n;
+      if (this.events.closing) return n;
       if (ref.kind !== 'discord') continue;
       await releaseLeases(store, ref);
       n += await this.condenseQueued(ref);
       for (const f of await listRetryable(store, ref, this.o.runtime.clock())) {
         const threadId = f.conversation.threadId;
-        if (this.stopping) return n;
+        if (this.events.closing) return n;
         if (!threadId) continue;
         const thread = await this.o.client.channels.fetch(threadId).catch(() => null);
         if (!thread?.isThread()) continue;
@@ -258,7 +260,7 @@ export class DiscordSecretary implements SecretaryCommands {
     }
     let n = 0;
     for (const id of ids) {
-      if (this.stopping) {
+      if (this.events.closing) {
         // Shutting down: put the rest back for the next start.
         await store.appendJsonl(ref, file, { threadId: id, at: this.o.runtime.clock().toISOString() });
         continue;
@@ -366,18 +368,5 @@ export class DiscordSecretary implements SecretaryCommands {
     for (const text of lines) await ch.send({ content: text, allowedMentions: { parse: [] } }).catch(() => undefined);
   }
 
-  /** Runs an event's work, tracked so that `stop` can wait for it; none starts once stopping. */
-  private safely(fn: () => Promise<unknown>): Promise<void> {
-    if (this.stopping) return Promise.resolve();
-    const p = (async () => {
-      try {
-        await fn();
-      } catch (err) {
-        this.log.error({ err }, 'secretary event failed');
-      }
-    })();
-    this.inFlight.add(p);
-    void p.finally(() => this.inFlight.delete(p));
-    return p;
-  }
+
 }

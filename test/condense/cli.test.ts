@@ -1,6 +1,5 @@
 import fs from 'node:fs';
 import path from 'node:path';
-import { PassThrough } from 'node:stream';
 import { runAudit } from '../../src/cli/commands/audit';
 import { runCondense } from '../../src/cli/commands/condense';
 import type { CliIO } from '../../src/cli/main';
@@ -11,20 +10,10 @@ import type { ChannelRef } from '../../src/memory/paths';
 import { startFakeModelServer, FakeModelServer } from '../fakes/model/server';
 import { manualClock } from '../helpers/runtime';
 import { makeTmpDir } from '../helpers/tmp';
+import { withCapturedIO } from '../helpers/cli';
 import { msgs, secretaryModel, sideDeps } from './helpers';
 
-async function cli(fn: (io: CliIO) => Promise<number>, env: NodeJS.ProcessEnv, cwd: string) {
-  const stdout = new PassThrough();
-  const stderr = new PassThrough();
-  let out = '';
-  let err = '';
-  stdout.on('data', (d) => { out += d; });
-  stderr.on('data', (d) => { err += d; });
-  const stdin = new PassThrough();
-  stdin.end();
-  const code = await fn({ stdout, stderr, stdin, env: { LOG_LEVEL: 'warn', ...env }, cwd });
-  return { code, stdout: out, stderr: err };
-}
+const cli = (fn: (io: CliIO) => Promise<number>, env: NodeJS.ProcessEnv, cwd: string) => withCapturedIO(fn, { env, cwd });
 
 function snapshot(dir: string): Record<string, string> {
   const out: Record<string, string> = {};

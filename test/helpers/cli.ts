@@ -1,8 +1,8 @@
 import { PassThrough } from 'node:stream';
 import { run, CliIO } from '../../src/cli/main';
 
-/** Runs the real `minutes` command in-process with captured streams and scripted stdin lines. */
-export async function runCli(args: string[], o: { env: NodeJS.ProcessEnv; cwd: string; input?: string[] }):
+/** Runs a command function with captured stdout/stderr and scripted stdin lines. */
+export async function withCapturedIO(fn: (io: CliIO) => Promise<number>, o: { env: NodeJS.ProcessEnv; cwd: string; input?: string[] }):
   Promise<{ code: number; stdout: string; stderr: string }> {
   const stdout = new PassThrough();
   const stderr = new PassThrough();
@@ -12,9 +12,14 @@ export async function runCli(args: string[], o: { env: NodeJS.ProcessEnv; cwd: s
   stdout.on('data', (d) => { out += d; });
   stderr.on('data', (d) => { err += d; });
   stdin.end((o.input ?? []).map((l) => `${l}\n`).join(''));
-  const io: CliIO = { stdout, stderr, stdin, env: { LOG_LEVEL: 'warn', LOG_FORMAT: 'json', ...o.env }, cwd: o.cwd };
-  const code = await run(['node', 'minutes', ...args], io);
+  const code = await fn({ stdout, stderr, stdin, env: { LOG_LEVEL: 'warn', ...o.env }, cwd: o.cwd });
   return { code, stdout: out, stderr: err };
+}
+
+/** Runs the real `minutes` command in-process with captured streams and scripted stdin lines. */
+export function runCli(args: string[], o: { env: NodeJS.ProcessEnv; cwd: string; input?: string[] }):
+  Promise<{ code: number; stdout: string; stderr: string }> {
+  return withCapturedIO((io) => run(['node', 'minutes', ...args], io), { ...o, env: { LOG_FORMAT: 'json', ...o.env } });
 }
 
 /** Splits console-protocol output into its blocks. */

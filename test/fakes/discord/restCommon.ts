@@ -4,7 +4,8 @@
  * limits (2 000 characters, 10 embeds / 6 000 embed characters, 10 files, upload size).
  */
 import type { Actions, UploadInput } from './actions';
-import { Errors, type ParsedBody, type RouteResult } from './http';
+import { Errors, type ParsedBody, type RouteResult, ok } from './http';
+import { messagePayload } from './payloads';
 import type { InteractionRegistry } from './interactions';
 import { allowedMentionsError } from './mentions';
 import { type PermissionName, has } from './permissions';
@@ -139,6 +140,27 @@ export function keptAttachments(message: FakeMessage, body: MessageBody) {
   if (!body.attachments) return undefined;
   const keep = new Set(body.attachments.map((a) => String(a.id)));
   return message.attachments.filter((a) => keep.has(a.id));
+}
+
+/**
+ * PATCH of a message's content, embeds, components and files (a channel message or an interaction
+ * response); `flags` picks the message's new flags from the body.
+ */
+export function editFromBody(ctx: RequestContext, message: FakeMessage, flags: (body: MessageBody) => number | undefined): RouteResult {
+  const { state, actions } = ctx.deps;
+  const body = jsonBody<MessageBody>(ctx);
+  const uploads = uploadsOf(ctx, body);
+  validateMessage(ctx, body, uploads, { edit: true });
+  actions.editMessage(message, {
+    content: body.content,
+    embeds: body.embeds,
+    components: body.components,
+    attachments: keptAttachments(message, body),
+    newFiles: uploads,
+    flags: flags(body),
+    allowedMentions: body.allowed_mentions,
+  });
+  return ok(messagePayload(state, message, { gateway: false }));
 }
 
 export function limitParam(ctx: RequestContext, def: number, max: number): number {

@@ -12,7 +12,7 @@ import {
   type MessageBody,
   type RequestContext,
   jsonBody,
-  keptAttachments,
+  editFromBody,
   uploadsOf,
   validateMessage,
 } from './restCommon';
@@ -110,21 +110,8 @@ function followup(ctx: RequestContext, p: Record<string, string>) {
 }
 
 function editWebhookMessage(ctx: RequestContext, p: Record<string, string>) {
-  const { state, actions } = ctx.deps;
   const { message } = webhookMessage(ctx, p);
-  const body = jsonBody<MessageBody>(ctx);
-  const uploads = uploadsOf(ctx, body);
-  validateMessage(ctx, body, uploads, { edit: true });
-  actions.editMessage(message, {
-    content: body.content,
-    embeds: body.embeds,
-    components: body.components,
-    attachments: keptAttachments(message, body),
-    newFiles: uploads,
-    flags: message.flags & ~MessageFlags.Loading,
-    allowedMentions: body.allowed_mentions,
-  });
-  return ok(messagePayload(state, message, { gateway: false }));
+  return editFromBody(ctx, message, () => message.flags & ~MessageFlags.Loading);
 }
 
 function responseMessage(ctx: RequestContext, ix: FakeInteraction, body: MessageBody, uploads: ReturnType<typeof uploadsOf>) {

@@ -10,8 +10,8 @@ import {
   type MessageBody,
   type RequestContext,
   channelOr404,
+  editFromBody,
   jsonBody,
-  keptAttachments,
   limitParam,
   messageOr404,
   requirePermissions,
@@ -202,24 +202,12 @@ function createMessage(ctx: RequestContext, p: Record<string, string>) {
 }
 
 function editMessage(ctx: RequestContext, p: Record<string, string>) {
-  const { state, actions } = ctx.deps;
+  const { state } = ctx.deps;
   const channel = channelOr404(ctx, p.channelId);
   const message = messageOr404(ctx, channel, p.messageId);
   requirePermissions(ctx, channel);
   if (message.authorId !== state.bot.id) throw Errors.cannotEditOthers();
-  const body = jsonBody<MessageBody>(ctx);
-  const uploads = uploadsOf(ctx, body);
-  validateMessage(ctx, body, uploads, { edit: true });
-  actions.editMessage(message, {
-    content: body.content,
-    embeds: body.embeds,
-    components: body.components,
-    attachments: keptAttachments(message, body),
-    newFiles: uploads,
-    flags: body.flags,
-    allowedMentions: body.allowed_mentions,
-  });
-  return ok(messagePayload(state, message, { gateway: false }));
+  return editFromBody(ctx, message, (body) => body.flags);
 }
 
 function pin(ctx: RequestContext, p: Record<string, string>) {
