@@ -13,7 +13,7 @@ import { auditChannel, formatAudit, listChannelRefs } from '../condense/audit';
 import { readFrontmatter } from '../condense/render';
 import type { Runtime } from '../chat/runtime';
 import type { ChannelRef } from '../memory/paths';
-import { KeyedQueue } from '../memory/queue';
+import { KeyedQueue, OncePerKey } from '../memory/queue';
 import { refLabel } from '../memory/paths';
 import { findMissingCondensations, queueFile } from './auditThreads';
 import { discordPoster, gatherAll, gatherFrom } from './gather';
@@ -47,7 +47,7 @@ export class DiscordSecretary implements SecretaryCommands {
   /** Event handlers, sweeps and the audit in flight; `stop` closes it. */
   private readonly events: InFlight;
   /** Per channel, the first-run record this process started (see noteChannel). */
-  private readonly firstRuns = new Map<string, Promise<void>>();
+  private readonly firstRuns = new OncePerKey();
 
   constructor(private readonly o: {
     client: Client; runtime: Runtime; sweepSchedule?: string; auditSchedule?: string;
@@ -87,7 +87,7 @@ export class DiscordSecretary implements SecretaryCommands {
     this.tasks = [];
     await closed;
     await this.perChannel.idle();
-    await Promise.all([...this.firstRuns.values()].map((p) => p.catch(() => undefined)));
+    await this.firstRuns.settled();
   }
 
   /**
@@ -97,14 +97,7 @@ export class DiscordSecretary implements SecretaryCommands {
   noteChannel(ref: ChannelRef): Promise<void> {
     // Keyed by the ledger the record goes to: a private thread keeps its own, apart from its channel's.
     const key = ledgerFile(this.o.runtime.store.paths(ref), ref);
-    let p = this.firstRuns.get(key);
-    if (!p) {
-      const started = ensureFirstRun(this.o.runtime.store, ref, this.o.runtime.clock()).then(() => undefined);
-      this.firstRuns.set(key, started);
-      started.catch(() => { if (this.firstRuns.get(key) === started) this.firstRuns.delete(key); });
-      p = started;
-    }
-    return p;
+    return this.firstRuns.run(key, () => ensureFirstRun(this.o.runtime.store, ref, this.o.runtime.clock()).then(() => undefined));
   }
 
   /** Waits for a first-run record this process started for the conversation's ledger, if any. */

@@ -42,3 +42,32 @@ export class KeyedQueue {
     return this.tails.size;
   }
 }
+
+/**
+ * The first run of a task per key, shared by every later caller (a burst of messages in a new
+ * channel makes its folder once). A run that fails is forgotten, so the next caller tries again.
+ */
+export class OncePerKey {
+  private readonly started = new Map<string, Promise<void>>();
+
+  run(key: string, task: () => Promise<void>): Promise<void> {
+    let p = this.started.get(key);
+    if (!p) {
+      const mine = task();
+      this.started.set(key, mine);
+      mine.catch(() => { if (this.started.get(key) === mine) this.started.delete(key); });
+      p = mine;
+    }
+    return p;
+  }
+
+  /** The run started for this key, if any (done, in flight, or not yet failed). */
+  get(key: string): Promise<void> | undefined {
+    return this.started.get(key);
+  }
+
+  /** Settles when every run started so far has settled; never rejects. */
+  async settled(): Promise<void> {
+    await Promise.all(Array.from(this.started.values(), (p) => p.catch(() => undefined)));
+  }
+}

@@ -5,7 +5,7 @@ import { atomicWrite, readTextIfExists } from './atomicWrite';
 import { withChannelLock } from './lock';
 import { applyMemoryOps, ApplyOpsResult, MemoryOp } from './memoryOps';
 import { ChannelPaths, channelPaths, ChannelRef } from './paths';
-import { KeyedQueue } from './queue';
+import { KeyedQueue, OncePerKey } from './queue';
 import { redactSecrets } from './secrets';
 import { TEMPLATES, TemplateFile } from './templates';
 import { makeTombstone, Tombstone } from './tombstones';
@@ -51,7 +51,7 @@ export class ChannelStore {
   private readonly clock: () => Date;
   private readonly log: Logger;
   /** Per conversation, the first ensureChannel in flight or done: a burst shares one check. */
-  private readonly ensured = new Map<string, Promise<void>>();
+  private readonly ensured = new OncePerKey();
   private readonly pathCache = new Map<string, ChannelPaths>();
   /** Folders known to exist, so an append does not mkdir every time. */
   private readonly knownDirs = new Set<string>();
@@ -91,13 +91,7 @@ export class ChannelStore {
   async ensureChannel(ref: ChannelRef): Promise<ChannelPaths> {
     const p = this.paths(ref);
     // Checked once per process per conversation: the reply path should not stat four files a turn.
-    let done = this.ensured.get(p.convDir);
-    if (!done) {
-      done = this.createMissing(p);
-      this.ensured.set(p.convDir, done);
-      done.catch(() => this.ensured.delete(p.convDir));
-    }
-    await done;
+    await this.ensured.run(p.convDir, () => this.createMissing(p));
     return p;
   }
 
