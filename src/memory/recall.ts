@@ -2,7 +2,9 @@ import type { Logger } from '../log/logger';
 import { silentLogger } from '../log/logger';
 import { Candidate, FsLike, normalizeForExclude, SourceCache } from './recallSources';
 import { hasCjk, isWeakToken, queryTokens } from './tokenize';
+import { feedback } from './recallFeedback';
 import { pack, termSet } from './recallPack';
+import { withVariants } from './recallVariants';
 
 /**
  * Targeted recall: before each model call, the few entries of the channel's memory that matter for
@@ -355,133 +357,6 @@ function score(index: Index, input: RecallInput, now: Date, P: RecallTuning): Re
   const ranked = top.sorted((x, y) => cands[x].rank - cands[y].rank || x - y);
   const floor = P.minRelative > 0 ? ranked[0].score * P.minRelative : 0;
   return pack(index, floor > 0 ? ranked.filter((x) => x.score >= floor) : ranked, budget, maxItems);
-}
-
-const LATIN_WORD = /^[a-z]+$/;
-/** Shortest (stemmed) word matched by one edit: shorter words have too many real neighbours ("stock"/"stack"). */
-const TYPO_MIN = 6;
-
-/** Lowercased words written with a capital initial and lowercase rest (names, as people write them). */
-function capitalised(query: string): Set<string> {
-  return new Set(Array.from(query.matchAll(/\b[A-Z][a-z]{2,3}\b/g), (m) => m[0].toLowerCase()));
-}
-
-/**
- * The query's terms, each with weight 1, plus, for a Latin-script word the channel never uses (in a
- * body or a heading), the channel words it probably means, at `weight`: words one edit away
- * (substitution, insertion, deletion or transposition; same first letter, TYPO_MIN+ letters) and, for
- * a capitalised word of 3–4 letters (a name), up to three longer words it begins ("Mel" for "Melanie").
- */
-function withVariants(index: Index, terms: string[], query: string, weight: number): { t: string; w: number }[] {
-  const out = terms.map((t) => ({ t, w: 1 }));
-  const seen = new Set(terms);
-  let names: Set<string> | undefined;
-  for (const t of terms) {
-    if (index.df.has(t) || index.head.has(t) || !LATIN_WORD.test(t) || t.length < 3) continue;
-    const v = vocabulary(index);
-    const found: string[] = [];
-    if (t.length >= TYPO_MIN) {
-      for (let len = t.length - 1; len <= t.length + 1; len++) {
-        for (const cand of v.byLen.get(t[0] + len) ?? []) if (oneEditApart(t, cand)) found.push(cand);
-      }
-    } else if (t.length <= 4 && (names ??= capitalised(query)).has(t)) {
-      for (const cand of v.byPrefix.get(t.slice(0, 3)) ?? []) {
-        if (cand.length >= t.length + 2 && cand.startsWith(t) && !isWeakToken(cand)) found.push(cand);
-      }
-      if (found.length > 3) found.length = 0;
-    }
-    for (const f of found) {
-      if (seen.has(f)) continue;
-      seen.add(f);
-      out.push({ t: f, w: weight });
-    }
-  }
-  return out;
-}
-
-function vocabulary(index: Index): NonNullable<Index['vocab']> {
-  if (index.vocab) return index.vocab;
-  const byLen = new Map<string, string[]>();
-  const byPrefix = new Map<string, string[]>();
-  const add = (m: Map<string, string[]>, k: string, t: string): void => {
-    const l = m.get(k);
-    if (l) l.push(t);
-    else m.set(k, [t]);
-  };
-  for (const t of index.df.keys()) {
-    if (!LATIN_WORD.test(t)) continue;
-    if (t.length >= 4) add(byLen, t[0] + t.length, t);
-    if (t.length >= 5) add(byPrefix, t.slice(0, 3), t);
-  }
-  index.vocab = { byLen, byPrefix };
-  return index.vocab;
-}
-
-/** Optimal-string-alignment distance is exactly 1 (a and b differ). */
-function oneEditApart(a: string, b: string): boolean {
-  if (a === b) return false;
-  const la = a.length;
-  const lb = b.length;
-  if (Math.abs(la - lb) > 1) return false;
-  let i = 0;
-  while (i < la && i < lb && a[i] === b[i]) i++;
-  if (la === lb) {
-    if (a.slice(i + 1) === b.slice(i + 1)) return true; // substitution
-    return i + 1 < la && a[i] === b[i + 1] && a[i + 1] === b[i] && a.slice(i + 2) === b.slice(i + 2); // transposition
-  }
-  return la > lb ? a.slice(i + 1) === b.slice(i) : a.slice(i) === b.slice(i + 1);
-}
-
-/**
- * Pseudo-relevance feedback: the terms that the best few candidates share (specific ones: seen in at
- * least two entries, in at most a tenth of them) are added to the query at a low weight. They only
- * re-rank candidates that already match the query; they are never evidence, so they admit nothing.
- */
-function feedback(index: Index, terms: string[], nTouched: number, P: RecallTuning): void {
-  const { score: acc, mark, touched } = index.scratch;
-  const k = P.prfDocs;
-  const top: number[] = [];
-  for (let i = 0; i < nTouched; i++) {
-    const id = touched[i];
-    if (top.length < k) {
-      top.push(id);
-      continue;
-    }
-    let worst = 0;
-    for (let j = 1; j < k; j++) if (acc[top[j]] < acc[top[worst]]) worst = j;
-    if (acc[id] > acc[top[worst]]) top[worst] = id;
-  }
-  const q = new Set(terms);
-  const counts = new Map<string, number>();
-  const maxDf = Math.max(2, index.n * 0.1);
-  for (const id of top) {
-    for (const t of index.cands[id].terms) {
-      if (q.has(t)) continue;
-      const df = index.df.get(t) ?? 0;
-      if (df < 2 || df > maxDf) continue;
-      counts.set(t, (counts.get(t) ?? 0) + 1);
-    }
-  }
-  const n = index.n;
-  const idfOf = (t: string): number => {
-    const df = index.df.get(t)!;
-    return Math.log(1 + (n - df + 0.5) / (df + 0.5));
-  };
-  const chosen = Array.from(counts.entries())
-    .filter(([, c]) => c >= 2 || k === 1)
-    .map(([t, c]) => ({ t, w: (P.prfWeight * c) / k, idf: idfOf(t) }))
-    .sort((a, b) => b.w * b.idf - a.w * a.idf || (a.t < b.t ? -1 : 1))
-    .slice(0, P.prfTerms);
-  for (const { t, w, idf } of chosen) {
-    const p = index.post.get(t)!;
-    const k1p = w * idf * (P.k1 + 1);
-    for (let j = 0; j < p.ids.length; j++) {
-      const id = p.ids[j];
-      if (mark[id] === 0) continue;
-      const f = p.tfs[j];
-      acc[id] += (k1p * f) / (f + index.lenNorm[id]);
-    }
-  }
 }
 
 /** The best `k` by score: a bounded min-heap, so a common word matching thousands of entries costs no full sort. */
