@@ -171,6 +171,7 @@ async function main() {
       discord: { token: info.botToken, apiUrl: info.apiUrl },
       anthropic: { apiKey: 'test-key', baseURL: info.modelBaseURL },
       openai: {},
+      log: {},
     };
     const sink = new Writable({ write(chunk, _enc, done) { for (const l of String(chunk).split('\n')) if (l.trim()) logLines.push(l); done(); } });
     const logger = createLogger({ level: 'warn', format: 'json', destination: sink });

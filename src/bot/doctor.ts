@@ -20,11 +20,15 @@ const READY_TIMEOUT_MS = 20_000;
 export async function discordFindings(o: { token: string; apiUrl: string; discord: ConfigFile['discord'] }): Promise<Finding[]> {
   const out: Finding[] = [];
   const client = createDiscordClient({ apiUrl: o.apiUrl });
+  let timer: NodeJS.Timeout | undefined;
   try {
     const ready = new Promise<Client<true>>((resolve, reject) => {
       client.once('clientReady', resolve);
-      setTimeout(() => reject(new Error(`not ready within ${READY_TIMEOUT_MS / 1000} s`)), READY_TIMEOUT_MS).unref();
+      timer = setTimeout(() => reject(new Error(`not ready within ${READY_TIMEOUT_MS / 1000} s`)), READY_TIMEOUT_MS);
+      timer.unref();
     });
+    // A failed login returns before anyone awaits `ready`: its timeout must not reject unobserved.
+    ready.catch(() => undefined);
     try {
       await client.login(o.token);
     } catch (err) {
@@ -65,6 +69,7 @@ export async function discordFindings(o: { token: string; apiUrl: string; discor
         : { ok: true, check: `channel #${gch.name}`, detail: 'permissions complete' });
     }
   } finally {
+    clearTimeout(timer);
     await client.destroy();
   }
   return out;

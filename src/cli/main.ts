@@ -1,4 +1,4 @@
-import { Command, CommanderError } from 'commander';
+import { Command, CommanderError, InvalidArgumentError } from 'commander';
 
 /**
  * The `minutes` command. Each subcommand's module is required only when it runs, so `recall`
@@ -96,8 +96,9 @@ export async function run(argv: string[], io: CliIO = defaultIO()): Promise<numb
     await program.parseAsync(argv);
   } catch (err) {
     if (err instanceof CommanderError) {
-      // --help and --version exit through here with code 0.
-      return err.exitCode;
+      // --help and --version exit through here with code 0; commander has already printed the
+      // message for anything else, which is a usage error (2, like the commands' own checks).
+      return err.exitCode === 0 ? 0 : 2;
     }
     throw err;
   }
@@ -107,7 +108,7 @@ export async function run(argv: string[], io: CliIO = defaultIO()): Promise<numb
 function parseIntArg(value: string): number {
   const n = Number(value);
   if (!Number.isInteger(n) || n <= 0) {
-    throw new CommanderError(2, 'minutes.invalidArgument', `expected a positive whole number, got "${value}"`);
+    throw new InvalidArgumentError('expected a positive whole number.');
   }
   return n;
 }

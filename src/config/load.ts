@@ -2,11 +2,9 @@ import fs from 'node:fs';
 import path from 'node:path';
 import dotenv from 'dotenv';
 import { z } from 'zod';
+import { ConfigError } from './errors';
+import { LogSettings, logSettingsFromEnv } from './logSettings';
 import { ConfigFile, ConfigFileSchema } from './schema';
-
-export class ConfigError extends Error {
-  override name = 'ConfigError';
-}
 
 /** The name looked for in the working directory when MINUTES_CONFIG is unset. */
 export const DEFAULT_CONFIG_FILE = 'minutes.config.json';
@@ -22,6 +20,8 @@ export interface Settings {
   anthropic: { apiKey?: string; baseURL?: string };
   openai: { apiKey?: string; baseURL?: string };
   redisUrl?: string;
+  /** LOG_LEVEL / LOG_FORMAT from the environment, else the config file's `log`, else unset. */
+  log: LogSettings;
 }
 
 /**
@@ -45,6 +45,7 @@ export function loadSettings(opts: { env: NodeJS.ProcessEnv; cwd: string; needs:
   const configFile = resolveConfigFile(env, cwd);
   const config = configFile ? readConfigFile(configFile) : ConfigFileSchema.parse({});
   const blank = (k: string) => (env[k] ?? '').trim() || undefined;
+  const envLog = logSettingsFromEnv(env);
 
   const urls: Record<string, string | undefined> = {
     DISCORD_API_URL: blank('DISCORD_API_URL'),
@@ -67,6 +68,7 @@ export function loadSettings(opts: { env: NodeJS.ProcessEnv; cwd: string; needs:
     anthropic: { apiKey: blank('ANTHROPIC_API_KEY'), baseURL: urls.ANTHROPIC_BASE_URL },
     openai: { apiKey: blank('OPENAI_API_KEY'), baseURL: urls.OPENAI_BASE_URL },
     redisUrl: urls.REDIS_URL,
+    log: { level: envLog.level ?? config.log.level, format: envLog.format ?? config.log.format },
   };
 
   if (needs.includes('discord')) {
@@ -136,6 +138,31 @@ export function providerEnv(s: Settings): Record<string, string | undefined> {
 }
 
 /** Whether this process can create and write files under `dir`; the error code when it cannot. */
+/**
+ * Whether `dir` could be written, creating nothing (for `minutes doctor`): an existing folder is
+ * checked with access(2) (which also reports a read-only file system); a missing one by its nearest
+ * existing parent, where start would create it.
+ */
+export function probeWritableReadOnly(dir: string): { problem: string | null; missing: boolean } {
+  let at = path.resolve(dir);
+  let missing = false;
+  for (;;) {
+    try {
+      const st = fs.statSync(at);
+      if (!st.isDirectory()) return { problem: `${at} is not a folder`, missing };
+      fs.accessSync(at, fs.constants.W_OK | fs.constants.X_OK);
+      return { problem: null, missing };
+    } catch (err) {
+      const code = (err as NodeJS.ErrnoException).code;
+      if (code !== 'ENOENT') return { problem: code ?? 'error', missing };
+      missing = true;
+      const up = path.dirname(at);
+      if (up === at) return { problem: 'ENOENT', missing };
+      at = up;
+    }
+  }
+}
+
 export function probeWritable(dir: string): string | null {
   try {
     fs.mkdirSync(dir, { recursive: true });

@@ -1,6 +1,7 @@
 import { z } from 'zod';
 
-const snowflake = z.string().regex(/^[0-9]{1,20}$/, 'must be a Discord id (digits only, as a string)');
+const ID_HINT = 'must be a Discord id (digits only, as a string: "123…", in quotes)';
+const snowflake = z.string({ error: ID_HINT }).regex(/^[0-9]{1,20}$/, ID_HINT);
 const ids = z.array(snowflake).default([]);
 
 /**

@@ -98,9 +98,19 @@ interface ErrorFacts {
 
 const CONTEXT_TOO_LONG = /prompt is too long|context length|context window|context_length_exceeded|too many tokens/i;
 
+/**
+ * The provider's own explanation. The Anthropic SDK's message is the status and the raw JSON body
+ * ("401 {\"type\":\"error\",…}"); both SDKs keep the parsed body on `error`.
+ */
+function providerSaid(err: Error): string {
+  const body = (err as { error?: { error?: { message?: unknown }; message?: unknown } }).error;
+  const said = body?.error?.message ?? body?.message;
+  return typeof said === 'string' && said.trim() ? said.trim() : err.message;
+}
+
 function classify(provider: ProviderName, err: Error, f: ErrorFacts): ModelError {
   const opts: ModelErrorOptions = { provider, status: f.status, cause: err };
-  const label = `${provider}${f.status ? ` ${f.status}` : ''}${f.type ? ` ${f.type}` : ''}: ${err.message}`;
+  const label = `${provider}${f.status ? ` ${f.status}` : ''}${f.type ? ` ${f.type}` : ''}: ${providerSaid(err)}`;
   const s = f.status;
   if (f.code === 'context_length_exceeded' || s === 413 || ((s === 400 || s === undefined) && CONTEXT_TOO_LONG.test(err.message))) {
     return new ModelError('context_too_long', label, opts);

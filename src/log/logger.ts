@@ -18,7 +18,7 @@ export interface LoggerOptions {
 }
 
 export function createLogger(opts: LoggerOptions = {}): Logger {
-  const level = opts.level ?? process.env.LOG_LEVEL ?? 'info';
+  const level = opts.level ?? 'info';
   const format = opts.format ?? defaultFormat();
   const base = { level, redact: { paths: REDACT_PATHS, censor: '[redacted]' }, base: undefined };
   if (format === 'pretty') {
@@ -26,7 +26,12 @@ export function createLogger(opts: LoggerOptions = {}): Logger {
     // short-lived CLI commands never exit before their last log line.
     // eslint-disable-next-line @typescript-eslint/no-require-imports
     const pretty = require('pino-pretty') as typeof import('pino-pretty');
-    const stream = pretty({ destination: 2, colorize: Boolean(process.stderr.isTTY), sync: true, ignore: 'pid,hostname' });
+    const stream = pretty({
+      destination: opts.destination ?? 2,
+      colorize: !opts.destination && Boolean(process.stderr.isTTY),
+      sync: true,
+      ignore: 'pid,hostname',
+    });
     return pino(base, stream);
   }
   const dest = opts.destination ?? pino.destination({ fd: 2, sync: true });

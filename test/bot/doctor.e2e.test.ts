@@ -37,8 +37,23 @@ describe('minutes doctor', () => {
     expect(r.stdout).toMatch(/^ok {3}intents: Message Content intent enabled$/m);
     expect(r.stdout).toMatch(/^ok {3}channel #project: permissions complete$/m);
     expect(r.stdout).toMatch(/All checks passed/);
+    expect(r.stdout).toMatch(/^ok {3}data root: .*data does not exist yet; start will create it/m);
+    expect(fs.existsSync(path.join(tmp.dir, 'data'))).toBe(false);
     expect(r.code).toBe(0);
     expect(model.requests.length).toBe(2);
+  });
+
+  it('says what to check for a data root in the way, an unknown model and an unreachable provider', async () => {
+    fs.writeFileSync(path.join(tmp.dir, 'data'), 'a file where the data folder should be');
+    model.setHandler(() => ({ error: { status: 404, type: 'not_found_error', message: 'model: claude-nope' } }));
+    const r = await runCli(['doctor'], { env, cwd: tmp.dir });
+    expect(r.code).toBe(1);
+    expect(r.stdout).toMatch(/^FAIL data root: .*data is not writable \(.*data is not a folder\): set MINUTES_DATA_DIR/m);
+    expect(r.stdout).toMatch(/^FAIL provider: anthropic 404 not_found_error: .*claude-nope: check the model names in the config/m);
+    await model.close();
+    const down = await runCli(['doctor'], { env: { ...env, MINUTES_DATA_DIR: tmp.dir }, cwd: tmp.dir });
+    expect(down.stdout).toMatch(/^FAIL provider: anthropic: Connection error: could not connect: check ANTHROPIC_BASE_URL/m);
+    expect(down.stdout).toMatch(/^ok {3}data root: .* is writable$/m);
   });
 
   it('names each problem with its fix and exits 1', async () => {
@@ -47,7 +62,7 @@ describe('minutes doctor', () => {
     const r = await runCli(['doctor'], { env, cwd: tmp.dir });
     expect(r.code).toBe(1);
     expect(r.stdout).toMatch(/^FAIL channel #project: missing Read Message History, Pin Messages: grant them/m);
-    expect(r.stdout).toMatch(/^FAIL provider: anthropic: .*check the API key/m);
+    expect(r.stdout).toMatch(/^FAIL provider: anthropic 401 authentication_error: invalid x-api-key: check the API key in \.env$/m);
     expect(r.stdout).toMatch(/2 problem\(s\) found/);
   });
 

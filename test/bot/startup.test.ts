@@ -18,6 +18,7 @@ describe('start-up problems stop the bot with one line saying what to set', () =
     configFile: null,
     config: ConfigFileSchema.parse({}),
     discord: { token: discord.botToken, apiUrl: discord.apiUrl },
+    log: {},
     anthropic: { apiKey: 'k', baseURL: model.anthropicBaseURL },
     openai: {},
     ...over,

@@ -1,6 +1,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
-import { ConfigError, loadDotEnv, loadSettings } from '../../src/config/load';
+import { ConfigError } from '../../src/config/errors';
+import { loadDotEnv, loadSettings } from '../../src/config/load';
 import { ConfigFileSchema } from '../../src/config/schema';
 import { makeTmpDir } from '../helpers/tmp';
 
@@ -27,11 +28,23 @@ describe('configuration', () => {
   it('a wrong value in the file names the field and the fix', () => {
     fs.writeFileSync(path.join(tmp.dir, 'c.json'), JSON.stringify({ discord: { channels: [123] } }));
     expect(() => loadSettings({ env: { MINUTES_CONFIG: 'c.json' }, cwd: tmp.dir, needs: [] }))
-      .toThrow(/discord\.channels\.0/);
+      .toThrow(/discord\.channels\.0: must be a Discord id \(digits only, as a string/);
     fs.writeFileSync(path.join(tmp.dir, 'c.json'), JSON.stringify({ limts: {} }));
     expect(() => loadSettings({ env: { MINUTES_CONFIG: 'c.json' }, cwd: tmp.dir, needs: [] })).toThrow(/limts/);
     fs.writeFileSync(path.join(tmp.dir, 'c.json'), '{ not json');
     expect(() => loadSettings({ env: { MINUTES_CONFIG: 'c.json' }, cwd: tmp.dir, needs: [] })).toThrow(/not valid JSON/);
+  });
+
+  it('LOG_LEVEL and LOG_FORMAT: checked, and the environment wins over the file', () => {
+    fs.writeFileSync(path.join(tmp.dir, 'c.json'), JSON.stringify({ log: { level: 'info', format: 'json' } }));
+    const fromFile = loadSettings({ env: { MINUTES_CONFIG: 'c.json' }, cwd: tmp.dir, needs: [] });
+    expect(fromFile.log).toEqual({ level: 'info', format: 'json' });
+    const fromEnv = loadSettings({ env: { MINUTES_CONFIG: 'c.json', LOG_LEVEL: 'Debug', LOG_FORMAT: 'pretty' }, cwd: tmp.dir, needs: [] });
+    expect(fromEnv.log).toEqual({ level: 'debug', format: 'pretty' });
+    expect(loadSettings({ env: {}, cwd: tmp.dir, needs: [] }).log).toEqual({ level: undefined, format: undefined });
+    expect(() => loadSettings({ env: { LOG_LEVEL: 'loud' }, cwd: tmp.dir, needs: [] }))
+      .toThrow(/^LOG_LEVEL is "loud": use one of fatal, error, warn, info, debug, trace, silent/);
+    expect(() => loadSettings({ env: { LOG_FORMAT: 'xml' }, cwd: tmp.dir, needs: [] })).toThrow(/^LOG_FORMAT is "xml": use json or pretty/);
   });
 
   it('the committed example is valid', () => {

@@ -37,6 +37,7 @@ export async function startHarness(o: { config?: unknown; discord?: FakeDiscord;
     discord: { token: discord.botToken, apiUrl: discord.apiUrl },
     anthropic: { apiKey: 'test-key', baseURL: model.anthropicBaseURL },
     openai: {},
+    log: {},
   };
   const logs: Record<string, unknown>[] = [];
   const sink = new Writable({ write(chunk, _enc, done) { for (const l of String(chunk).split('\n')) if (l.trim()) logs.push(JSON.parse(l)); done(); } });

@@ -13,6 +13,7 @@ export async function testRuntime(dataDir: string, fake: FakeModelServer, opts: 
     discord: null,
     anthropic: { apiKey: 'test-key', baseURL: fake.anthropicBaseURL },
     openai: {},
+    log: {},
   };
   return createRuntime(settings, silentLogger(), opts);
 }

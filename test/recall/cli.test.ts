@@ -108,13 +108,22 @@ describe('minutes recall', () => {
       argv('--channel-dir', chan, '--queries', path.join(tmp, 'missing.jsonl')),
       argv('--channel-dir', chan, '--query', 'x', '--now', 'not a date'),
       argv('--channel-dir', path.join(tmp, 'no-such-dir'), '--query', 'x'),
+      argv('--channel-dir', chan, '--query', 'x', '--budget-chars', 'abc'),
+      argv('--channel-dir', chan, '--query', 'x', '--max-items', '0'),
+      argv('--query', 'x'),
+      argv('--channel-dir', chan, '--query', 'x', '--no-such-flag'),
     ];
     for (const a of cases) {
       const c = io();
       expect(await run(a, c.io)).toBe(2);
       expect(c.out()).toBe('');
       expect(c.err().trim().split('\n')).toHaveLength(1);
+      expect(c.err()).toMatch(/\w/);
     }
+    const loud = io();
+    loud.io.env = { LOG_LEVEL: 'loud' };
+    expect(await run(argv('--channel-dir', chan, '--query', 'x'), loud.io)).toBe(2);
+    expect(loud.err()).toMatch(/^minutes: LOG_LEVEL is "loud": use one of .*\n$/);
     fs.writeFileSync(path.join(tmp, 'bad.jsonl'), '{"id":"a","query":"x"}\nnot json\n');
     const c = io();
     expect(await run(argv('--channel-dir', chan, '--queries', 'bad.jsonl'), c.io)).toBe(2);

@@ -2,16 +2,16 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { auditChannel, auditIsClean, ChannelAudit, formatAudit, listChannelRefs } from '../../condense/audit';
 import { FolderStore } from '../../condense/folderStore';
-import { createLogger } from '../../log/logger';
 import { ChannelStore } from '../../memory/store';
 import type { CliIO } from '../main';
+import { quietLoggerFor } from './quietLogger';
 import { settingsFor } from './common';
 
 /**
  * `minutes audit [--fix] [--channel-dir DIR]`: the files part of the Secretary's audit over every
  * channel of the data folder (or one folder). Exit code 0 when nothing is left to repair, 1 when
- * something is, so a cron job or CI can alert on it. The Discord part (resolved threads without a
- * condensation) runs in the bot, which has the connection.
+ * something is, so a cron job or CI can alert on it. With DISCORD_TOKEN set (and no --channel-dir)
+ * it also logs in and lists resolved threads without a condensation (auditDiscord.ts).
  */
 export interface AuditCliOptions {
   fix?: boolean;
@@ -21,7 +21,8 @@ export interface AuditCliOptions {
 export async function runAudit(opts: AuditCliOptions, io: CliIO): Promise<number> {
   const settings = settingsFor(io, []);
   if (!settings) return 2;
-  const logger = createLogger({ level: io.env.LOG_LEVEL ?? 'warn', format: 'json', destination: io.stderr });
+  const logger = quietLoggerFor(io);
+  if (!logger) return 2;
   const withDiscord = Boolean((io.env.DISCORD_TOKEN ?? '').trim()) && !opts.channelDir;
   if (!(io.env.DISCORD_TOKEN ?? '').trim()) {
     io.stderr.write('minutes audit: DISCORD_TOKEN is not set: checking the files only (threads without a condensation are not checked)\n');
@@ -50,7 +51,7 @@ export async function runAudit(opts: AuditCliOptions, io: CliIO): Promise<number
     lines.push(...found.lines);
     missing = found.unqueued;
   }
-  io.stdout.write(lines.length ? `${lines.join('\n')}\n` : `All ${audits.length} channel folder${audits.length === 1 ? '' : 's'} are consistent.\n`);
+  io.stdout.write(lines.length ? `${lines.join('\n')}\n` : (audits.length === 1 ? 'The channel folder is consistent.\n' : `All ${audits.length} channel folders are consistent.\n`));
   const remaining = audits.some((a) => !auditIsClean(a) && (
     (a.context && !a.contextFixed) || a.unfolded.length > 0 || a.staleLines.some((s) => !s.fixed)));
   return remaining || missing > 0 ? 1 : 0;

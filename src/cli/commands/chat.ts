@@ -19,7 +19,7 @@ export async function runChat(opts: { channel: string }, io: CliIO): Promise<num
   }
   const settings = settingsFor(io, ['provider']);
   if (!settings) return 2;
-  const logger = loggerFor(settings);
+  const logger = loggerFor(settings, io);
   const interactive = Boolean(io.stdin.isTTY);
   let runtime;
   try {

@@ -1,4 +1,5 @@
-import { ConfigError, loadDotEnv, loadSettings, Need, Settings } from '../../config/load';
+import { ConfigError } from '../../config/errors';
+import { loadDotEnv, loadSettings, Need, Settings } from '../../config/load';
 import { createLogger, Logger } from '../../log/logger';
 import { InvalidChannelError } from '../../memory/paths';
 import type { CliIO } from '../main';
@@ -17,8 +18,9 @@ export function settingsFor(io: CliIO, needs: Need[]): Settings | null {
   }
 }
 
-export function loggerFor(settings: Settings | null): Logger {
-  return createLogger({ level: settings?.config.log.level, format: settings?.config.log.format });
+/** The serving commands' logger (start, chat): LOG_LEVEL/LOG_FORMAT, else the config's `log`, else info. */
+export function loggerFor(settings: Settings, io: CliIO): Logger {
+  return createLogger({ level: settings.log.level, format: settings.log.format, destination: io.stderr });
 }
 
 /** Errors a person can act on print as one line; anything else is a bug and keeps its stack. */

@@ -8,9 +8,10 @@ import { FolderStore } from '../../condense/folderStore';
 import { Secretary } from '../../condense/secretary';
 import type { TranscriptMessage } from '../../condense/types';
 import { ProviderConfigError } from '../../llm/provider';
-import { createLogger, Logger } from '../../log/logger';
+import type { Logger } from '../../log/logger';
 import { ChannelRef, isLocalName } from '../../memory/paths';
 import type { CliIO } from '../main';
+import { quietLoggerFor } from './quietLogger';
 import { settingsFor } from './common';
 
 /**
@@ -82,7 +83,8 @@ export async function runCondense(opts: CondenseCliOptions, io: CliIO): Promise<
 
   const settings = settingsFor(io, ['provider']);
   if (!settings) return 2;
-  const logger: Logger = createLogger({ level: io.env.LOG_LEVEL ?? 'warn', format: 'json', destination: io.stderr });
+  const logger: Logger | null = quietLoggerFor(io);
+  if (!logger) return 2;
   let runtime;
   try {
     runtime = await createRuntime(settings, logger);

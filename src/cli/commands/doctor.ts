@@ -2,7 +2,8 @@ import { createModelClient } from '../../llm/provider';
 import { ModelError } from '../../llm/errors';
 import { silentLogger } from '../../log/logger';
 import type { Finding } from '../../bot/doctor';
-import { ConfigError, loadDotEnv, loadSettings, probeWritable, providerEnv, Settings } from '../../config/load';
+import { ConfigError } from '../../config/errors';
+import { loadDotEnv, loadSettings, probeWritableReadOnly, providerEnv, Settings } from '../../config/load';
 import type { CliIO } from '../main';
 
 /**
@@ -32,10 +33,10 @@ export async function runDoctor(io: CliIO): Promise<number> {
 }
 
 function dataRootFinding(dir: string): Finding {
-  const problem = probeWritable(dir);
-  return problem
-    ? { ok: false, check: 'data root', detail: `${dir} is not writable (${problem}): set MINUTES_DATA_DIR to a folder this user can write` }
-    : { ok: true, check: 'data root', detail: `${dir} is writable` };
+  // The doctor only looks: a missing data root is judged by the folder start would create it in.
+  const { problem, missing } = probeWritableReadOnly(dir);
+  if (problem) return { ok: false, check: 'data root', detail: `${dir} is not writable (${problem}): set MINUTES_DATA_DIR to a folder this user can write` };
+  return { ok: true, check: 'data root', detail: missing ? `${dir} does not exist yet; start will create it (its parent is writable)` : `${dir} is writable` };
 }
 
 async function providerFindings(io: CliIO, settings: Settings): Promise<Finding[]> {
@@ -60,9 +61,10 @@ async function providerFindings(io: CliIO, settings: Settings): Promise<Finding[
     }
     return [{ ok: true, check: 'provider', detail: `${client.provider} answered (chat ${client.models.chat}, side ${client.models.side})` }];
   } catch (err) {
-    const why = err instanceof ModelError ? err.userMessage() : (err as Error).message.split('\n')[0];
-    const fix = err instanceof ModelError && err.kind === 'auth' ? 'check the API key in .env' : 'check the key, the base URL and the model names in the config';
-    return [{ ok: false, check: 'provider', detail: `${client.provider}: ${why}: ${fix}` }];
+    // The operator's view: the provider's own words (status, type, message), then what to check.
+    const first = (err as Error).message.split('\n')[0].replace(/[.\s]+$/, '');
+    const why = err instanceof ModelError ? first : `${client.provider}: ${first}`;
+    return [{ ok: false, check: 'provider', detail: `${why}: ${providerFix(err)}` }];
   } finally {
     await client.close();
   }
@@ -77,4 +79,18 @@ async function discordPart(io: CliIO): Promise<Finding[]> {
   }
   const { discordFindings } = await import('../../bot/doctor');
   return discordFindings({ token: s.discord!.token, apiUrl: s.discord!.apiUrl, discord: s.config.discord });
+}
+
+function providerFix(err: unknown): string {
+  if (!(err instanceof ModelError)) return 'check the key, the base URL and the model names in the config';
+  switch (err.kind) {
+    case 'auth': return 'check the API key in .env';
+    case 'rate_limited': return 'the key works but is rate-limited now; try again later or raise the account limits';
+    case 'timeout': return 'no answer in time: check the base URL and the network, or try again';
+    case 'unavailable':
+      return err.status === undefined
+        ? 'could not connect: check ANTHROPIC_BASE_URL / OPENAI_BASE_URL (unset for the public API) and the network'
+        : 'the provider is down or overloaded; try again in a few minutes';
+    default: return 'check the model names in the config (models.chat, models.side) and the base URL';
+  }
 }

@@ -1,7 +1,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import type { CliIO } from '../main';
-import { createLogger } from '../../log/logger';
+import { quietLoggerFor } from './quietLogger';
 import { createRecall, renderRecallBlock, RecallResult } from '../../memory/recall';
 
 /**
@@ -96,7 +96,8 @@ export async function runRecall(opts: RecallCliOptions, io: CliIO): Promise<numb
     queries = [{ id: '', query: opts.query! }];
   }
 
-  const logger = createLogger({ level: io.env.LOG_LEVEL ?? 'warn', format: 'json', destination: io.stderr });
+  const logger = quietLoggerFor(io);
+  if (!logger) return 2;
   const recall = createRecall({ logger });
   const run = (q: string): RecallResult =>
     recall.recall({ channelDirs: [channelDir], workspaceDir, query: q, now, budgetChars: opts.budgetChars, maxItems: opts.maxItems });
