@@ -8,7 +8,7 @@ import type { ChannelRef } from '../memory/paths';
 import { workspaceDir } from '../memory/paths';
 import { KeyedQueue } from '../memory/queue';
 import type { Recall, RecallResult } from '../memory/recall';
-import { renderRecallBlock } from '../memory/recall';
+import { renderRecallBlock } from '../prompt/recallBlock';
 import { redactSecrets } from '../memory/secrets';
 import type { ChannelStore } from '../memory/store';
 import { assemblePrompt, AssembledPrompt } from '../prompt/assemble';

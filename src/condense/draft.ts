@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import type { ChannelRef } from '../memory/paths';
+import { clipWords } from '../memory/entries';
 import { runSideTask, SideTaskDeps } from '../upkeep/sideTask';
 import { chunkTranscript, formatMessage } from './transcript';
 import type { CondensationDraft, TranscriptMessage } from './types';
@@ -67,21 +68,30 @@ export function isNoDecision(d: { decision: string }): boolean {
   return d.decision === 'none';
 }
 
-/** Cleans the model's reply: trims, drops empty items, keeps only supersedes ids that exist. */
+/**
+ * Caps on what the model may put in a condensation. Each field lands in CONTEXT.md (read whole into
+ * every prompt), MEMORY.md (one line per decision) and a pinned post, so a runaway reply must not
+ * turn into a 200 KB line; the caps are generous for a real record (the spec's format is a page).
+ */
+export const DRAFT_CAPS = { topic: 80, decision: 500, text: 1_000, item: 300, items: 12 } as const;
+
+/** Cleans the model's reply: trims, caps lengths, drops empty items, keeps only supersedes ids that exist. */
 export function cleanDraft(reply: DraftReply, known: Set<string>, topicHint?: string): CondensationDraft {
-  const items = (xs: string[]) => xs.map((x) => x.replace(/\s+/g, ' ').trim()).filter(Boolean);
-  const topic = reply.topic.replace(/\s+/g, ' ').trim() || topicHint?.trim() || 'Discussion';
-  const decision = normalizeDecision(reply.decision);
+  const C = DRAFT_CAPS;
+  const items = (xs: string[]) => xs.map((x) => clipWords(x, C.item)).filter(Boolean).slice(0, C.items);
+  const text = (s: string) => (s.trim().length <= C.text ? s.trim() : clipWords(s, C.text));
+  const topic = clipWords(reply.topic, C.topic) || clipWords(topicHint ?? '', C.topic) || 'Discussion';
+  const decision = normalizeDecision(clipWords(reply.decision, C.decision));
   return {
     topic,
-    context: reply.context.trim(),
+    context: text(reply.context),
     decision,
-    rationale: reply.rationale.trim(),
+    rationale: text(reply.rationale),
     actionItems: items(reply.action_items),
     // A discussion without a conclusion replaces nothing, whatever the model says.
-    supersedes: decision === 'none' ? [] : [...new Set(items(reply.supersedes))].filter((id) => known.has(id)),
+    supersedes: decision === 'none' ? [] : [...new Set(reply.supersedes.map((x) => x.trim()))].filter((id) => known.has(id)),
     constraints: items(reply.constraints),
-    currentState: reply.current_state.trim(),
+    currentState: text(reply.current_state),
   };
 }
 

@@ -116,6 +116,12 @@ export function oneLine(s: string): string {
   return s.replace(/\s*[\r\n]+\s*/g, ' ').trim();
 }
 
+/** Whitespace collapsed to single spaces, then cut at a word boundary to at most `n` characters (… marks a cut). */
+export function clipWords(s: string, n: number): string {
+  const one = s.replace(/\s+/g, ' ').trim();
+  return one.length <= n ? one : `${one.slice(0, n - 1).replace(/\s+\S*$/, '')}…`;
+}
+
 export function utcDate(d: Date): string {
   return d.toISOString().slice(0, 10);
 }

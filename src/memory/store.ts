@@ -6,7 +6,7 @@ import { withChannelLock } from './lock';
 import { applyMemoryOps, ApplyOpsResult, MemoryOp } from './memoryOps';
 import { ChannelPaths, channelPaths, ChannelRef } from './paths';
 import { KeyedQueue, OncePerKey } from './queue';
-import { redactSecrets } from './secrets';
+import { redactValues } from './secrets';
 import { TEMPLATES, TemplateFile } from './templates';
 import { makeTombstone, Tombstone } from './tombstones';
 
@@ -268,7 +268,7 @@ export class ChannelStore {
    * writes instead of one open/append/close each, and the order of lines is kept.
    */
   private appendJsonlUnqueued(file: string, record: unknown): Promise<void> {
-    const line = redactSecrets(JSON.stringify(record)) + '\n';
+    const line = JSON.stringify(redactValues(record)) + '\n';
     const waiting = this.appendBatches.get(file);
     if (waiting) {
       waiting.lines.push(line);

@@ -1,5 +1,6 @@
 import type { ChatMessage, SystemBlock } from '../llm/types';
 import type { ConversationState } from '../chat/conversation';
+import { tagged } from './tags';
 
 /**
  * The prompt, stable to volatile:
@@ -37,10 +38,10 @@ export function assemblePrompt(i: PromptInputs): AssembledPrompt {
   ].filter(Boolean).join('\n\n');
   const context = boundedContext(i.context, i.contextMaxChars);
   const system: SystemBlock[] = [{ text: identity }];
-  if (context) system.push({ text: `<channel_context>\n${context}\n</channel_context>` });
+  if (context) system.push({ text: tagged('channel_context', context) });
   system[system.length - 1].cache = true;
   if (i.conversation.summary) {
-    system.push({ text: `<earlier_conversation_summary>\n${i.conversation.summary.trim()}\n</earlier_conversation_summary>`, cache: true });
+    system.push({ text: tagged('earlier_conversation_summary', i.conversation.summary), cache: true });
   }
 
   const messages: ChatMessage[] = i.conversation.turns.map((t) => ({ role: t.role, content: t.content }));
@@ -57,11 +58,6 @@ export function assemblePrompt(i: PromptInputs): AssembledPrompt {
 export function stablePrefix(p: AssembledPrompt): string {
   const lastStable = p.system.findIndex((b) => b.cache);
   return p.system.slice(0, lastStable + 1).map((b) => b.text).join('\u0000');
-}
-
-function tagged(tag: string, body: string | null | undefined): string {
-  const text = (body ?? '').trim();
-  return text ? `<${tag}>\n${text}\n</${tag}>` : '';
 }
 
 /**

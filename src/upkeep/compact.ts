@@ -5,6 +5,7 @@ import type { ChatEngine } from '../chat/engine';
 import { appendHistoryBlock } from '../memory/history';
 import type { ChannelRef } from '../memory/paths';
 import { runSideTask, SideTaskDeps, transcriptOf } from './sideTask';
+import { tagged } from '../prompt/tags';
 
 /** The structured summary that replaces older turns (pi's proven section set). */
 export const SummarySchema = z.object({
@@ -75,8 +76,8 @@ export async function compactConversation(
   if (!plan) return 'not-needed';
   const old = [...pending, ...conv.turns.slice(0, plan.cut)];
   const input = [
-    conv.summary ? `<earlier_summary>\n${conv.summary}\n</earlier_summary>` : '',
-    '<turns_to_summarize>', transcriptOf(old, 60_000), '</turns_to_summarize>',
+    tagged('earlier_summary', conv.summary),
+    tagged('turns_to_summarize', transcriptOf(old, 60_000)),
   ].filter(Boolean).join('\n');
   const cutTurns = conv.turns.slice(0, plan.cut);
   let swapped = false;

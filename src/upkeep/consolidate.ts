@@ -2,8 +2,10 @@ import { z } from 'zod';
 import type { ConversationState } from '../chat/conversation';
 import { normalizeForCompare, parseMemory } from '../memory/entries';
 import type { MemoryOp } from '../memory/memoryOps';
+import { redactSecrets } from '../memory/secrets';
 import type { ChannelRef } from '../memory/paths';
 import { runSideTask, SideTaskDeps, transcriptOf } from './sideTask';
+import { tagged } from '../prompt/tags';
 
 /**
  * MEMORY.md consolidation: the model proposes operations on entries from the messages since this
@@ -31,7 +33,6 @@ const WINDOW_CHARS = 24_000;
 
 /** Bounds on one run: an abnormal reply can do little harm. */
 export const MAX_OPS_PER_RUN = 12;
-export const MAX_FORGETS_PER_RUN = 2;
 const MIN_TEXT = 12;
 const MAX_TEXT = 300;
 /** Working state phrased as a fact is still working state. */
@@ -43,13 +44,11 @@ export function gateOps(
 ): { ops: MemoryOp[]; rejected: { text: string; why: string }[] } {
   const ops: MemoryOp[] = [];
   const rejected: { text: string; why: string }[] = [];
-  let forgets = 0;
   for (const p of proposed.operations.slice(0, MAX_OPS_PER_RUN)) {
-    if (p.op === 'forget') {
-      if (++forgets > MAX_FORGETS_PER_RUN) { rejected.push({ text: p.id, why: 'too many forgets in one run' }); continue; }
-      ops.push({ op: 'forget', id: p.id, reason: p.reason });
-      continue;
-    }
+    // Removing an entry is a person's call (an admin's "forget …" or /memory forget): a model that
+    // misreads a chat, or follows an instruction planted in it, must not be able to delete what
+    // someone wrote. A wrong entry is corrected by superseding it, which keeps the old line visible.
+    if (p.op === 'forget') { rejected.push({ text: p.id, why: 'forgetting needs a person (an admin\'s "forget …" or /memory forget)' }); continue; }
     const text = p.text.replace(/\s+/g, ' ').trim();
     if (text.length < MIN_TEXT) { rejected.push({ text, why: 'too short to be a durable fact' }); continue; }
     if (text.length > MAX_TEXT) { rejected.push({ text, why: 'too long for one entry' }); continue; }
@@ -69,7 +68,7 @@ const INSTRUCTIONS = [
   'Add only what stays true for weeks: decisions, stable preferences, constraints, facts about the project or people, and open loops someone must return to.',
   'Do NOT add: the step-by-step state of the current task, greetings, thanks, jokes, one-off questions, speculation, or anything the bot said that nobody confirmed.',
   'When a new message contradicts or replaces an entry, use "supersede" with that entry\'s id (never add a contradicting entry beside it).',
-  'Use "forget" only when someone says an entry is wrong or should be removed. Never write passwords, tokens or keys.',
+  'Never remove entries: when someone says an entry is wrong, "supersede" it with the correction. Never write passwords, tokens or keys.',
   'Each text is one self-contained sentence that makes sense without the conversation (name the subject). Skip anything already in memory.',
   'Give source_message: the (msg …) id of the message the fact comes from.',
   'Most batches of messages contain nothing durable: then return {"operations": []}.',
@@ -99,8 +98,8 @@ export async function consolidateMemory(
   const current = parseMemory(memory).filter((l) => l.kind === 'entry' && !l.superseded)
     .map((l) => `${l.id ?? '(no id yet)'}: ${l.text}`);
   const input = [
-    '<memory_entries>', current.join('\n') || '(none)', '</memory_entries>',
-    '<new_messages>', transcriptOf(window.map(withMessageIds), WINDOW_CHARS), '</new_messages>',
+    tagged('memory_entries', current.join('\n') || '(none)'),
+    tagged('new_messages', transcriptOf(window.map(withMessageIds), WINDOW_CHARS)),
   ].join('\n');
   const proposed = await runSideTask(deps, {
     ref, task: 'consolidate', instructions: INSTRUCTIONS, input, schema: OpsSchema,
@@ -111,7 +110,7 @@ export async function consolidateMemory(
   window.forEach((t) => t.ids?.forEach((id, i) => known.set(id, `${authorOf(t.parts?.[i]) ?? 'chat'}, msg ${id}`)));
   const source = ids.length > 1 ? `chat, msgs ${ids[0]}–${ids[ids.length - 1]}` : ids.length ? `chat, msg ${ids[0]}` : 'chat';
   const { ops, rejected } = gateOps(proposed, source, known);
-  for (const r of rejected) deps.logger.debug({ text: r.text.slice(0, 80), why: r.why }, 'memory op rejected by the durability rule');
+  for (const r of rejected) deps.logger.debug({ text: redactSecrets(r.text).slice(0, 80), why: r.why }, 'memory op rejected by the durability rule');
   const result = ops.length ? await deps.store.applyMemoryOps(ref, ops) : { applied: [] };
   return { cursor: end, applied: result.applied.length, rejected: rejected.length };
 }

@@ -1,8 +1,10 @@
 import { z } from 'zod';
 import type { ConversationState } from '../chat/conversation';
+import { clipWords as clip } from '../memory/entries';
 import type { ChannelRef } from '../memory/paths';
 import { redactSecrets } from '../memory/secrets';
 import { runSideTask, SideTaskDeps, transcriptOf } from './sideTask';
+import { tagged } from '../prompt/tags';
 
 /**
  * SESSION.md is the conversation's working state. The model returns JSON; code renders the
@@ -20,11 +22,6 @@ export type SessionState = z.infer<typeof SessionSchema>;
 
 /** Per-section caps: SESSION.md is read whole by recall and people; it must stay a page long. */
 const CAPS = { items: 8, itemChars: 240, textChars: 600 } as const;
-
-function clip(s: string, n: number): string {
-  const one = s.replace(/\s+/g, ' ').trim();
-  return one.length <= n ? one : `${one.slice(0, n - 1).replace(/\s+\S*$/, '')}…`;
-}
 
 export function renderSession(s: SessionState, updatedAt: Date): string {
   const list = (items: string[]) => {
@@ -62,9 +59,9 @@ export async function refreshSession(deps: SideTaskDeps, ref: ChannelRef, conv: 
   const current = (await deps.store.read(ref, 'SESSION.md')) ?? '';
   const from = Math.max(0, sinceTurn - conv.compactedTurns - 2);
   const input = [
-    '<current_notes>', current.trim() || '(empty)', '</current_notes>',
-    conv.summary ? `<earlier_summary>\n${conv.summary}\n</earlier_summary>` : '',
-    '<conversation>', transcriptOf(conv.turns.slice(from), 16_000), '</conversation>',
+    tagged('current_notes', current.trim() || '(empty)'),
+    tagged('earlier_summary', conv.summary),
+    tagged('conversation', transcriptOf(conv.turns.slice(from), 16_000)),
   ].filter(Boolean).join('\n');
   const value = await runSideTask(deps, {
     ref, task: 'session', instructions: INSTRUCTIONS, input, schema: SessionSchema,

@@ -3,7 +3,7 @@ import path from 'node:path';
 import { startFakeModelServer, FakeModelServer } from '../fakes/model/server';
 import { makeTmpDir } from '../helpers/tmp';
 import { DEFAULT_MODELS } from '../../src/llm/provider';
-import { RECALL_BLOCK_NOTE } from '../../src/memory/recall';
+import { RECALL_BLOCK_NOTE } from '../../src/prompt/recallBlock';
 import { blocks, runCli } from '../helpers/cli';
 
 let fake: FakeModelServer;

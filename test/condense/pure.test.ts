@@ -1,5 +1,5 @@
 import { composeContext, ContextData, contextStaleness, NOTES_HEADING, renderContextBody } from '../../src/condense/contextDoc';
-import { cleanDraft } from '../../src/condense/draft';
+import { cleanDraft, DRAFT_CAPS } from '../../src/condense/draft';
 import { foldCondensation } from '../../src/condense/fold';
 import { autoGate } from '../../src/condense/gate';
 import { restatesSuperseded } from '../../src/condense/audit';
@@ -53,6 +53,22 @@ describe('the model part', () => {
     expect(d.supersedes).toEqual([]);
     expect(d.actionItems).toEqual(['x']);
     expect(cleanDraft({ ...reply, decision: 'Go' }, new Set(['d-1'])).supersedes).toEqual(['d-1']);
+  });
+
+  it('caps a runaway reply so CONTEXT.md and MEMORY.md get a page, not 200 KB', () => {
+    const huge = 'word '.repeat(40_000);
+    const d = cleanDraft({
+      topic: huge, context: huge, decision: huge, rationale: huge, action_items: Array(50).fill(huge),
+      supersedes: [], constraints: [huge], current_state: huge,
+    }, new Set());
+    expect(d.topic.length).toBeLessThanOrEqual(DRAFT_CAPS.topic);
+    expect(d.decision.length).toBeLessThanOrEqual(DRAFT_CAPS.decision);
+    for (const t of [d.context, d.rationale, d.currentState]) expect(t.length).toBeLessThanOrEqual(DRAFT_CAPS.text);
+    expect(d.actionItems).toHaveLength(DRAFT_CAPS.items);
+    for (const t of [...d.actionItems, ...d.constraints]) expect(t.length).toBeLessThanOrEqual(DRAFT_CAPS.item);
+    expect(d.decision.endsWith('…')).toBe(true);
+    const small = cleanDraft({ ...d, topic: 'Pick a DB', context: 'Line one.\nLine two.', decision: 'Use SQLite', rationale: '', action_items: [], supersedes: [], constraints: [], current_state: '' }, new Set());
+    expect(small).toMatchObject({ topic: 'Pick a DB', context: 'Line one.\nLine two.', decision: 'Use SQLite' });
   });
 });
 

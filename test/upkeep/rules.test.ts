@@ -51,10 +51,12 @@ describe('the durability rule', () => {
       'The API will use cursor pagination instead of offsets', 'Alice prefers reviews before noon UTC',
     ]);
   });
-  it('rejects small talk, working state, fragments and mass forgetting', () => {
+  it('rejects small talk, working state, fragments, and every forget the model proposes', () => {
+    const forget = 'forgetting needs a person (an admin\'s "forget …" or /memory forget)';
     expect(ops.rejected.map((r) => r.why)).toEqual([
-      'small talk', 'working state belongs in SESSION.md', 'too short to be a durable fact', 'too many forgets in one run',
+      'small talk', 'working state belongs in SESSION.md', 'too short to be a durable fact', forget, forget, forget,
     ]);
+    expect(ops.ops.some((o) => o.op === 'forget')).toBe(false);
   });
 });
 

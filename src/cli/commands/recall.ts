@@ -2,7 +2,8 @@ import fs from 'node:fs';
 import path from 'node:path';
 import type { CliIO } from '../main';
 import { quietLoggerFor } from './quietLogger';
-import { createRecall, renderRecallBlock, RecallResult } from '../../memory/recall';
+import { createRecall, RecallResult } from '../../memory/recall';
+import { renderRecallBlock } from '../../prompt/recallBlock';
 
 /**
  * `minutes recall`: what targeted recall would inject for a query. A stable contract (benchmarks

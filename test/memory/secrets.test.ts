@@ -1,0 +1,67 @@
+import { containsSecret, redactSecrets, redactValues } from '../../src/memory/secrets';
+
+// Credential-shaped strings built at run time, so this file holds nothing a scanner would flag.
+const rnd = (n: number, alphabet = 'abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789'): string =>
+  Array.from({ length: n }, (_, i) => alphabet[(i * 7 + 3) % alphabet.length]).join('');
+
+describe('secrets', () => {
+  const leaks: [string, string, string][] = [
+    // [what, text, the secret part that must disappear]
+    ['Anthropic key', `use sk-ant-api03-${rnd(40)} for prod`, `sk-ant-api03-${rnd(40)}`],
+    ['OpenAI project key', `key sk-proj-${rnd(40)}`, rnd(40)],
+    ['Stripe live key', `billing uses sk_live_${rnd(24)}`, rnd(24)],
+    ['Stripe restricted key', `rk_live_${rnd(24)} in the dashboard`, rnd(24)],
+    ['GitHub token', `ghp_${rnd(36)}`, rnd(36)],
+    ['GitLab token', `glpat-${rnd(20)}`, rnd(20)],
+    ['npm token', `npm_${rnd(36)}`, rnd(36)],
+    ['Hugging Face token', `hf_${rnd(34)}`, rnd(34)],
+    ['AWS secret in an env line', `AWS_SECRET_ACCESS_KEY=${rnd(40, 'abcdefghijklmnopqrstuvwxyz/+ABCDEFGHIJ')}`, rnd(40, 'abcdefghijklmnopqrstuvwxyz/+ABCDEFGHIJ')],
+    ['prefixed API key variable', `MY_SERVICE_API_KEY=${rnd(20)}`, rnd(20)],
+    ['password without digits', 'the staging password: correcthorsebattery', 'correcthorsebattery'],
+    ['password with digits after "is"', 'the wifi password is hunter22', 'hunter22'],
+    ['password in a database URL', 'db at postgres://app:s3cretpass@db.internal:5432/app', 's3cretpass'],
+    ['client secret in quotes', `client_secret = "${rnd(24)}"`, rnd(24)],
+    ['private key cut short', `-----BEGIN RSA PRIVATE KEY-----\nMIIE${rnd(60)}`, rnd(60)],
+  ];
+
+  it.each(leaks)('%s is found and redacted', (_what, text, secret) => {
+    expect(containsSecret(text)).toBe(true);
+    const out = redactSecrets(text);
+    expect(out).not.toContain(secret);
+    expect(out).toContain('[redacted]');
+  });
+
+  it('keeps the words around a secret readable', () => {
+    expect(redactSecrets('the staging password: correcthorsebattery, ask Priya')).toBe('the staging password: [redacted], ask Priya');
+    expect(redactSecrets('db at postgres://app:s3cretpass@db.internal/app')).toBe('db at postgres://app:[redacted]@db.internal/app');
+  });
+
+  it.each([
+    'the password is required for staging',
+    'we rotate the API key every quarter',
+    'token limits are 4096 per call',
+    'Priya owns the auth service',
+    'see https://example.com/docs/setup for the steps',
+    'the secret sauce is the cache',
+  ])('leaves ordinary text alone: %s', (text) => {
+    expect(containsSecret(text)).toBe(false);
+    expect(redactSecrets(text)).toBe(text);
+  });
+
+  it('redactValues redacts inside a record and keeps it valid JSON', () => {
+    const record = {
+      author: 'alice',
+      content: `-----BEGIN RSA PRIVATE KEY-----\nMIIE${rnd(40)}`,
+      quoted: 'password: abc123"xyz and more',
+      nested: [{ note: `key sk-ant-api03-${rnd(30)}` }, 42, null],
+    };
+    const line = JSON.stringify(redactValues(record));
+    const back = JSON.parse(line) as typeof record;
+    expect(back.author).toBe('alice');
+    expect(back.content).not.toContain(rnd(40));
+    expect(back.quoted).toBe('password: [redacted]"xyz and more');
+    expect(JSON.stringify(back.nested)).not.toContain(rnd(30));
+    expect(back.nested[1]).toBe(42);
+    expect(record.content).toContain(rnd(40));
+  });
+});
