@@ -2,7 +2,9 @@ import crypto from 'node:crypto';
 
 /**
  * MEMORY.md is line-oriented, not CommonMark: every non-empty line that is not a heading is one
- * entry, bullet or not, so a plain line under a bullet stays its own entry.
+ * entry, bullet or not, so a plain line under a bullet stays its own entry. What a person writes
+ * that is not a statement is left alone (kind 'other', never given an id, never recalled): HTML
+ * comments (one line or several), fenced code, table rows, rules and empty bullets.
  *
  * Bot-written entry:    `- [m-3f9a1c] text [from: <source>, <YYYY-MM-DD>]`
  * Superseded entry:     `- ~~[m-a] old text~~ → [m-b] (YYYY-MM-DD) [from: …]`
@@ -12,7 +14,7 @@ export interface MemoryLine {
   /** 0-based line number in the file. */
   index: number;
   raw: string;
-  kind: 'heading' | 'blank' | 'entry';
+  kind: 'heading' | 'other' | 'entry';
   /** The heading text for headings; the entry text without bullet, id and provenance otherwise. */
   text: string;
   id?: string;
@@ -34,12 +36,59 @@ const ISO_DATE = /\b(\d{4}-\d{2}-\d{2})\b/;
 
 export function parseMemory(text: string): MemoryLine[] {
   const lines = text.split(/\r?\n/);
-  return lines.map((raw, index) => parseMemoryLine(raw, index));
+  const skip = nonEntryLines(lines);
+  return lines.map((raw, index) => (skip[index] ? other(raw, index) : parseMemoryLine(raw, index)));
+}
+
+const FENCE = /^\s{0,3}(`{3,}|~{3,})/;
+/** A table row, a rule or setext underline, or a bullet with nothing after it. */
+const NOT_A_STATEMENT = /^\s*(?:\|.*\||(?:[-*_=]\s*){3,}|(?:[-*+]|\d{1,3}[.)])?)\s*$/;
+
+/**
+ * Which lines of a memory file are not entries: inside an HTML comment or a code fence (a person's
+ * note or example, which may span lines), or a line that states nothing. One function for the
+ * writer (parseMemory) and for recall (markdownBlocks.lineEntries), so they never disagree.
+ */
+export function nonEntryLines(lines: string[]): boolean[] {
+  const out = new Array<boolean>(lines.length).fill(false);
+  let fence: string | null = null;
+  let inComment = false;
+  for (let i = 0; i < lines.length; i++) {
+    const raw = lines[i];
+    if (fence) {
+      out[i] = true;
+      if (raw.trim().startsWith(fence)) fence = null;
+      continue;
+    }
+    if (inComment) {
+      out[i] = true;
+      if (raw.includes('-->')) inComment = false;
+      continue;
+    }
+    const f = FENCE.exec(raw);
+    if (f) {
+      out[i] = true;
+      fence = f[1];
+      continue;
+    }
+    const open = raw.indexOf('<!--');
+    if (open >= 0 && raw.trimStart().startsWith('<!--')) {
+      out[i] = true;
+      inComment = !raw.slice(open + 4).includes('-->');
+      continue;
+    }
+    if (raw.trim() === '' || NOT_A_STATEMENT.test(raw)) out[i] = true;
+  }
+  return out;
+}
+
+function other(raw: string, index: number): MemoryLine {
+  return { index, raw, kind: 'other', text: '', superseded: false, bullet: '' };
 }
 
 export function parseMemoryLine(raw: string, index = 0): MemoryLine {
   // Blank lines and one-line HTML comments (the template's guidance) are not entries.
-  if (raw.trim() === '' || /^\s*<!--.*-->\s*$/.test(raw)) return { index, raw, kind: 'blank', text: '', superseded: false, bullet: '' };
+  if (raw.trim() === '' || /^\s*<!--.*-->\s*$/.test(raw) || NOT_A_STATEMENT.test(raw)) return other(raw, index);
   if (HEADING.test(raw)) {
     return { index, raw, kind: 'heading', text: raw.replace(/^\s*#+\s*/, '').trim(), superseded: false, bullet: '' };
   }
@@ -94,7 +143,8 @@ export function withId(line: MemoryLine, id: string): string {
   const lead = line.raw.slice(0, line.raw.length - line.raw.trimStart().length);
   const bullet = line.bullet ? line.bullet.trim() + ' ' : '- ';
   const body = line.raw.slice(line.bullet ? line.bullet.length : lead.length);
-  return `${line.bullet ? lead : ''}${bullet}[${id}] ${body.trimStart()}`;
+  // The indent stays: an indented line is a nested item, and its place in the file is the person's.
+  return `${lead}${bullet}[${id}] ${body.trimStart()}`;
 }
 
 export function newEntryId(taken: Set<string>, random: () => string = defaultRandom): string {

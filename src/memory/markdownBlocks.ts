@@ -1,4 +1,5 @@
 import matter from 'gray-matter';
+import { nonEntryLines } from './entries';
 
 /**
  * Splitting memory files into recall candidates. Plain line scanners: they work on any markdown a
@@ -83,9 +84,10 @@ export function lineEntries(text: string, fileDate?: string): Block[] {
   const lines = text.split(/\r?\n/);
   const out: Block[] = [];
   const path = new HeadingPath();
+  const skip = nonEntryLines(lines);
   for (let i = skipFrontmatter(lines); i < lines.length; i++) {
     const raw = lines[i];
-    if (raw.trim() === '' || COMMENT_RE.test(raw)) continue;
+    if (skip[i] || COMMENT_RE.test(raw)) continue;
     const h = HEADING_RE.exec(raw);
     if (h) {
       path.push(h[1].length, h[2]);

@@ -1,5 +1,6 @@
 import { applyMemoryOps } from '../../src/memory/memoryOps';
 import { formatEntry, parseMemory, parseMemoryLine } from '../../src/memory/entries';
+import { entryBody, lineEntries } from '../../src/memory/markdownBlocks';
 import { makeTombstone, matchesTombstone } from '../../src/memory/tombstones';
 
 const now = new Date('2026-11-21T10:00:00Z');
@@ -36,6 +37,26 @@ describe('applyMemoryOps', () => {
     ]);
     expect(entries.every((e) => e.id)).toBe(true);
     expect(r.text).toContain('[from: test, 2026-11-21]');
+  });
+
+  it('leaves what is not a statement alone: comments, code, tables, rules, empty bullets; keeps indents', () => {
+    const hand = [
+      '# Channel Memory', '', '<!-- notes for people:', 'the deploy key is rotated by ops', '-->',
+      '```sh', 'npm run deploy -- --prod', '```', '| env | url |', '|-----|-----|', '| prod | example.org |',
+      '---', '- ', '-', '- Deploys go through the release branch', '  indented detail under it', '',
+    ].join('\n');
+    const r = applyMemoryOps(hand, [], { now, tombstones: [], random });
+    const out = r.text.split('\n');
+    // Only the two statements got an id; every other line is byte-for-byte what the person wrote.
+    expect(r.idsAssigned).toBe(2);
+    expect(out.filter((l) => /\[m-[a-z0-9]+\]/.test(l))).toEqual([
+      expect.stringMatching(/^- \[m-[a-z0-9]+\] Deploys go through the release branch$/),
+      expect.stringMatching(/^ {2}- \[m-[a-z0-9]+\] indented detail under it$/),
+    ]);
+    const untouched = hand.split('\n').filter((l) => !/Deploys go|indented detail/.test(l));
+    for (const l of untouched) expect(out).toContain(l);
+    // Recall reads the same file the same way.
+    expect(lineEntries(r.text).map((b) => entryBody(b.text))).toEqual(['Deploys go through the release branch', 'indented detail under it']);
   });
 
   it('supersedes: the old line is struck through and points at the new one', () => {
