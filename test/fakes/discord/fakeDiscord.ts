@@ -173,6 +173,11 @@ export class FakeDiscord {
     return this.gateway.resumeCount;
   }
 
+  /** The `shard` of every IDENTIFY received, in order (undefined when a client sent none). */
+  get identifiedShards(): Array<[number, number] | undefined> {
+    return this.gateway.received.filter((f) => f.op === 2).map((f) => (f.d as { shard?: [number, number] }).shard);
+  }
+
   get connectedSessions(): number {
     return this.gateway.connectedSessions;
   }
