@@ -85,6 +85,18 @@ function checkDataRoot(dir: string): void {
 
 /** `npm start`: serve until SIGINT/SIGTERM, then shut down cleanly. */
 export async function startBot(o: { settings: Settings; logger: Logger; io: CliIO }): Promise<number> {
+  // discord.js's sharding manager marks the processes it starts with SHARDING_MANAGER.
+  const shard = Boolean(process.env.SHARDING_MANAGER);
+  try {
+    return await serve(o, shard);
+  } finally {
+    // The manager's IPC channel (which discord.js listens on) would keep this process alive after
+    // everything else has closed, a failed start included.
+    if (shard && process.connected) process.disconnect();
+  }
+}
+
+async function serve(o: { settings: Settings; logger: Logger; io: CliIO }, shard: boolean): Promise<number> {
   let running: RunningBot;
   try {
     running = await launchBot(o.settings, o.logger);
@@ -95,8 +107,6 @@ export async function startBot(o: { settings: Settings; logger: Logger; io: CliI
     }
     throw err;
   }
-  // discord.js's sharding manager marks the processes it starts with SHARDING_MANAGER.
-  const shard = Boolean(process.env.SHARDING_MANAGER);
   await new Promise<void>((resolve) => {
     let stopping = false;
     const stop = (signal: string) => {
@@ -113,7 +123,5 @@ export async function startBot(o: { settings: Settings; logger: Logger; io: CliI
   });
   await running.stop();
   o.logger.info('stopped cleanly');
-  // The manager's IPC channel would keep this process alive after everything else has closed.
-  if (shard && process.connected) process.disconnect();
   return 0;
 }
