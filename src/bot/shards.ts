@@ -43,7 +43,8 @@ export async function runShards(o: { settings: Settings; logger: Logger; count: 
   manager.respawn = false;
   let failed: string | null = null;
   for (let id = 0; id < count && !stopping; id++) {
-    if (id > 0) await Promise.race([sleep(SPAWN_DELAY_MS), signalled]);
+    // Unref'd: a stop signal during the wait must not keep this process alive until it ends.
+    if (id > 0) await Promise.race([sleep(SPAWN_DELAY_MS, undefined, { ref: false }), signalled]);
     if (stopping) break;
     try {
       await manager.createShard(id).spawn(READY_TIMEOUT_MS);
