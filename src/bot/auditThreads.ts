@@ -6,6 +6,7 @@ import { humanMessages, messagesSince } from '../condense/transcript';
 import type { ChannelRef } from '../memory/paths';
 import type { ChannelStore } from '../memory/store';
 import { gatherAll } from './gather';
+import { ownsGuild, shardsOf } from './ownership';
 
 /** A resolved or archived thread with enough discussion and no condensation of it. */
 export interface MissingCondensation {
@@ -21,7 +22,10 @@ const LOOKBACK = 50;
 /** The Discord part of the audit: threads in channels the bot works in. */
 export async function findMissingCondensations(client: Client<true>, store: ChannelStore): Promise<MissingCondensation[]> {
   const out: MissingCondensation[] = [];
+  const shards = shardsOf(client);
   for (const guild of client.guilds.cache.values()) {
+    // Only this shard's guilds are cached, but the check keeps this true whatever fills the cache.
+    if (!ownsGuild(guild.id, shards.ids, shards.count)) continue;
     for (const ch of guild.channels.cache.values()) {
       if (ch.type !== ChannelType.GuildText && ch.type !== ChannelType.GuildForum) continue;
       const ref: ChannelRef = { kind: 'discord', guildId: guild.id, channelId: ch.id };

@@ -1,12 +1,16 @@
 import { Client, GatewayIntentBits, Partials } from 'discord.js';
+import type { ShardSet } from './ownership';
 
 /**
  * The discord.js client. MessageContent is privileged: without it mentions arrive with empty
  * content. Partials let reactions on uncached messages and events in uncached channels through.
  * allowedMentions here is the default for every send: the bot never pings anyone.
+ * `shards` is left unset in production: discord.js then takes SHARDS/SHARD_COUNT from the sharding
+ * manager's environment, and setting it here would make every shard process claim the same shards.
  */
-export function createDiscordClient(o: { apiUrl: string }): Client {
+export function createDiscordClient(o: { apiUrl: string; shards?: ShardSet }): Client {
   return new Client({
+    ...(o.shards ? { shards: [...o.shards.ids], shardCount: o.shards.count } : {}),
     intents: [
       GatewayIntentBits.Guilds,
       GatewayIntentBits.GuildMessages,

@@ -20,6 +20,7 @@ import { discordPoster, gatherAll, gatherFrom } from './gather';
 import { refOfChannel } from './refs';
 import { placeAllowed } from './gate';
 import { InFlight } from './inFlight';
+import { ownsGuild, ownsRef, shardsOf } from './ownership';
 import { isAdmin, SecretaryCommands } from './slash';
 
 export const CONDENSE_EMOJI = '📝';
@@ -190,7 +191,9 @@ export class DiscordSecretary implements SecretaryCommands {
   /** Threads archived recently, in channels where the bot works; at most a few per run. */
   async sweep(): Promise<number> {
     let done = 0;
+    const shards = shardsOf(this.o.client);
     for (const guild of this.o.client.guilds.cache.values()) {
+      if (!ownsGuild(guild.id, shards.ids, shards.count)) continue;
       for (const ch of guild.channels.cache.values()) {
         if (done >= SWEEP_MAX_PER_RUN || this.events.closing) return done;
         if (ch.type !== ChannelType.GuildText && ch.type !== ChannelType.GuildForum) continue;
@@ -220,7 +223,7 @@ export class DiscordSecretary implements SecretaryCommands {
   async resumeInterrupted(): Promise<number> {
     const store = this.o.runtime.store;
     let n = 0;
-    for (const ref of await listChannelRefs(store.root)) {
+    for (const ref of await this.ownedRefs()) {
       // Shutting down: what is left is picked up on the next start.
       if (this.events.closing) return n;
       if (ref.kind !== 'discord') continue;
@@ -269,7 +272,7 @@ export class DiscordSecretary implements SecretaryCommands {
 
   /** The scheduled audit: files only (the sweep covers threads missing a condensation). */
   async audit(): Promise<void> {
-    for (const ref of await listChannelRefs(this.o.runtime.store.root)) {
+    for (const ref of await this.ownedRefs()) {
       const a = await auditChannel({ store: this.o.runtime.store, ref, fix: true, now: this.o.runtime.clock() });
       for (const line of formatAudit(a)) this.log.warn({ channel: refLabel(ref) }, `audit: ${line}`);
     }
@@ -280,6 +283,16 @@ export class DiscordSecretary implements SecretaryCommands {
       await this.o.runtime.store.appendJsonl(ref, queueFile(this.o.runtime.store, ref), { threadId: m.threadId, at: this.o.runtime.clock().toISOString() });
     }
     await this.resumeInterrupted();
+  }
+
+  /**
+   * The channel folders this process may work on. All shards share one data root, and releasing
+   * another shard's leases would let two processes condense the same thread at once (double posts,
+   * torn ledgers); its audit queue is its own to consume too.
+   */
+  private async ownedRefs(): Promise<ChannelRef[]> {
+    const shards = shardsOf(this.o.client);
+    return (await listChannelRefs(this.o.runtime.store.root)).filter((ref) => ownsRef(ref, shards));
   }
 
   // ---- the pipeline on Discord ----------------------------------------------------------------

@@ -5,6 +5,7 @@ import { createRuntime, Runtime, RuntimeOptions } from '../chat/runtime';
 import type { Logger } from '../log/logger';
 import { BotOptions, MinutesBot } from './bot';
 import { createDiscordClient } from './client';
+import type { ShardSet } from './ownership';
 import { DiscordSecretary } from './secretaryGlue';
 import type { SecretaryOptions } from '../condense/secretary';
 
@@ -24,19 +25,24 @@ export class StartupError extends Error {
 /** Logs in and serves. Start-up problems become a StartupError with one line saying what to set. */
 export async function launchBot(
   settings: Settings, logger: Logger,
-  opts: RuntimeOptions & { trace?: BotOptions['trace']; secretaryFault?: SecretaryOptions['fault'] } = {},
+  opts: RuntimeOptions & {
+    trace?: BotOptions['trace']; secretaryFault?: SecretaryOptions['fault'];
+    /** Tests only: run these shards in this process (production takes them from the sharding manager). */
+    shards?: ShardSet;
+  } = {},
 ): Promise<RunningBot> {
   if (!settings.discord) throw new StartupError('DISCORD_TOKEN is not set: put it in .env');
   checkDataRoot(settings.dataDir);
   const runtime = await createRuntime(settings, logger, { scheduleUpkeep: true, ...opts });
-  const client = createDiscordClient({ apiUrl: settings.discord.apiUrl });
+  const client = createDiscordClient({ apiUrl: settings.discord.apiUrl, shards: opts.shards });
   const secretary = new DiscordSecretary({ client, runtime, fault: opts.secretaryFault });
   const bot = new MinutesBot({ client, runtime, trace: opts.trace, secretary });
   bot.attach();
   secretary.attach();
   secretary.start();
   client.once('clientReady', (c) => {
-    logger.info({ user: c.user.tag, guilds: c.guilds.cache.size }, 'logged in to Discord');
+    const { shards, shardCount } = c.options;
+    logger.info({ user: c.user.tag, guilds: c.guilds.cache.size, ...(shardCount && shardCount > 1 ? { shards, shardCount } : {}) }, 'logged in to Discord');
   });
   client.on('error', (err) => logger.error({ err: err.message }, 'discord client error'));
   try {
@@ -79,6 +85,18 @@ function checkDataRoot(dir: string): void {
 
 /** `npm start`: serve until SIGINT/SIGTERM, then shut down cleanly. */
 export async function startBot(o: { settings: Settings; logger: Logger; io: CliIO }): Promise<number> {
+  // discord.js's sharding manager marks the processes it starts with SHARDING_MANAGER.
+  const shard = Boolean(process.env.SHARDING_MANAGER);
+  try {
+    return await serve(o, shard);
+  } finally {
+    // The manager's IPC channel (which discord.js listens on) would keep this process alive after
+    // everything else has closed, a failed start included.
+    if (shard && process.connected) process.disconnect();
+  }
+}
+
+async function serve(o: { settings: Settings; logger: Logger; io: CliIO }, shard: boolean): Promise<number> {
   let running: RunningBot;
   try {
     running = await launchBot(o.settings, o.logger);
@@ -90,12 +108,18 @@ export async function startBot(o: { settings: Settings; logger: Logger; io: CliI
     throw err;
   }
   await new Promise<void>((resolve) => {
+    let stopping = false;
     const stop = (signal: string) => {
+      if (stopping) return;
+      stopping = true;
       o.logger.info({ signal }, 'shutting down: finishing replies and writes in flight');
       resolve();
     };
-    process.once('SIGINT', () => stop('SIGINT'));
-    process.once('SIGTERM', () => stop('SIGTERM'));
+    // A shard may get the signal twice (from the terminal's or the service manager's process
+    // group, then from the manager): a repeat must not kill it halfway through its shutdown.
+    const listen = shard ? process.on.bind(process) : process.once.bind(process);
+    listen('SIGINT', () => stop('SIGINT'));
+    listen('SIGTERM', () => stop('SIGTERM'));
   });
   await running.stop();
   o.logger.info('stopped cleanly');

@@ -31,9 +31,10 @@ export async function run(argv: string[], io: CliIO = defaultIO()): Promise<numb
   program
     .command('start')
     .description('log in to Discord and serve (needs DISCORD_TOKEN and a model provider)')
-    .action(async () => {
+    .option('--shards <n>', "run n shard processes, each serving its share of the servers ('auto': Discord's recommended count)", parseShardsArg)
+    .action(async (opts) => {
       const m = await import('./commands/start');
-      exitCode = await m.runStart(io);
+      exitCode = await m.runStart(opts, io);
     });
 
   program
@@ -103,6 +104,12 @@ export async function run(argv: string[], io: CliIO = defaultIO()): Promise<numb
     throw err;
   }
   return exitCode;
+}
+
+function parseShardsArg(value: string): number | 'auto' {
+  if (value === 'auto') return 'auto';
+  if (!/^[1-9]\d*$/.test(value)) throw new InvalidArgumentError("expected a positive whole number or 'auto'.");
+  return Number(value);
 }
 
 function parseIntArg(value: string): number {

@@ -25,6 +25,10 @@ export interface UpkeepOptions {
  * nothing on disk, is logged, and is retried after a backoff; cursors move only on success.
  */
 export class Upkeep {
+  /**
+   * Only conversations this process served a turn in, never the data root's folders: Discord sends a
+   * guild's events to its shard alone, so under sharding each process keeps up its own guilds only.
+   */
   private readonly active = new Map<string, ChannelRef>();
   private task: ScheduledTask | null = null;
   private running: Promise<void> = Promise.resolve();

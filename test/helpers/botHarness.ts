@@ -1,9 +1,10 @@
 import fs from 'node:fs';
 import path from 'node:path';
+import type { ShardSet } from '../../src/bot/ownership';
 import { launchBot, RunningBot } from '../../src/bot/start';
 import type { Settings } from '../../src/config/load';
 import { ConfigFileSchema } from '../../src/config/schema';
-import { createLogger } from '../../src/log/logger';
+import { createLogger, type Logger } from '../../src/log/logger';
 import { Writable } from 'node:stream';
 import { FakeDiscord } from '../fakes/discord/fakeDiscord';
 import { startFakeModelServer, FakeModelServer } from '../fakes/model/server';
@@ -25,7 +26,25 @@ export interface BotHarness {
   close(): Promise<void>;
 }
 
-export async function startHarness(o: { config?: unknown; discord?: FakeDiscord; setup?: (d: FakeDiscord) => void; launch?: boolean } = {}): Promise<BotHarness> {
+/** A JSON logger whose records land, parsed, in `logs`. */
+export function capturedLogger(): { logger: Logger; logs: Record<string, unknown>[] } {
+  const logs: Record<string, unknown>[] = [];
+  const sink = new Writable({ write(chunk, _enc, done) { for (const l of String(chunk).split('\n')) if (l.trim()) logs.push(JSON.parse(l)); done(); } });
+  return { logger: createLogger({ level: 'info', format: 'json', destination: sink }), logs };
+}
+
+/** The real bot in this process, resolved once its client is ready. */
+export async function launchReady(settings: Settings, logger: Logger, opts: { shards?: ShardSet } = {}): Promise<RunningBot> {
+  const b = await launchBot(settings, logger, opts);
+  await new Promise<void>((resolve) => (b.client.isReady() ? resolve() : b.client.once('clientReady', () => resolve())));
+  return b;
+}
+
+export async function startHarness(o: {
+  config?: unknown; discord?: FakeDiscord; setup?: (d: FakeDiscord) => void; launch?: boolean;
+  /** Run only these shards (the test plays one shard process of a sharded bot). */
+  shards?: ShardSet;
+} = {}): Promise<BotHarness> {
   const tmp = makeTmpDir();
   const discord = o.discord ?? await FakeDiscord.start();
   o.setup?.(discord);
@@ -39,14 +58,8 @@ export async function startHarness(o: { config?: unknown; discord?: FakeDiscord;
     openai: {},
     log: {},
   };
-  const logs: Record<string, unknown>[] = [];
-  const sink = new Writable({ write(chunk, _enc, done) { for (const l of String(chunk).split('\n')) if (l.trim()) logs.push(JSON.parse(l)); done(); } });
-  const logger = createLogger({ level: 'info', format: 'json', destination: sink });
-  const start = async () => {
-    const b = await launchBot(settings, logger);
-    await new Promise<void>((resolve) => (b.client.isReady() ? resolve() : b.client.once('clientReady', () => resolve())));
-    return b;
-  };
+  const { logger, logs } = capturedLogger();
+  const start = () => launchReady(settings, logger, { shards: o.shards });
   // Without launch the caller starts the bot itself (in a child process, say) and later calls launch().
   let bot = (o.launch ?? true) ? await start() : (undefined as unknown as RunningBot);
   return {

@@ -94,9 +94,9 @@ export class Actions {
 
   // ---- guilds, roles, members, channels ------------------------------------------------------
 
-  createGuild(input: { name: string; ownerId?: string; everyonePermissions?: bigint; botPermissions?: bigint }): FakeGuild {
+  createGuild(input: { name: string; ownerId?: string; everyonePermissions?: bigint; botPermissions?: bigint; onShard?: [number, number] }): FakeGuild {
     const s = this.state;
-    const id = s.ids.next();
+    const id = input.onShard ? s.ids.nextOnShard(...input.onShard) : s.ids.next();
     const owner = input.ownerId ? s.user(input.ownerId) : s.addUser({ username: `owner-${id.slice(-4)}` });
     const now = Date.now();
     const botRole: FakeRole = {

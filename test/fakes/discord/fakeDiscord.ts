@@ -95,8 +95,8 @@ export class FakeDiscord {
       resumeWindowMs: opts.resumeWindowMs ?? 120_000,
       token: () => this.botToken,
       allowedPrivilegedIntents: () => this.allowedPrivilegedIntents(),
-      identify: (sessionId) =>
-        identifyPayloads(this.state, { sessionId, gatewayUrl: this.gatewayUrl, applicationFlags: this.applicationFlags() }),
+      identify: (sessionId, shard) =>
+        identifyPayloads(this.state, { sessionId, gatewayUrl: this.gatewayUrl, applicationFlags: this.applicationFlags(), shard }),
       guildMembers: (guildId, userIds) =>
         this.state
           .membersOf(guildId)
@@ -173,6 +173,11 @@ export class FakeDiscord {
     return this.gateway.resumeCount;
   }
 
+  /** The `shard` of every IDENTIFY received, in order (undefined when a client sent none). */
+  get identifiedShards(): Array<[number, number] | undefined> {
+    return this.gateway.received.filter((f) => f.op === 2).map((f) => (f.d as { shard?: [number, number] }).shard);
+  }
+
   get connectedSessions(): number {
     return this.gateway.connectedSessions;
   }
@@ -187,11 +192,17 @@ export class FakeDiscord {
 
   // ---- world setup -----------------------------------------------------------------------------
 
-  /** A guild with the bot as a member (its managed role holds `botPermissions`). */
-  createGuild(opts: { name?: string; ownerId?: string; everyonePermissions?: PermissionInput; botPermissions?: PermissionInput } = {}): FakeGuild {
+  /**
+   * A guild with the bot as a member (its managed role holds `botPermissions`). `onShard: [id, count]`
+   * picks its id so that a bot sharded `count` ways receives it on shard `id`.
+   */
+  createGuild(opts: {
+    name?: string; ownerId?: string; everyonePermissions?: PermissionInput; botPermissions?: PermissionInput; onShard?: [number, number];
+  } = {}): FakeGuild {
     return this.act(() =>
       this.actions.createGuild({
         name: opts.name ?? 'Fake Guild',
+        onShard: opts.onShard,
         ownerId: opts.ownerId,
         everyonePermissions: opts.everyonePermissions === undefined ? undefined : toBits(opts.everyonePermissions),
         botPermissions: opts.botPermissions === undefined ? undefined : toBits(opts.botPermissions),
@@ -351,8 +362,8 @@ export class FakeDiscord {
   }
 
   /** One guild, one #general text channel and one member, the usual test starting point. */
-  setupBasic(opts: { guildName?: string; channelName?: string; username?: string } = {}): { guild: FakeGuild; channel: FakeChannel; user: FakeUser } {
-    const guild = this.createGuild({ name: opts.guildName });
+  setupBasic(opts: { guildName?: string; channelName?: string; username?: string; onShard?: [number, number] } = {}): { guild: FakeGuild; channel: FakeChannel; user: FakeUser } {
+    const guild = this.createGuild({ name: opts.guildName, onShard: opts.onShard });
     const channel = this.createTextChannel(guild.id, { name: opts.channelName });
     const user = this.addMember(guild.id, { username: opts.username ?? 'alice' });
     return { guild, channel, user };

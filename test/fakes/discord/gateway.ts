@@ -13,8 +13,12 @@ import type { Duplex } from 'node:stream';
 import { GatewayIntentBits } from 'discord.js';
 import { WebSocket, WebSocketServer, type RawData } from 'ws';
 import type { Dispatcher, DispatchOptions } from './actions';
+import { shardOf } from './snowflake';
 
 type Json = Record<string, unknown>;
+
+/** IDENTIFY's `shard: [shardId, shardCount]`; [0, 1] (one shard owning every guild) when absent. */
+export type Shard = [number, number];
 
 export const PRIVILEGED_INTENTS =
   GatewayIntentBits.GuildMembers | GatewayIntentBits.GuildPresences | GatewayIntentBits.MessageContent;
@@ -28,8 +32,8 @@ export interface GatewayHooks {
   token(): string;
   /** Privileged intents switched on "in the developer portal". */
   allowedPrivilegedIntents(): number;
-  /** READY and the GUILD_CREATEs, built together so READY's guild list matches (pitfall 3). */
-  identify(sessionId: string): { ready: Json; guildCreates: Json[] };
+  /** READY and the GUILD_CREATEs for the session's shard, built together so READY's guild list matches (pitfall 3). */
+  identify(sessionId: string, shard: Shard): { ready: Json; guildCreates: Json[] };
   /** Members for op 8 REQUEST_GUILD_MEMBERS. */
   guildMembers(guildId: string, userIds: string[] | undefined): Json[];
   onProblem(message: string): void;
@@ -43,6 +47,7 @@ interface Session {
   disconnectedAt: number | null;
   log: Array<{ s: number; frame: string }>;
   valid: boolean;
+  shard: Shard;
 }
 
 export interface GatewayFrame {
@@ -89,6 +94,7 @@ export class FakeGateway implements Dispatcher {
       }
       if (!session.valid) continue;
       if (opts.intent !== 0 && (session.intents & opts.intent) === 0) continue;
+      if (!sessionGetsEvent(session.shard, event, payload)) continue;
       const noContent = (session.intents & GatewayIntentBits.MessageContent) === 0;
       this.push(session, event, noContent && opts.withoutContent ? opts.withoutContent : payload);
     }
@@ -148,7 +154,7 @@ export class FakeGateway implements Dispatcher {
         this.send(ws, { op: 11, d: null, s: null, t: null });
         return;
       case 2:
-        this.identify(ws, frame.d as { token?: string; intents?: unknown });
+        this.identify(ws, frame.d as { token?: string; intents?: unknown; shard?: unknown });
         return;
       case 6:
         this.resume(ws, frame.d as { token?: string; session_id?: string; seq?: number });
@@ -162,13 +168,15 @@ export class FakeGateway implements Dispatcher {
     }
   }
 
-  private identify(ws: WebSocket, d: { token?: string; intents?: unknown }): void {
+  private identify(ws: WebSocket, d: { token?: string; intents?: unknown; shard?: unknown }): void {
     if (this.socketSession.has(ws)) return void ws.close(4005, 'Already authenticated.');
     if (stripBot(d.token) !== this.hooks.token()) return void ws.close(4004, 'Authentication failed.');
     if (typeof d.intents !== 'number') return void ws.close(4013, 'Invalid intent(s).');
     const disallowed = d.intents & PRIVILEGED_INTENTS & ~this.hooks.allowedPrivilegedIntents();
     // Discord refuses privileged intents that are not enabled in the portal with 4014.
     if (disallowed !== 0) return void ws.close(4014, 'Disallowed intent(s).');
+    const shard = parseShard(d.shard);
+    if (!shard) return void ws.close(4010, 'Invalid shard.');
     const session: Session = {
       id: randomBytes(16).toString('hex'),
       seq: 0,
@@ -177,10 +185,11 @@ export class FakeGateway implements Dispatcher {
       disconnectedAt: null,
       log: [],
       valid: true,
+      shard,
     };
     this.sessions.set(session.id, session);
     this.socketSession.set(ws, session);
-    const { ready, guildCreates } = this.hooks.identify(session.id);
+    const { ready, guildCreates } = this.hooks.identify(session.id, shard);
     this.push(session, 'READY', ready);
     for (const g of guildCreates) this.push(session, 'GUILD_CREATE', g);
   }
@@ -245,6 +254,21 @@ export class FakeGateway implements Dispatcher {
   private send(ws: WebSocket, frame: Json): void {
     if (ws.readyState === WebSocket.OPEN) ws.send(JSON.stringify(frame));
   }
+}
+
+function parseShard(raw: unknown): Shard | null {
+  if (raw === undefined || raw === null) return [0, 1];
+  if (!Array.isArray(raw) || raw.length !== 2 || !raw.every((n) => Number.isInteger(n))) return null;
+  const [id, count] = raw as Shard;
+  return count >= 1 && id >= 0 && id < count ? [id, count] : null;
+}
+
+/** Like Discord: a guild's events go to the shard owning it; events without a guild (DMs) to shard 0. */
+export function sessionGetsEvent(shard: Shard, event: string, payload: Json): boolean {
+  const guildId = typeof payload.guild_id === 'string' ? payload.guild_id
+    : event.startsWith('GUILD_') && typeof payload.id === 'string' ? payload.id
+    : null;
+  return guildId === null ? shard[0] === 0 : shardOf(guildId, shard[1]) === shard[0];
 }
 
 function stripBot(token: string | undefined): string | undefined {

@@ -16,6 +16,7 @@ import {
   type FakeState,
   type FakeUser,
 } from './state';
+import { shardOf } from './snowflake';
 
 type Json = Record<string, unknown>;
 
@@ -304,9 +305,10 @@ export function guildPayload(state: FakeState, guildId: string): Json {
 /** READY and the GUILD_CREATEs for a new gateway session, built from one guild list. */
 export function identifyPayloads(
   state: FakeState,
-  opts: { sessionId: string; gatewayUrl: string; applicationFlags: number },
+  opts: { sessionId: string; gatewayUrl: string; applicationFlags: number; shard?: [number, number] },
 ): { ready: Json; guildCreates: Json[] } {
-  const guilds = [...state.guilds.values()].filter((g) => state.member(g.id, state.bot.id));
+  const [shardId, shardCount] = opts.shard ?? [0, 1];
+  const guilds = [...state.guilds.values()].filter((g) => state.member(g.id, state.bot.id) && shardOf(g.id, shardCount) === shardId);
   return {
     ready: {
       v: 10,
@@ -317,7 +319,7 @@ export function identifyPayloads(
       session_type: 'normal',
       // Reconnects go to READY's resume_gateway_url, so it must point at the fake (pitfall 5).
       resume_gateway_url: opts.gatewayUrl,
-      shard: [0, 1],
+      shard: [shardId, shardCount],
       application: { id: state.applicationId, flags: opts.applicationFlags },
       user_settings: {},
       private_channels: [],

@@ -25,6 +25,7 @@ export function buildRouter(): Router<RequestContext> {
 function registerCoreRoutes(r: Router<RequestContext>): void {
   r.add('GET', '/gateway', (ctx) => ok({ url: ctx.deps.gatewayUrl() }), { auth: false });
   // The only call client.login() makes: its `url` is used as given (notes §2.1/2.2).
+  // `shards: 1` is what Discord recommends below 1 000 guilds (sharding is required from 2 500).
   r.add('GET', '/gateway/bot', (ctx) =>
     ok({
       url: ctx.deps.gatewayUrl(),

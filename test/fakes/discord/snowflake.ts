@@ -24,6 +24,19 @@ export class SnowflakeGenerator {
     return this.at(ms);
   }
 
+  /**
+   * A new id for "now" or a few ms later whose guild would land on `shardId` of `shardCount`
+   * (Discord routes a guild by `(id >> 22) % count`, i.e. by the id's millisecond), so a test can
+   * put guilds on chosen shards. Later ids stay greater: the generator's clock moves forward with it.
+   */
+  nextOnShard(shardId: number, shardCount: number): string {
+    if (!(shardId >= 0 && shardId < shardCount)) throw new Error(`fake-discord: no shard ${shardId} of ${shardCount}`);
+    let ms = Math.max(Date.now(), this.lastMs);
+    while ((ms - DISCORD_EPOCH) % shardCount !== shardId) ms++;
+    this.lastMs = ms;
+    return this.at(ms);
+  }
+
   /** A new id carrying the given time (used to seed backdated history). */
   at(ms: number): string {
     this.counter = (this.counter + 1) & 0x3fffff;
@@ -40,4 +53,9 @@ export function snowflakeTime(id: string): number {
 export function compareSnowflakes(a: string, b: string): number {
   if (a.length !== b.length) return a.length - b.length;
   return a < b ? -1 : a > b ? 1 : 0;
+}
+
+/** The shard Discord routes a guild to: `(guild_id >> 22) % shard_count`. */
+export function shardOf(guildId: string, shardCount: number): number {
+  return Number((BigInt(guildId) >> 22n) % BigInt(shardCount));
 }

@@ -1,0 +1,92 @@
+import type { ChildProcess } from 'node:child_process';
+import { once } from 'node:events';
+import path from 'node:path';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { fetchRecommendedShardCount, ShardingManager, type Shard } from 'discord.js';
+import type { Settings } from '../config/load';
+import type { Logger } from '../log/logger';
+
+export type ShardCount = number | 'auto';
+
+/** Discord allows one IDENTIFY per 5 s (per max_concurrency bucket); discord.js's own default. */
+const SPAWN_DELAY_MS = 5500;
+const READY_TIMEOUT_MS = 30_000;
+
+/**
+ * `minutes start --shards N`: one `minutes start` process per shard (discord.js's ShardingManager
+ * passes each its shard through SHARDS/SHARD_COUNT), respawned if it dies, until SIGINT/SIGTERM.
+ * Returns the exit code.
+ */
+export async function runShards(o: { settings: Settings; logger: Logger; count: ShardCount }): Promise<number> {
+  const { settings, logger } = o;
+  const token = settings.discord!.token;
+  const count = o.count === 'auto' ? await fetchRecommendedShardCount(token) : o.count;
+  if (count > 1 && !settings.redisUrl) {
+    logger.warn({ shards: count }, 'each shard process keeps its own model limits, so the configured limits apply per shard; set REDIS_URL to share them');
+  }
+  const manager = new ShardingManager(path.resolve(__dirname, '../../bin/minutes.js'), {
+    totalShards: count, mode: 'process', respawn: true, shardArgs: ['start'], token,
+  });
+  let stopping = false;
+  manager.on('shardCreate', (shard) => watch(shard, logger, () => stopping));
+  const signalled = new Promise<string>((resolve) => {
+    process.once('SIGINT', () => resolve('SIGINT'));
+    process.once('SIGTERM', () => resolve('SIGTERM'));
+  });
+  void signalled.then((signal) => {
+    stopping = true;
+    logger.info({ signal }, 'stopping the shards: each finishes its replies and writes in flight');
+  });
+
+  // A shard that cannot start (bad token, unwritable data root) would die again at once: no
+  // respawns until every shard has been ready once.
+  manager.respawn = false;
+  let failed: string | null = null;
+  for (let id = 0; id < count && !stopping; id++) {
+    // Unref'd: a stop signal during the wait must not keep this process alive until it ends.
+    if (id > 0) await Promise.race([sleep(SPAWN_DELAY_MS, undefined, { ref: false }), signalled]);
+    if (stopping) break;
+    try {
+      await manager.createShard(id).spawn(READY_TIMEOUT_MS);
+    } catch (err) {
+      if (!stopping) failed = `shard ${id} did not start: ${(err as Error).message}`;
+      break;
+    }
+  }
+  if (failed) {
+    logger.error(failed);
+    stopping = true;
+  } else {
+    manager.respawn = true;
+    if (!stopping) logger.info({ shards: count }, 'all shards ready');
+    await signalled;
+  }
+  const codes = await stopAll(manager);
+  logger.info({ exitCodes: codes }, 'shards stopped');
+  return failed ? 1 : codes.every((c) => c === 0) ? 0 : 1;
+}
+
+function watch(shard: Shard, logger: Logger, stopping: () => boolean): void {
+  shard.on('spawn', (child) => logger.info({ shard: shard.id, pid: (child as ChildProcess).pid }, 'shard process started'));
+  shard.on('ready', () => logger.info({ shard: shard.id }, 'shard ready'));
+  shard.on('death', (child) => {
+    const at = { shard: shard.id, exitCode: (child as ChildProcess).exitCode };
+    if (stopping()) logger.info(at, 'shard process exited');
+    else logger.warn(at, shard.manager.respawn ? 'shard process died; respawning it' : 'shard process died');
+  });
+  shard.on('error', (err: Error) => logger.error({ shard: shard.id, err: err.message }, 'shard error'));
+}
+
+/** SIGTERM to every shard process (each runs its own graceful shutdown), then waits for all to exit. */
+async function stopAll(manager: ShardingManager): Promise<number[]> {
+  manager.respawn = false;
+  return Promise.all([...manager.shards.values()].map(async (shard) => {
+    const child = shard.process;
+    if (!child) return 0;
+    if (child.exitCode !== null || child.signalCode !== null) return child.exitCode ?? 1;
+    const exited = once(child, 'exit') as Promise<[number | null, string | null]>;
+    child.kill('SIGTERM');
+    const [code] = await exited;
+    return code ?? 1;
+  }));
+}
