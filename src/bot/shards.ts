@@ -20,7 +20,14 @@ const READY_TIMEOUT_MS = 30_000;
 export async function runShards(o: { settings: Settings; logger: Logger; count: ShardCount }): Promise<number> {
   const { settings, logger } = o;
   const token = settings.discord!.token;
-  const count = o.count === 'auto' ? await fetchRecommendedShardCount(token) : o.count;
+  let count: number;
+  try {
+    count = o.count === 'auto' ? await fetchRecommendedShardCount(token) : o.count;
+  } catch (err) {
+    // discord.js asks discord.com itself here (DISCORD_API_URL does not apply): say what failed.
+    logger.error(`could not get Discord's recommended shard count (${(err as Error).message.split('\n')[0]}): check the token and the network, or pass --shards N`);
+    return 1;
+  }
   if (count > 1 && !settings.redisUrl) {
     logger.warn({ shards: count }, 'each shard process keeps its own model limits, so the configured limits apply per shard; set REDIS_URL to share them');
   }
