@@ -168,10 +168,16 @@ export class SourceCache {
         this.logger.warn({ file: src.abs, size: src.size }, 'recall: memory file too large; skipping it');
         return [];
       }
-      const text = this.fsx.readFileSync(src.abs, 'utf8') as string;
-      if (text.includes('\u0000')) {
-        this.logger.warn({ file: src.abs }, 'recall: memory file looks binary; skipping it');
-        return [];
+      let text = this.fsx.readFileSync(src.abs, 'utf8') as string;
+      const nuls = countNul(text);
+      if (nuls > 0) {
+        // A stray NUL (a paste, an editor crash) costs that character, not the channel's memory;
+        // a file that is mostly NULs and control bytes is not markdown at all.
+        if (nuls > Math.max(8, text.length / 100)) {
+          this.logger.warn({ file: src.abs }, 'recall: memory file looks binary; skipping it');
+          return [];
+        }
+        text = text.replace(/\u0000/g, '');
       }
       let blocks: Block[] | null;
       switch (src.kind) {
@@ -214,4 +220,10 @@ export class SourceCache {
       return [];
     }
   }
+}
+
+function countNul(text: string): number {
+  let n = 0;
+  for (let i = text.indexOf('\u0000'); i >= 0; i = text.indexOf('\u0000', i + 1)) n++;
+  return n;
 }

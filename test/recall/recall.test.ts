@@ -196,6 +196,12 @@ describe('recall', () => {
     expect(files).toEqual(expect.arrayContaining(['threads/123/SESSION.md', 'MEMORY.md', 'workspace/MEMORY.md']));
   });
 
+  test('a stray NUL byte costs that byte, not the whole file', () => {
+    write('MEMORY.md', [FILLER[0] + '\u0000', ...FILLER.slice(1)].join('\n'));
+    const r = recallIn(tmp, 'Who owns the auth service?');
+    expect(r.items.map((i) => i.text)).toContain(FILLER[1]);
+  });
+
   test('malformed files degrade to fewer candidates, never an error', () => {
     write('MEMORY.md', FILLER.join('\n'));
     write('HISTORY.md', Buffer.from([0, 1, 2, 255, 254, 0, 10, 65, 66]));
