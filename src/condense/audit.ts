@@ -73,7 +73,7 @@ async function mtime(file: string): Promise<number | null> {
 export async function auditChannel(o: AuditOptions): Promise<ChannelAudit> {
   const { store, ref } = o;
   const p = store.paths(ref);
-  const data = (await store.readState<ContextData>(contextFile(p, ref))) ?? structuredClone(EMPTY_CONTEXT);
+  const data = (await store.readState<ContextData>(contextFile(p, ref), { strict: true })) ?? structuredClone(EMPTY_CONTEXT);
   const report: ChannelAudit = { channel: refLabel(ref), context: null, contextFixed: false, unfolded: [], staleLines: [] };
 
   // Condensations on disk that context.json does not know, and the newest one's age.
