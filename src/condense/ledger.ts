@@ -2,7 +2,7 @@ import path from 'node:path';
 import { atomicWrite, readTextIfExists } from '../memory/atomicWrite';
 import { keepBackup } from '../memory/backups';
 import type { ChannelPaths, ChannelRef } from '../memory/paths';
-import type { ChannelStore } from '../memory/store';
+import { ChannelStore, MalformedStateError } from '../memory/store';
 import type { CondensationDraft, CondensationFacts, PinOutcome } from './types';
 
 /**
@@ -100,6 +100,19 @@ export async function mutateLedgerLocked<T>(store: ChannelStore, ref: ChannelRef
 
 export async function mutateLedger<T>(store: ChannelStore, ref: ChannelRef, fn: (l: Ledger) => T): Promise<T> {
   return store.exclusive(store.paths(ref), () => mutateLedgerLocked(store, ref, fn));
+}
+
+/**
+ * For loops over every channel: a channel whose state file does not parse (readState logged which
+ * file and how to fix it) is skipped, so one stray comma does not stop the others' work.
+ */
+export async function skipIfMalformed<T>(work: () => Promise<T>, skipped: T): Promise<T> {
+  try {
+    return await work();
+  } catch (err) {
+    if (err instanceof MalformedStateError) return skipped;
+    throw err;
+  }
 }
 
 /** The newest finished condensation of a thread (what a re-condensation supersedes). */

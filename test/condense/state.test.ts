@@ -1,5 +1,6 @@
 import fs from 'node:fs';
 import path from 'node:path';
+import { auditChannel, formatAudit } from '../../src/condense/audit';
 import { Secretary } from '../../src/condense/secretary';
 import type { CondenseTarget, TranscriptMessage } from '../../src/condense/types';
 import type { ChannelRef } from '../../src/memory/paths';
@@ -82,6 +83,17 @@ describe("the Secretary's state files (.minutes/ledger.json, .minutes/context.js
     expect((await condense(0, poster)).status).toBe('already');
     const context = fs.readFileSync(file('CONTEXT.md'), 'utf8');
     for (const d of ['Postgres', 'Tuesdays', 'aluminium', 'EU region']) expect(context).toContain(d);
+  });
+
+  it('the audit reports a malformed context.json and does not re-render CONTEXT.md from an empty one', async () => {
+    expect((await condense(0)).status).toBe('done');
+    strayComma('.minutes/context.json');
+    fs.appendFileSync(file('CONTEXT.md'), '\nedited by hand, so the audit would re-render it\n');
+    const before = snapshot();
+    const report = await auditChannel({ store, ref: channel, fix: true, now: clock.now() });
+    expect(report.contextFixed).toBe(false);
+    expect(formatAudit(report)).toEqual([expect.stringMatching(/context\.json is not valid JSON .*; fix or remove it/)]);
+    expect(snapshot()).toEqual(before);
   });
 
   it('keeps backups of both files when they are rewritten', async () => {
