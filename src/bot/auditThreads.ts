@@ -1,7 +1,7 @@
 import path from 'node:path';
 import { ChannelType, Client } from 'discord.js';
 import { autoGate } from '../condense/gate';
-import { lastCondensedMessageId, readLedger } from '../condense/ledger';
+import { lastCondensedMessageId, readLedger, skipIfMalformed } from '../condense/ledger';
 import { humanMessages, messagesSince } from '../condense/transcript';
 import type { ChannelRef } from '../memory/paths';
 import type { ChannelStore } from '../memory/store';
@@ -29,8 +29,8 @@ export async function findMissingCondensations(client: Client<true>, store: Chan
     for (const ch of guild.channels.cache.values()) {
       if (ch.type !== ChannelType.GuildText && ch.type !== ChannelType.GuildForum) continue;
       const ref: ChannelRef = { kind: 'discord', guildId: guild.id, channelId: ch.id };
-      const ledger = await readLedger(store, ref);
-      if (!ledger.firstRunAt) continue;
+      const ledger = await skipIfMalformed(() => readLedger(store, ref), null);
+      if (!ledger?.firstRunAt) continue;
       const archived = await ch.threads.fetchArchived({ limit: LOOKBACK }).catch(() => null);
       for (const thread of archived?.threads.values() ?? []) {
         const messages = await gatherAll(thread).catch(() => []);

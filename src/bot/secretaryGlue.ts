@@ -5,7 +5,7 @@ import {
 } from 'discord.js';
 import cron, { type ScheduledTask } from 'node-cron';
 import { autoGate } from '../condense/gate';
-import { ensureFirstRun, lastCondensedMessageId, ledgerFile, listRetryable, readLedger, releaseLeases } from '../condense/ledger';
+import { ensureFirstRun, lastCondensedMessageId, ledgerFile, listRetryable, readLedger, releaseLeases, skipIfMalformed } from '../condense/ledger';
 import { Secretary, CondenseResult, SecretaryOptions } from '../condense/secretary';
 import { humanMessages, messagesSince } from '../condense/transcript';
 import type { CondenseTarget, TranscriptMessage } from '../condense/types';
@@ -199,8 +199,8 @@ export class DiscordSecretary implements SecretaryCommands {
         if (ch.type !== ChannelType.GuildText && ch.type !== ChannelType.GuildForum) continue;
         const ref: ChannelRef = { kind: 'discord', guildId: guild.id, channelId: ch.id };
         await this.firstRunNoted(ref);
-        const ledger = await readLedger(this.o.runtime.store, ref);
-        if (!ledger.firstRunAt) continue;
+        const ledger = await skipIfMalformed(() => readLedger(this.o.runtime.store, ref), null);
+        if (!ledger?.firstRunAt) continue;
         // Private archived threads need Manage Threads to list; without it they are skipped.
         const lists = await Promise.all(['public', 'private'].map((type) =>
           ch.threads.fetchArchived({ type: type as 'public' | 'private', limit: SWEEP_LOOKBACK }).catch(() => null)));
@@ -227,9 +227,9 @@ export class DiscordSecretary implements SecretaryCommands {
       // Shutting down: what is left is picked up on the next start.
       if (this.events.closing) return n;
       if (ref.kind !== 'discord') continue;
-      await releaseLeases(store, ref);
+      if ((await skipIfMalformed(() => releaseLeases(store, ref), null)) === null) continue;
       n += await this.condenseQueued(ref);
-      for (const f of await listRetryable(store, ref, this.o.runtime.clock())) {
+      for (const f of await skipIfMalformed(() => listRetryable(store, ref, this.o.runtime.clock()), [])) {
         const threadId = f.conversation.threadId;
         if (this.events.closing) return n;
         if (!threadId) continue;

@@ -2,7 +2,7 @@ import fs from 'node:fs/promises';
 import path from 'node:path';
 import { normalizeForCompare, parseMemory } from '../memory/entries';
 import { ChannelRef, isLocalName, isSnowflake, refLabel } from '../memory/paths';
-import type { ChannelStore } from '../memory/store';
+import { ChannelStore, MalformedStateError } from '../memory/store';
 import { composeContext, ContextData, ContextDecision, contextStaleness, EMPTY_CONTEXT } from './contextDoc';
 import { contextFile } from './ledger';
 import { pointSuperseded } from './memoryLink';
@@ -70,11 +70,22 @@ async function mtime(file: string): Promise<number | null> {
   try { return (await fs.stat(file)).mtimeMs; } catch { return null; }
 }
 
+async function readContextData(store: ChannelStore, file: string): Promise<ContextData | MalformedStateError> {
+  try {
+    return (await store.readState<ContextData>(file, { strict: true })) ?? structuredClone(EMPTY_CONTEXT);
+  } catch (err) {
+    if (err instanceof MalformedStateError) return err;
+    throw err;
+  }
+}
+
 export async function auditChannel(o: AuditOptions): Promise<ChannelAudit> {
   const { store, ref } = o;
   const p = store.paths(ref);
-  const data = (await store.readState<ContextData>(contextFile(p, ref))) ?? structuredClone(EMPTY_CONTEXT);
   const report: ChannelAudit = { channel: refLabel(ref), context: null, contextFixed: false, unfolded: [], staleLines: [] };
+  const data = await readContextData(store, contextFile(p, ref));
+  // Re-rendering CONTEXT.md from an empty stand-in would drop every decision: report, fix nothing.
+  if (data instanceof MalformedStateError) return { ...report, context: data.message };
 
   // Condensations on disk that context.json does not know, and the newest one's age.
   let newestCondMtime = 0;

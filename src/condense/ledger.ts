@@ -1,7 +1,8 @@
 import path from 'node:path';
-import { atomicWrite } from '../memory/atomicWrite';
+import { atomicWrite, readTextIfExists } from '../memory/atomicWrite';
+import { keepBackup } from '../memory/backups';
 import type { ChannelPaths, ChannelRef } from '../memory/paths';
-import type { ChannelStore } from '../memory/store';
+import { ChannelStore, MalformedStateError } from '../memory/store';
 import type { CondensationDraft, CondensationFacts, PinOutcome } from './types';
 
 /**
@@ -67,9 +68,22 @@ export function contextFile(p: ChannelPaths, ref: ChannelRef): string {
   return path.join(ref.privateThread ? p.stateDir : p.channelStateDir, 'context.json');
 }
 
+/** Strict: a ledger that does not parse is refused, not read as empty (that would redo every condensation). */
 export async function readLedger(store: ChannelStore, ref: ChannelRef): Promise<Ledger> {
-  const l = await store.readState<Ledger>(ledgerFile(store.paths(ref), ref));
+  const l = await store.readState<Ledger>(ledgerFile(store.paths(ref), ref), { strict: true });
   return l && l.version === 1 && l.entries ? l : { ...EMPTY_LEDGER, entries: {} };
+}
+
+/**
+ * Rewrites a `.minutes/` state file (ledger, context) after keeping its previous version among the
+ * channel's backups, as the markdown files get: a bad rewrite of either can be undone by hand.
+ */
+export async function writeStateWithBackup(p: ChannelPaths, file: string, value: unknown): Promise<void> {
+  const text = JSON.stringify(value, null, 2) + '\n';
+  const prev = await readTextIfExists(file);
+  if (prev === text) return;
+  if (prev) await keepBackup(p, file, prev, new Date());
+  await atomicWrite(file, text);
 }
 
 /**
@@ -77,15 +91,28 @@ export async function readLedger(store: ChannelStore, ref: ChannelRef): Promise<
  * condensations of one channel must not lose each other's entries.
  */
 export async function mutateLedgerLocked<T>(store: ChannelStore, ref: ChannelRef, fn: (l: Ledger) => T): Promise<T> {
-  const file = ledgerFile(store.paths(ref), ref);
-  const l = (await store.readState<Ledger>(file)) ?? { ...EMPTY_LEDGER, entries: {} };
+  const p = store.paths(ref);
+  const l = await readLedger(store, ref);
   const out = fn(l);
-  await atomicWrite(file, JSON.stringify(l, null, 2) + '\n');
+  await writeStateWithBackup(p, ledgerFile(p, ref), l);
   return out;
 }
 
 export async function mutateLedger<T>(store: ChannelStore, ref: ChannelRef, fn: (l: Ledger) => T): Promise<T> {
   return store.exclusive(store.paths(ref), () => mutateLedgerLocked(store, ref, fn));
+}
+
+/**
+ * For loops over every channel: a channel whose state file does not parse (readState logged which
+ * file and how to fix it) is skipped, so one stray comma does not stop the others' work.
+ */
+export async function skipIfMalformed<T>(work: () => Promise<T>, skipped: T): Promise<T> {
+  try {
+    return await work();
+  } catch (err) {
+    if (err instanceof MalformedStateError) return skipped;
+    throw err;
+  }
 }
 
 /** The newest finished condensation of a thread (what a re-condensation supersedes). */

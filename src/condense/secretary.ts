@@ -1,17 +1,18 @@
 import fs from 'node:fs/promises';
 import path from 'node:path';
-import { atomicWrite, readTextIfExists } from '../memory/atomicWrite';
+import { atomicWrite, readTextForWrite, readTextIfExists } from '../memory/atomicWrite';
 import { renderHistoryBlock } from '../memory/history';
 import type { MemoryOp } from '../memory/memoryOps';
 import { ChannelPaths, ChannelRef, refLabel } from '../memory/paths';
 import { redactSecrets } from '../memory/secrets';
+import { MalformedStateError } from '../memory/store';
 import { ModelError } from '../llm/errors';
 import type { SideTaskDeps } from '../upkeep/sideTask';
 import { composeContext, ContextData, currentDecisions, activeConstraints, decisionIdFor, EMPTY_CONTEXT } from './contextDoc';
 import { draftCondensation } from './draft';
 import { foldCondensation } from './fold';
 import {
-  contextFile, latestForThread, LEASE_MS, Ledger, LedgerEntry, mutateLedger, mutateLedgerLocked, readLedger,
+  contextFile, latestForThread, LEASE_MS, Ledger, LedgerEntry, mutateLedger, mutateLedgerLocked, readLedger, writeStateWithBackup,
 } from './ledger';
 import { findEntryId, pointSuperseded } from './memoryLink';
 import { markerFor, markFileSuperseded, readFrontmatter, renderCondensation, renderFile, renderPost, slugify, SupersededRef } from './render';
@@ -85,6 +86,17 @@ export class Secretary {
   private get now() { return this.opts.deps.clock(); }
 
   async condense(req: CondenseRequest): Promise<CondenseResult> {
+    try {
+      return await this.condenseOnce(req);
+    } catch (err) {
+      if (!(err instanceof MalformedStateError)) throw err;
+      // Nothing can be recorded (the ledger may be the broken file): say which file, change nothing.
+      const key = ledgerKey(humanMessages(req.messages));
+      return { status: 'failed', key, error: err.message, userMessage: `The condensation did not run: ${err.message}.`, attempts: 0 };
+    }
+  }
+
+  private async condenseOnce(req: CondenseRequest): Promise<CondenseResult> {
     const { target } = req;
     const ref = target.ref;
     const human = humanMessages(req.messages);
@@ -209,7 +221,7 @@ export class Secretary {
             // CONTEXT.md first: a crash before context.json leaves a file whose hash still matches.
             await this.store.updateLocked(p, 'CONTEXT.md', (cur) => composeContext(cur, prev, next));
           }
-          await atomicWrite(contextFile(p, ref), JSON.stringify(next, null, 2) + '\n');
+          await writeStateWithBackup(p, contextFile(p, ref), next);
           await this.opts.fault?.('context');
           await mutateLedgerLocked(this.store, ref, (l) => { l.entries[key].steps.context = ref.privateThread ? 'skipped' : 'done'; });
         });
@@ -258,17 +270,23 @@ export class Secretary {
         e.leaseUntil = undefined;
         e.updatedAt = this.now.toISOString();
         return e.attempts;
+      }).catch((recordErr: unknown) => {
+        // The ledger itself may be the broken file: then the first error is the one to report.
+        throw err instanceof MalformedStateError ? err : recordErr;
       });
       this.opts.deps.logger.warn({ key: key.slice(0, 12), err: message, attempts: failed }, 'condensation failed; recorded for a retry');
       const userMessage = err instanceof ModelError
         ? `The condensation failed: ${err.userMessage()}`
-        : 'The condensation failed; it is recorded and will be retried.';
+        : err instanceof MalformedStateError
+          ? `The condensation did not run: ${err.message}.`
+          : 'The condensation failed; it is recorded and will be retried.';
       return { status: 'failed', key, error: message, userMessage, attempts: failed };
     }
   }
 
   private async readContext(p: ChannelPaths, ref: ChannelRef): Promise<ContextData> {
-    const c = await this.store.readState<ContextData>(contextFile(p, ref));
+    // Strict: folding into an empty context would leave CONTEXT.md with only the newest decision.
+    const c = await this.store.readState<ContextData>(contextFile(p, ref), { strict: true });
     return c && c.version === 1 ? c : structuredClone(EMPTY_CONTEXT);
   }
 
@@ -303,7 +321,8 @@ export class Secretary {
     for (const f of replacedFiles) {
       if (f === name) continue;
       const file = path.join(dir, f);
-      const cur = await readTextIfExists(file);
+      // Strict: this file is written back, and a lenient decode would destroy bytes a person put there.
+      const cur = await readTextForWrite(file);
       if (cur === null) continue;
       const next = markFileSuperseded(cur, name);
       if (next !== cur) await atomicWrite(file, next);
@@ -344,7 +363,7 @@ export class Secretary {
         const id = findEntryId(memory, `Constraint: ${c.text}`);
         if (id) c.memoryId = id;
       }
-      await atomicWrite(contextFile(p, ref), JSON.stringify(cur, null, 2) + '\n');
+      await writeStateWithBackup(p, contextFile(p, ref), cur);
     });
     return { decisionMemoryId, constraintMemoryIds };
   }

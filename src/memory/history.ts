@@ -1,3 +1,4 @@
+import { readTextForWrite } from './atomicWrite';
 import type { ChannelRef } from './paths';
 import type { ChannelStore } from './store';
 import { redactSecrets } from './secrets';
@@ -43,9 +44,9 @@ function splitBlocks(text: string): Split {
  * block in HISTORY.md says what moved and where. Nothing is summarized away, so nothing is lost.
  */
 export function foldHistory(text: string, now: Date, maxChars = HISTORY_MAX_CHARS, keep = HISTORY_KEEP_BLOCKS):
-  { history: string; archived: string } | null {
+  { history: string; archived: string; moved: string[]; summary: string } | null {
   if (text.length <= maxChars) return null;
-  const { head, blocks } = splitBlocks(text);
+  const { blocks } = splitBlocks(text);
   if (blocks.length <= keep) return null;
   const moved = blocks.slice(0, blocks.length - keep);
   const titles = moved.map((b) => b.split('\n')[0].replace(/^##\s*/, ''));
@@ -55,19 +56,38 @@ export function foldHistory(text: string, now: Date, maxChars = HISTORY_MAX_CHAR
     `${moved.length} older blocks, from "${titles[0]}" to "${titles[titles.length - 1]}", were moved verbatim to HISTORY.archive.md:`,
     ...titles.map((t) => `- ${t}`),
   ].join('\n');
-  const history = [head.replace(/\s+$/, ''), summary, ...blocks.slice(moved.length)].filter(Boolean).join('\n\n') + '\n';
-  return { history, archived: moved.join('\n\n') + '\n' };
+  return { history: removeFolded(text, moved, summary), archived: moved.join('\n\n') + '\n', moved, summary };
+}
+
+/**
+ * Takes exactly the archived blocks out of `text` (HISTORY.md as it is now, which may have
+ * changed since the fold was computed) and puts the summary where the first of them was. A block
+ * edited meanwhile no longer matches and stays: kept twice is better than lost.
+ */
+export function removeFolded(text: string, moved: string[], summary: string): string {
+  const { head, blocks } = splitBlocks(text);
+  const gone = new Set<number>();
+  for (const m of moved) {
+    const i = blocks.findIndex((b, k) => b === m && !gone.has(k));
+    if (i >= 0) gone.add(i);
+  }
+  if (!gone.size) return text;
+  const first = Math.min(...gone);
+  const kept = blocks.flatMap((b, k) => (k === first ? [summary] : gone.has(k) ? [] : [b]));
+  return [head.replace(/\s+$/, ''), ...kept].filter(Boolean).join('\n\n') + '\n';
 }
 
 /** Applies foldHistory through the store: archive first, so a crash between the two loses nothing. */
 export async function foldHistoryIfLarge(store: ChannelStore, ref: ChannelRef, now: Date): Promise<boolean> {
   const p = store.paths(store.parentRef(ref));
   return store.exclusive(p, async () => {
-    const current = (await store.read(store.parentRef(ref), 'HISTORY.md')) ?? '';
+    // Strict: archiving a lenient decode would copy U+FFFD over bytes HISTORY.md still has.
+    const current = (await readTextForWrite(p.history)) ?? '';
     const fold = foldHistory(current, now);
     if (!fold) return false;
     await store.updateLocked(p, 'HISTORY.archive.md', (cur) => `${cur.replace(/\s*$/, '')}${cur.trim() ? '\n\n' : ''}${fold.archived}`, { template: false });
-    await store.updateLocked(p, 'HISTORY.md', () => fold.history, { allowShrink: true });
+    // From the text on disk now: a block or line added while the archive was written stays.
+    await store.updateLocked(p, 'HISTORY.md', (cur) => removeFolded(cur, fold.moved, fold.summary), { allowShrink: true });
     return true;
   });
 }

@@ -20,14 +20,18 @@ export interface ChannelLockOptions {
    * still atomic and re-read the file first, but the caller should say so.
    */
   onLost?: (err: Error) => void;
+  /** Called with one line when a stray `lock` that is not a folder was removed. */
+  onStrayLock?: (msg: string) => void;
   /** Tests only; proper-lockfile's minimum is 2,000 ms. */
   staleMs?: number;
 }
 
 export async function withChannelLock<T>(stateDir: string, task: () => Promise<T>, o: ChannelLockOptions = {}): Promise<T> {
   await fs.mkdir(stateDir, { recursive: true });
+  const lockPath = path.join(stateDir, 'lock');
+  await removeStrayLock(lockPath, o.onStrayLock);
   const release = await lockfile.lock(stateDir, {
-    lockfilePath: path.join(stateDir, 'lock'),
+    lockfilePath: lockPath,
     realpath: false,
     stale: o.staleMs ?? LOCK_STALE_MS,
     retries: { retries: 80, factor: 1.3, minTimeout: 20, maxTimeout: 400 },
@@ -44,5 +48,21 @@ export async function withChannelLock<T>(stateDir: string, task: () => Promise<T
     return await task();
   } finally {
     await release().catch(() => undefined);
+  }
+}
+
+/**
+ * proper-lockfile's lock is a folder. Anything else at that path (a file a person or a sync tool
+ * left there) is never ours: proper-lockfile would retry on it for half a minute and then fail
+ * its rmdir with ENOTDIR, blocking every write to the channel. It holds no lock, so remove it.
+ */
+async function removeStrayLock(lockPath: string, report?: (msg: string) => void): Promise<void> {
+  const st = await fs.lstat(lockPath).catch(() => null);
+  if (!st || st.isDirectory()) return;
+  await fs.rm(lockPath, { force: true });
+  try {
+    report?.(`removed ${lockPath}: a lock must be a folder, this was a file (left by another tool?)`);
+  } catch {
+    // a failing report must not block the write
   }
 }

@@ -1,7 +1,8 @@
 import fs from 'node:fs/promises';
 import path from 'node:path';
 import { Logger, silentLogger } from '../log/logger';
-import { atomicWrite, readTextIfExists } from './atomicWrite';
+import { atomicWrite, NotUtf8Error, readTextForWrite, readTextIfExists, stageWrite } from './atomicWrite';
+import { keepBackup, sweepLeftovers } from './backups';
 import { withChannelLock } from './lock';
 import { applyMemoryOps, ApplyOpsResult, MemoryOp } from './memoryOps';
 import { ChannelPaths, channelPaths, ChannelRef } from './paths';
@@ -14,8 +15,10 @@ export class StoreError extends Error {
   override name = 'StoreError';
 }
 
-/** Backups kept per file: enough to undo a bad day, few enough not to grow without bound. */
-const BACKUPS_KEPT = 5;
+/** A `.minutes/` state file that does not parse: rewriting it from empty would drop its history. */
+export class MalformedStateError extends StoreError {
+  override name = 'MalformedStateError';
+}
 /** A rewrite may not shrink a file below this share of its size unless it is an explicit forget. */
 const SHRINK_GUARD = 0.5;
 /** Files smaller than this are exempt from the shrink guard: a near-empty file halves easily. */
@@ -91,8 +94,20 @@ export class ChannelStore {
   async ensureChannel(ref: ChannelRef): Promise<ChannelPaths> {
     const p = this.paths(ref);
     // Checked once per process per conversation: the reply path should not stat four files a turn.
-    await this.ensured.run(p.convDir, () => this.createMissing(p));
+    await this.ensured.run(p.convDir, async () => {
+      await this.createMissing(p);
+      await this.sweepLeftovers(p);
+    });
     return p;
+  }
+
+  /** Temp files of writes a crash interrupted; nothing else removes them. */
+  private async sweepLeftovers(p: ChannelPaths): Promise<void> {
+    try {
+      for (const f of await sweepLeftovers(p)) this.log.info({ file: path.relative(this.root, f) }, 'removed a temp file left by an interrupted write');
+    } catch (err) {
+      this.log.warn({ dir: path.relative(this.root, p.channelDir), err: (err as Error).message }, 'could not sweep leftover temp files');
+    }
   }
 
   private createMissing(p: ChannelPaths): Promise<void> {
@@ -146,20 +161,35 @@ export class ChannelStore {
     const file = this.fileFor(p, name);
     const useTemplate = opts.template ?? name in TEMPLATES;
     for (let attempt = 0; attempt < MAX_REAPPLY; attempt++) {
-      const before = await this.readForWrite(file, name, useTemplate);
+      const onDisk = await this.readForWrite(file);
+      const before = onDisk ?? this.missingText(name, useTemplate);
       const next = change(before);
       if (next === before) return { changed: false, text: before };
       this.checkShrink(file, before, next, opts.allowShrink === true);
-      const now = await this.readForWrite(file, name, useTemplate);
-      if (now !== before) {
-        this.log.info({ file: path.relative(this.root, file) }, 'file changed on disk during a write; applying the change again');
-        continue;
-      }
-      if (before.length > 0 && (await readTextIfExists(file)) !== null) await this.backup(p, file, before);
-      await atomicWrite(file, next);
-      return { changed: true, text: next };
+      if (onDisk) await this.backup(p, file, onDisk);
+      if (await this.replaceIfUnchanged(file, onDisk, next)) return { changed: true, text: next };
+      this.log.info({ file: path.relative(this.root, file) }, 'file changed on disk during a write; applying the change again');
     }
     throw new StoreError(`${path.relative(this.root, file)} kept changing while being written; try again`);
+  }
+
+  /**
+   * Writes `next` over `file` unless the file is no longer `expected`. The slow work (temp file
+   * written and fsynced; the caller's backup) comes before the last look at the file, so a
+   * person's edit can only be missed in the compare-and-rename, not during the fsyncs. That window
+   * cannot reach zero: no portable rename-if-unchanged exists.
+   */
+  private async replaceIfUnchanged(file: string, expected: string | null, next: string): Promise<boolean> {
+    const staged = await stageWrite(file, next);
+    let committed = false;
+    try {
+      if ((await this.readForWrite(file)) !== expected) return false;
+      await staged.commit();
+      committed = true;
+      return true;
+    } finally {
+      if (!committed) await staged.discard();
+    }
   }
 
   /**
@@ -214,15 +244,28 @@ export class ChannelStore {
     await this.appendJsonlUnqueued(file, record);
   }
 
-  /** Reads a JSON state file from a `.minutes/` folder; null when missing or unreadable. */
-  async readState<T>(file: string): Promise<T | null> {
-    const text = await readTextIfExists(file).catch(() => null);
+  /**
+   * Reads a JSON state file from a `.minutes/` folder; null when missing. An unparsable file is
+   * ignored (null), or with `strict` (state that is rewritten from what is read: ledger, context)
+   * refused with a MalformedStateError, so a stray comma never resets it to empty.
+   */
+  async readState<T>(file: string, opts: { strict?: boolean } = {}): Promise<T | null> {
+    const text = await readTextIfExists(file).catch((err: Error) => {
+      if (opts.strict) throw new StoreError(`cannot read ${path.relative(this.root, file)}: ${err.message}; check its permissions`);
+      return null;
+    });
     if (text === null) return null;
     try {
       return JSON.parse(text) as T;
-    } catch {
-      this.log.warn({ file: path.relative(this.root, file) }, 'state file is not valid JSON; ignoring it');
-      return null;
+    } catch (err) {
+      const rel = path.relative(this.root, file);
+      if (!opts.strict) {
+        this.log.warn({ file: rel }, 'state file is not valid JSON; ignoring it');
+        return null;
+      }
+      const msg = `${rel} is not valid JSON (${(err as Error).message}); fix or remove it`;
+      this.log.error({ file: rel }, msg);
+      throw new MalformedStateError(msg);
     }
   }
 
@@ -245,6 +288,7 @@ export class ChannelStore {
   /** Runs a task in the channel's queue and under its lock: for multi-file steps. */
   exclusive<T>(p: ChannelPaths, task: () => Promise<T>): Promise<T> {
     return this.queue.run(p.queueKey, () => withChannelLock(p.channelStateDir, task, {
+      onStrayLock: (msg) => this.log.warn({ dir: path.relative(this.root, p.channelStateDir) || '.' }, msg),
       onLost: (err) => this.log.warn({ dir: path.relative(this.root, p.channelStateDir) || '.', err: err.message },
         'lost the channel lock while writing (stalled too long, or another process took it over); the write re-reads each file before replacing it, but check the channel\'s files if another writer was running'),
     }));
@@ -306,14 +350,22 @@ export class ChannelStore {
     });
   }
 
-  private async readForWrite(file: string, name: MemoryFileName, useTemplate: boolean): Promise<string> {
-    let text: string | null;
+  /** The file as it is on disk, strictly decoded; null when missing. */
+  private async readForWrite(file: string): Promise<string | null> {
     try {
-      text = await readTextIfExists(file);
+      return await readTextForWrite(file);
     } catch (err) {
-      throw new StoreError(`cannot read ${path.relative(this.root, file)}: ${(err as Error).message}; check its permissions`);
+      const rel = path.relative(this.root, file);
+      if (err instanceof NotUtf8Error) {
+        const msg = `${rel} is not valid UTF-8, so Minutes will not rewrite it; re-save it as UTF-8`;
+        this.log.warn({ file: rel }, msg);
+        throw new StoreError(msg);
+      }
+      throw new StoreError(`cannot read ${rel}: ${(err as Error).message}; check its permissions`);
     }
-    if (text !== null) return text;
+  }
+
+  private missingText(name: MemoryFileName, useTemplate: boolean): string {
     return useTemplate && name in TEMPLATES ? TEMPLATES[name as TemplateFile] : '';
   }
 
@@ -327,14 +379,7 @@ export class ChannelStore {
     }
   }
 
-  private async backup(p: ChannelPaths, file: string, content: string): Promise<void> {
-    const dir = path.join(p.channelStateDir, 'backups');
-    const base = path.relative(p.channelDir, file).replace(/[\\/]/g, '__');
-    const stamp = this.clock().toISOString().replace(/[:.]/g, '-');
-    await atomicWrite(path.join(dir, `${base}.${stamp}.bak`), content);
-    const mine = (await fs.readdir(dir)).filter((f) => f.startsWith(`${base}.`) && f.endsWith('.bak')).sort();
-    for (const old of mine.slice(0, Math.max(0, mine.length - BACKUPS_KEPT))) {
-      await fs.rm(path.join(dir, old), { force: true });
-    }
+  private backup(p: ChannelPaths, file: string, content: string): Promise<void> {
+    return keepBackup(p, file, content, this.clock());
   }
 }

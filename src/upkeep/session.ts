@@ -3,6 +3,7 @@ import type { ConversationState } from '../chat/conversation';
 import { clipWords as clip } from '../memory/entries';
 import type { ChannelRef } from '../memory/paths';
 import { redactSecrets } from '../memory/secrets';
+import { TEMPLATES } from '../memory/templates';
 import { runSideTask, SideTaskDeps, transcriptOf } from './sideTask';
 import { tagged } from '../prompt/tags';
 
@@ -56,7 +57,8 @@ const INSTRUCTIONS = [
 
 /** Refreshes SESSION.md from the turns since the last refresh (plus a little context before them). */
 export async function refreshSession(deps: SideTaskDeps, ref: ChannelRef, conv: ConversationState, sinceTurn: number): Promise<void> {
-  const current = (await deps.store.read(ref, 'SESSION.md')) ?? '';
+  const startedFrom = await deps.store.read(ref, 'SESSION.md');
+  const current = startedFrom ?? '';
   const from = Math.max(0, sinceTurn - conv.compactedTurns - 2);
   const input = [
     tagged('current_notes', current.trim() || '(empty)'),
@@ -69,7 +71,9 @@ export async function refreshSession(deps: SideTaskDeps, ref: ChannelRef, conv: 
   });
   const rendered = renderSession(value, deps.clock());
   // SESSION.md is re-rendered whole (a shrink is normal when work finishes), but not over a
-  // person's edit made while the model was working: that edit is kept and read next time.
-  const r = await deps.store.update(ref, 'SESSION.md', (cur) => (cur === current || !current ? rendered : cur), { allowShrink: true });
+  // person's edit made while the model was working: that edit is kept and read next time. A file
+  // that was missing at the start reads as the template now if it is still missing.
+  const untouched = (cur: string) => cur === (startedFrom ?? TEMPLATES['SESSION.md']) || cur === TEMPLATES['SESSION.md'];
+  const r = await deps.store.update(ref, 'SESSION.md', (cur) => (untouched(cur) ? rendered : cur), { allowShrink: true });
   if (!r.changed) deps.logger.info('SESSION.md was edited during the refresh; kept the edit, will refresh again later');
 }

@@ -1,0 +1,57 @@
+import fs from 'node:fs/promises';
+import path from 'node:path';
+import { atomicWrite } from './atomicWrite';
+import type { ChannelPaths } from './paths';
+
+/** Backups kept per file: enough to undo a bad day, few enough not to grow without bound. */
+export const BACKUPS_KEPT = 5;
+
+export function backupDir(p: ChannelPaths): string {
+  return path.join(p.channelStateDir, 'backups');
+}
+
+/** Keeps `content` as the newest backup of `file` (markdown or a `.minutes/` state file). */
+export async function keepBackup(p: ChannelPaths, file: string, content: string, at: Date): Promise<void> {
+  const dir = backupDir(p);
+  const base = path.relative(p.channelDir, file).replace(/[\\/]/g, '__');
+  const stamp = at.toISOString().replace(/[:.]/g, '-');
+  await atomicWrite(path.join(dir, `${base}.${stamp}.bak`), content);
+  const mine = (await fs.readdir(dir)).filter((f) => f.startsWith(`${base}.`) && f.endsWith('.bak')).sort();
+  for (const old of mine.slice(0, Math.max(0, mine.length - BACKUPS_KEPT))) {
+    await fs.rm(path.join(dir, old), { force: true });
+  }
+}
+
+/** A crash leaves these behind: write-file-atomic's `<file>.<digits>` next to each kind of file we write. */
+const LEFTOVER_PATTERNS: { dir: (p: ChannelPaths) => string; name: RegExp }[] = [
+  { dir: (p) => p.channelDir, name: /^(CONTEXT|MEMORY|HISTORY|HISTORY\.archive|SESSION)\.md\.\d+$/ },
+  { dir: (p) => p.convDir, name: /^(CONTEXT|MEMORY|HISTORY|HISTORY\.archive|SESSION)\.md\.\d+$/ },
+  { dir: (p) => path.dirname(p.memory), name: /^(CONTEXT|MEMORY|HISTORY|HISTORY\.archive|SESSION)\.md\.\d+$/ },
+  { dir: (p) => p.condensations, name: /^[^/\\]+\.md\.\d+$/ },
+  { dir: (p) => p.channelStateDir, name: /^[^/\\]+\.json\.\d+$/ },
+  { dir: (p) => p.stateDir, name: /^[^/\\]+\.json\.\d+$/ },
+  { dir: backupDir, name: /^[^/\\]+\.bak\.\d+$/ },
+];
+
+/** Younger temp files may belong to a write in flight (another process on the same folder). */
+export const LEFTOVER_MIN_AGE_MS = 60_000;
+
+/** Removes temp files a crash left behind; returns the paths removed. */
+export async function sweepLeftovers(p: ChannelPaths, now: number = Date.now()): Promise<string[]> {
+  const removed: string[] = [];
+  const seen = new Set<string>();
+  for (const { dir, name } of LEFTOVER_PATTERNS) {
+    const d = dir(p);
+    const names = await fs.readdir(d).catch(() => [] as string[]);
+    for (const n of names.filter((x) => name.test(x))) {
+      const file = path.join(d, n);
+      if (seen.has(file)) continue;
+      seen.add(file);
+      const st = await fs.lstat(file).catch(() => null);
+      if (!st?.isFile() || now - st.mtimeMs < LEFTOVER_MIN_AGE_MS) continue;
+      await fs.rm(file, { force: true });
+      removed.push(file);
+    }
+  }
+  return removed;
+}
