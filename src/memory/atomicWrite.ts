@@ -16,6 +16,8 @@ export async function atomicWrite(file: string, data: string): Promise<void> {
 /** A new version written and fsynced next to its file, waiting for `commit` (the rename). */
 export interface StagedWrite {
   commit(): Promise<void>;
+  /** Puts the new file in place only if none exists (a hard link fails on an existing name); false if one does. */
+  commitIfAbsent(): Promise<boolean>;
   discard(): Promise<void>;
 }
 
@@ -46,6 +48,18 @@ export async function stageWrite(file: string, data: string): Promise<StagedWrit
     commit: async () => {
       await fs.rename(tmp, file);
       await fsyncDir(path.dirname(file));
+    },
+    commitIfAbsent: async () => {
+      try {
+        await fs.link(tmp, file);
+      } catch (err) {
+        if ((err as NodeJS.ErrnoException).code === 'EEXIST') return false;
+        throw err;
+      } finally {
+        await fs.rm(tmp, { force: true });
+      }
+      await fsyncDir(path.dirname(file));
+      return true;
     },
     discard: () => fs.rm(tmp, { force: true }),
   };

@@ -116,10 +116,10 @@ export class ChannelStore {
       await fs.mkdir(p.stateDir, { recursive: true });
       for (const name of Object.keys(TEMPLATES) as TemplateFile[]) {
         const file = this.fileFor(p, name);
-        if ((await readTextIfExists(file)) === null) {
-          await atomicWrite(file, TEMPLATES[name]);
-          this.log.debug({ file: path.relative(this.root, file) }, 'created from template');
-        }
+        if ((await readTextIfExists(file)) !== null) continue;
+        // Placed only if still absent: a file a person created since the check is theirs.
+        const staged = await stageWrite(file, TEMPLATES[name]);
+        if (await staged.commitIfAbsent()) this.log.debug({ file: path.relative(this.root, file) }, 'created from template');
       }
     });
   }
@@ -205,7 +205,8 @@ export class ChannelStore {
       // Tombstones first: a crash between the two writes must not let a forgotten fact be
       // learned again. A tombstone for a forget that then did not happen only blocks re-learning.
       if (explicitForget) {
-        const current = (await readTextIfExists(p.memory)) ?? '';
+        // Strict like the write below: a file that will not be rewritten gets no tombstones either.
+        const current = (await this.readForWrite(p.memory)) ?? '';
         for (const f of applyMemoryOps(current, ops, { now, tombstones }).forgotten) {
           await this.appendJsonlUnqueued(this.tombstoneFile(p), makeTombstone(f.text, now, f.id, 'forgotten'));
         }
@@ -260,7 +261,11 @@ export class ChannelStore {
     } catch (err) {
       const rel = path.relative(this.root, file);
       if (!opts.strict) {
-        this.log.warn({ file: rel }, 'state file is not valid JSON; ignoring it');
+        // It will be rewritten from scratch (conversation, upkeep cursors): keep what it held for a
+        // person to look at, as <name>.unreadable next to it.
+        const kept = `${file}.unreadable`;
+        if ((await readTextIfExists(kept).catch(() => null)) !== text) await atomicWrite(kept, text).catch(() => undefined);
+        this.log.warn({ file: rel, keptAs: path.relative(this.root, kept) }, 'state file is not valid JSON; starting it afresh (its old text is kept beside it)');
         return null;
       }
       const msg = `${rel} is not valid JSON (${(err as Error).message}); fix or remove it`;

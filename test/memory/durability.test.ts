@@ -2,6 +2,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { Writable } from 'node:stream';
 import { createLogger } from '../../src/log/logger';
+import { stageWrite } from '../../src/memory/atomicWrite';
 import { foldHistoryIfLarge } from '../../src/memory/history';
 import type { ChannelRef } from '../../src/memory/paths';
 import { ChannelStore, StoreError } from '../../src/memory/store';
@@ -124,5 +125,32 @@ describe('temp files left by a crash', () => {
     await restarted.ensureChannel(ref);
     for (const f of leftovers) expect([f, fs.existsSync(f)]).toEqual([f, false]);
     for (const f of kept) expect([f, fs.existsSync(f)]).toEqual([f, true]);
+  });
+});
+
+describe('state files', () => {
+  it('an unparsable conversation file is started afresh but its text is kept beside it', async () => {
+    const p = await store.ensureChannel(ref);
+    const file = path.join(p.stateDir, 'conversation.json');
+    fs.writeFileSync(file, '{"version":1,"turns":[{"role":"user","content":"the only copy of this turn"},]}');
+    expect(await store.readState(file)).toBeNull();
+    expect(fs.readFileSync(`${file}.unreadable`, 'utf8')).toContain('the only copy of this turn');
+    expect(lines.join('')).toContain('kept beside it');
+    await store.writeState(ref, file, { version: 1, turns: [] });
+    expect(fs.readFileSync(`${file}.unreadable`, 'utf8')).toContain('the only copy of this turn');
+  });
+
+  it('a template is placed only where no file exists, even one created after the check', async () => {
+    const file = path.join(tmp.dir, 'MEMORY.md');
+    const staged = await stageWrite(file, '# template\n');
+    // A person's file lands between the bot's "is it missing?" and the template being placed.
+    fs.writeFileSync(file, '# My memory\n\n- written by hand\n');
+    expect(await staged.commitIfAbsent()).toBe(false);
+    expect(fs.readFileSync(file, 'utf8')).toBe('# My memory\n\n- written by hand\n');
+    const other = path.join(tmp.dir, 'SESSION.md');
+    expect(await (await stageWrite(other, '# template\n')).commitIfAbsent()).toBe(true);
+    expect(fs.readFileSync(other, 'utf8')).toBe('# template\n');
+    expect(fs.readdirSync(tmp.dir).sort()).toEqual(['MEMORY.md', 'SESSION.md']);
+
   });
 });
