@@ -70,7 +70,7 @@ export class DiscordSecretary implements SecretaryCommands {
     const { client } = this.o;
     client.on(Events.MessageReactionAdd, (r, u) => { void this.events.run('reaction', () => this.onReaction(r, u)); });
     client.on(Events.ThreadUpdate, (before, after) => { void this.events.run('threadUpdate', () => this.onThreadUpdate(before, after)); });
-    client.once(Events.ClientReady, () => { void this.events.run('sweep', async () => { await this.resumeInterrupted(); await this.sweep(); }); });
+    client.once(Events.ClientReady, () => { void this.events.run('sweep', async () => { await this.resumeInterrupted({ atStart: true }); await this.sweep(); }); });
   }
 
   start(): void {
@@ -219,15 +219,18 @@ export class DiscordSecretary implements SecretaryCommands {
   /**
    * Condensations a crash interrupted, or that failed and may be retried: re-gather their thread
    * and run them again. The ledger finds the earlier post by its marker, so nothing posts twice.
+   * Leases are released only at start (`atStart`): then no condensation of this process is running,
+   * so a 'running' entry was left by a crash. On the periodic sweep a lease may belong to a
+   * condensation this process is running right now; it is left to run out on its own.
    */
-  async resumeInterrupted(): Promise<number> {
+  async resumeInterrupted(opts: { atStart?: boolean } = {}): Promise<number> {
     const store = this.o.runtime.store;
     let n = 0;
     for (const ref of await this.ownedRefs()) {
       // Shutting down: what is left is picked up on the next start.
       if (this.events.closing) return n;
       if (ref.kind !== 'discord') continue;
-      if ((await skipIfMalformed(() => releaseLeases(store, ref), null)) === null) continue;
+      if (opts.atStart && (await skipIfMalformed(() => releaseLeases(store, ref), null)) === null) continue;
       n += await this.condenseQueued(ref);
       for (const f of await skipIfMalformed(() => listRetryable(store, ref, this.o.runtime.clock()), [])) {
         const threadId = f.conversation.threadId;
