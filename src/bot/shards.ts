@@ -35,37 +35,46 @@ export async function runShards(o: { settings: Settings; logger: Logger; count: 
     totalShards: count, mode: 'process', respawn: true, shardArgs: ['start'], token,
   });
   let stopping = false;
-  manager.on('shardCreate', (shard) => watch(shard, logger, () => stopping));
+  // A shard that dies before all are ready (bad token, unwritable data root) would die again at
+  // once: no respawns until every shard has been ready once, and such a death fails the start.
+  let diedEarly: (why: string) => void = () => undefined;
+  const earlyDeath = new Promise<string>((resolve) => { diedEarly = resolve; });
+  manager.on('shardCreate', (shard) => {
+    watch(shard, logger, () => stopping);
+    shard.on('death', () => { if (!stopping && !manager.respawn) diedEarly(`shard ${shard.id} exited during start-up`); });
+  });
+  const wake = new AbortController();
   const signalled = new Promise<string>((resolve) => {
     process.once('SIGINT', () => resolve('SIGINT'));
     process.once('SIGTERM', () => resolve('SIGTERM'));
   });
   void signalled.then((signal) => {
     stopping = true;
+    wake.abort();
     logger.info({ signal }, 'stopping the shards: each finishes its replies and writes in flight');
   });
 
-  // A shard that cannot start (bad token, unwritable data root) would die again at once: no
-  // respawns until every shard has been ready once.
   manager.respawn = false;
   let failed: string | null = null;
-  for (let id = 0; id < count && !stopping; id++) {
-    // Unref'd: a stop signal during the wait must not keep this process alive until it ends.
-    if (id > 0) await Promise.race([sleep(SPAWN_DELAY_MS, undefined, { ref: false }), signalled]);
-    if (stopping) break;
+  void earlyDeath.then((why) => { failed ??= why; wake.abort(); });
+  for (let id = 0; id < count && !stopping && !failed; id++) {
+    // Ref'd, so the manager stays up while it waits (a shard's death must not end it with 0);
+    // a stop signal or an early death cuts the wait short.
+    if (id > 0) await sleep(SPAWN_DELAY_MS, undefined, { signal: wake.signal }).catch(() => undefined);
+    if (stopping || failed) break;
     try {
-      await manager.createShard(id).spawn(READY_TIMEOUT_MS);
+      await Promise.race([manager.createShard(id).spawn(READY_TIMEOUT_MS), earlyDeath.then((why) => { throw new Error(why); })]);
     } catch (err) {
-      if (!stopping) failed = `shard ${id} did not start: ${(err as Error).message}`;
+      if (!stopping) failed ??= `shard ${id} did not start: ${(err as Error).message}`;
       break;
     }
   }
   if (failed) {
     logger.error(failed);
     stopping = true;
-  } else {
+  } else if (!stopping) {
     manager.respawn = true;
-    if (!stopping) logger.info({ shards: count }, 'all shards ready');
+    logger.info({ shards: count }, 'all shards ready');
     await signalled;
   }
   const codes = await stopAll(manager);

@@ -104,6 +104,24 @@ describe('minutes start --shards 2 (child processes)', () => {
     expect(await exited).toBe(1);
     expect(stderr().match(/Discord rejected DISCORD_TOKEN/g)).toHaveLength(1);
     expect(logs().filter((l) => l.msg === 'shard process started')).toHaveLength(1);
-    expect(logs().some((l) => /shard 0 did not start/.test(String(l.msg)))).toBe(true);
+    expect(logs().some((l) => /shard 0 (did not start|exited during start-up)/.test(String(l.msg)))).toBe(true);
+  });
+
+  it('a shard dying while the next one waits to start fails the command (exit 1), not a silent exit 0', async () => {
+    h = await startHarness({
+      launch: false,
+      setup: (d) => {
+        a = d.setupBasic({ guildName: 'A', onShard: [0, 2] });
+        b = d.setupBasic({ guildName: 'B', onShard: [1, 2], username: 'bob' });
+      },
+    });
+    const { exited, logs } = startSharded(2);
+    await h.discord.waitFor(() => (logs().some((l) => l.msg === 'shard ready') ? true : undefined), 20_000, 'shard 0 ready');
+    const pid0 = logs().find((l) => l.msg === 'shard process started')!.pid as number;
+    pids = [pid0];
+    process.kill(pid0, 'SIGKILL');
+    expect(await exited).toBe(1);
+    expect(logs().some((l) => /shard 0 exited during start-up/.test(String(l.msg)))).toBe(true);
+    expect(logs().filter((l) => l.msg === 'shard process started')).toHaveLength(1);
   });
 });
