@@ -27,13 +27,19 @@ const SECRET_PATTERNS: RegExp[] = [
   /\bAKIA[0-9A-Z]{16}\b/g, // AWS access key ids
   /\bAIza[0-9A-Za-z_-]{35}\b/g, // Google API keys
   /\b(?<=Bearer\s+)[A-Za-z0-9._~+/=-]{8,}/gi, // Authorization headers quoted in error messages
-  /\beyJ[A-Za-z0-9_-]{10,}\.[A-Za-z0-9_-]{10,}\.[A-Za-z0-9_-]{10,}/g, // JWTs
+  // JWTs. Anchored on "not inside a token run" rather than \b: with \b every '-' in a long run of
+  // "eyJ-eyJ-…" starts a new attempt that scans to the run's end (quadratic: 100 KB took 14 s).
+  /(?<![A-Za-z0-9_-])eyJ[A-Za-z0-9_-]{10,}\.[A-Za-z0-9_-]{10,}\.[A-Za-z0-9_-]{10,}/g,
   // A private key block; without its END line (a paste cut short), everything after BEGIN.
   /-----BEGIN [A-Z ]*PRIVATE KEY-----[\s\S]*?(?:-----END [A-Z ]*PRIVATE KEY-----|$)/g,
-  // The password in a URL: postgres://user:pass@host keeps the user and host.
-  /(?<=\b[a-z][a-z0-9+.-]*:\/\/[^\s:/@]+:)[^\s@/]+(?=@)/gi,
-  // "password: hunter", "API_KEY=abc…", "client_secret = 'xyz…'": any value after `:` or `=`.
-  new RegExp(`${WORD_START}${CREDENTIAL_WORD}${WORD_END}(\\s*[:=]\\s*["'\`]?)[^\\s'"\`,;]{6,}`, 'gi'),
+  // The password in a URL: postgres://user:pass@host and redis://:pass@host keep the user and host;
+  // a password containing '@' runs to the last '@' before the host.
+  /(?<=\b[a-z][a-z0-9+.-]*:\/\/[^\s:/@]*:)[^\s/]+(?=@[^\s@/]+)/gi,
+  // A quoted value after `:` or `=`, spaces and all: password = "correct horse battery staple",
+  // {"password": "hunter22"} (the key's own closing quote may sit before the colon).
+  new RegExp(`${WORD_START}${CREDENTIAL_WORD}${WORD_END}(["']?\\s*[:=]\\s*)(?:"[^"\\n]{4,200}"|'[^'\\n]{4,200}'|\`[^\`\\n]{4,200}\`)`, 'gi'),
+  // "password: hunter", "API_KEY=abc…": an unquoted value after `:` or `=`.
+  new RegExp(`${WORD_START}${CREDENTIAL_WORD}${WORD_END}(["']?\\s*[:=]\\s*)[^\\s'"\`,;]{6,}`, 'gi'),
   // "token is abc123…", "password hunter2": after "is" or a space, only a value with a digit
   // ("the password is required" stays readable).
   new RegExp(`${WORD_START}${CREDENTIAL_WORD}${WORD_END}(\\s+is\\s+|\\s+)(?=\\S*[0-9])[^\\s'"\`,;]{6,}`, 'gi'),

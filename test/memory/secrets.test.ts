@@ -22,6 +22,11 @@ describe('secrets', () => {
     ['password in a database URL', 'db at postgres://app:s3cretpass@db.internal:5432/app', 's3cretpass'],
     ['client secret in quotes', `client_secret = "${rnd(24)}"`, rnd(24)],
     ['private key cut short', `-----BEGIN RSA PRIVATE KEY-----\nMIIE${rnd(60)}`, rnd(60)],
+    ['password as a JSON key', '{"password": "hunter22"}', 'hunter22'],
+    ['quoted password with spaces', 'password = "correct horse battery staple"', 'horse battery'],
+    ['single-quoted secret without digits', "password = 'my secret value'", 'my secret value'],
+    ['Redis URL with an empty user', 'REDIS_URL=redis://:s3cr3tpass@cache:6379', 's3cr3tpass'],
+    ['URL password containing @', 'https://user:p@ss@host.example/x', 'p@ss'],
   ];
 
   it.each(leaks)('%s is found and redacted', (_what, text, secret) => {
@@ -46,6 +51,24 @@ describe('secrets', () => {
   ])('leaves ordinary text alone: %s', (text) => {
     expect(containsSecret(text)).toBe(false);
     expect(redactSecrets(text)).toBe(text);
+  });
+
+  it('stays linear on long adversarial input (8× the text, well under 30× the time)', () => {
+    const best = (text: string): number => {
+      let min = Infinity;
+      for (let k = 0; k < 3; k++) {
+        const t0 = process.hrtime.bigint();
+        redactSecrets(text);
+        min = Math.min(min, Number(process.hrtime.bigint() - t0));
+      }
+      return min;
+    };
+    for (const unit of ['eyJ-', 'a:', '://', '_', 'password ', 'x://a:', 'password="', '@']) {
+      const small = best(unit.repeat(Math.ceil(10_000 / unit.length)));
+      const large = best(unit.repeat(Math.ceil(80_000 / unit.length)));
+      // Linear work grows ~8×; the old quadratic JWT pattern grew ~64× (100 KB took 14 s).
+      expect({ unit, ratio: Math.round(large / Math.max(small, 1)) < 30 }).toEqual({ unit, ratio: true });
+    }
   });
 
   it('redactValues redacts inside a record and keeps it valid JSON', () => {
