@@ -50,36 +50,46 @@ const NOT_A_STATEMENT = /^\s*(?:\|.*\||(?:[-*_=]\s*){3,}|(?:[-*+]|\d{1,3}[.)])?)
  * writer (parseMemory) and for recall (markdownBlocks.lineEntries), so they never disagree.
  */
 export function nonEntryLines(lines: string[]): boolean[] {
-  const out = new Array<boolean>(lines.length).fill(false);
+  const { hidden } = hiddenSpans(lines);
+  return lines.map((raw, i) => hidden[i] || raw.trim() === '' || NOT_A_STATEMENT.test(raw));
+}
+
+/**
+ * Lines inside an HTML comment or a code fence (their opening and closing lines included), and
+ * where a span that is never closed begins (null if none): nothing may be written into one.
+ */
+export function hiddenSpans(lines: string[]): { hidden: boolean[]; openFrom: number | null } {
+  const hidden = new Array<boolean>(lines.length).fill(false);
   let fence: string | null = null;
   let inComment = false;
+  let from = -1;
   for (let i = 0; i < lines.length; i++) {
     const raw = lines[i];
     if (fence) {
-      out[i] = true;
+      hidden[i] = true;
       if (raw.trim().startsWith(fence)) fence = null;
       continue;
     }
     if (inComment) {
-      out[i] = true;
+      hidden[i] = true;
       if (raw.includes('-->')) inComment = false;
       continue;
     }
     const f = FENCE.exec(raw);
     if (f) {
-      out[i] = true;
+      hidden[i] = true;
       fence = f[1];
+      from = i;
       continue;
     }
     const open = raw.indexOf('<!--');
     if (open >= 0 && raw.trimStart().startsWith('<!--')) {
-      out[i] = true;
+      hidden[i] = true;
       inComment = !raw.slice(open + 4).includes('-->');
-      continue;
+      from = i;
     }
-    if (raw.trim() === '' || NOT_A_STATEMENT.test(raw)) out[i] = true;
   }
-  return out;
+  return { hidden, openFrom: fence || inComment ? from : null };
 }
 
 function other(raw: string, index: number): MemoryLine {

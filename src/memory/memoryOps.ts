@@ -1,5 +1,5 @@
 import {
-  formatEntry, formatSuperseded, MemoryLine, newEntryId, normalizeForCompare, oneLine, parseMemory, utcDate, withId, ENTRY_ID,
+  formatEntry, formatSuperseded, hiddenSpans, MemoryLine, newEntryId, normalizeForCompare, oneLine, parseMemory, utcDate, withId, ENTRY_ID,
 } from './entries';
 import { containsSecret } from './secrets';
 import { matchesTombstone, Tombstone } from './tombstones';
@@ -108,20 +108,27 @@ export function applyMemoryOps(original: string, ops: MemoryOp[], opts: ApplyOps
 /** Appends at the end of the named `##` section, creating the section at the end if absent. */
 function insertUnderSection(out: string[], section: string, entry: string): void {
   const want = section.trim().toLowerCase();
+  // A `# comment` in a person's shell snippet is not a heading, and an entry written inside a code
+  // fence or an unclosed comment would be invisible (never recalled, superseded or forgotten).
+  const { hidden, openFrom } = hiddenSpans(out);
+  const limit = openFrom ?? out.length;
   let start = -1;
-  for (let i = 0; i < out.length; i++) {
-    const m = /^\s{0,3}##\s+(.*)$/.exec(out[i]);
+  for (let i = 0; i < limit; i++) {
+    const m = hidden[i] ? null : /^\s{0,3}##\s+(.*)$/.exec(out[i]);
     if (m && m[1].trim().toLowerCase() === want) { start = i; break; }
   }
   if (start < 0) {
-    while (out.length && out[out.length - 1].trim() === '') out.pop();
-    if (out.length) out.push('');
-    out.push(`## ${section}`, '', entry);
+    let at = limit;
+    while (at > 0 && out[at - 1].trim() === '') at--;
+    const block = [`## ${section}`, '', entry];
+    if (at > 0) block.unshift('');
+    if (at < out.length) block.push('');
+    out.splice(at, out.length === limit ? out.length - at : 0, ...block);
     return;
   }
-  let end = out.length;
-  for (let i = start + 1; i < out.length; i++) {
-    if (/^\s{0,3}#{1,2}\s/.test(out[i])) { end = i; break; }
+  let end = limit;
+  for (let i = start + 1; i < limit; i++) {
+    if (!hidden[i] && /^\s{0,3}#{1,2}\s/.test(out[i])) { end = i; break; }
   }
   let at = end;
   while (at > start + 1 && out[at - 1].trim() === '') at--;

@@ -59,6 +59,23 @@ describe('applyMemoryOps', () => {
     expect(lineEntries(r.text).map((b) => entryBody(b.text))).toEqual(['Deploys go through the release branch', 'indented detail under it']);
   });
 
+  it('never writes a new entry into a code fence or an unclosed comment', () => {
+    const withFence = ['# Channel Memory', '', '## Durable Facts', '', '- Deploys use the script below', '```sh', '# deploy', './deploy.sh --prod', '```', ''].join('\n');
+    const r1 = applyMemoryOps(withFence, [{ op: 'add', text: 'Staging lives at staging.example.org', source: 's' }], { now, tombstones: [], random });
+    expect(r1.text.split('\n').slice(5, 9)).toEqual(['```sh', '# deploy', './deploy.sh --prod', '```']);
+    const again = applyMemoryOps(r1.text, [{ op: 'add', text: 'Staging lives at staging.example.org', source: 's' }], { now, tombstones: [], random });
+    expect(again.applied).toEqual([]);
+    expect(parseMemory(r1.text).filter((l) => l.kind === 'entry').map((l) => l.text)).toContain('Staging lives at staging.example.org');
+
+    const unclosed = ['# Channel Memory', '', '## Durable Facts', '', '- Deploys go through CI', '', '<!-- draft notes, not finished', 'maybe move to fly.io'].join('\n');
+    const r2 = applyMemoryOps(unclosed, [{ op: 'add', text: 'Staging lives at staging.example.org', source: 's' }], { now, tombstones: [], random });
+    const entries = parseMemory(r2.text).filter((l) => l.kind === 'entry').map((l) => l.text);
+    expect(entries).toEqual(['Deploys go through CI', 'Staging lives at staging.example.org']);
+    expect(r2.text.trimEnd().endsWith('<!-- draft notes, not finished\nmaybe move to fly.io')).toBe(true);
+    const r3 = applyMemoryOps(unclosed, [{ op: 'add', text: 'Backups run nightly at 02:00', source: 's', section: 'Ops' }], { now, tombstones: [], random });
+    expect(parseMemory(r3.text).filter((l) => l.kind === 'entry').map((l) => l.text)).toContain('Backups run nightly at 02:00');
+  });
+
   it('supersedes: the old line is struck through and points at the new one', () => {
     const first = applyMemoryOps(base, [{ op: 'add', text: 'Release every Tuesday', source: 's' }], { now, tombstones: [], random });
     const id = first.applied[0].id;
