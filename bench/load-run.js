@@ -459,7 +459,7 @@ function attachBaseline(client, o) {
 /**
  * --breakdown: times the store's building blocks by wrapping module exports the compiled store
  * looks up at call time (no src change): the per-channel queue + lock wait, the lock itself,
- * atomic writes (write-file-atomic with fsync + directory fsync) and JSONL appends.
+ * atomic writes (temp file, fsync, rename, directory fsync) and JSONL appends.
  */
 function instrumentStore(timed) {
   const wrap = (mod, name, label) => {

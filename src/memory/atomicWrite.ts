@@ -1,16 +1,16 @@
 import crypto from 'node:crypto';
 import fs from 'node:fs/promises';
 import path from 'node:path';
-import writeFileAtomic from 'write-file-atomic';
 
 /**
- * write-file-atomic gives a unique temp name per write, fsync and rename, and removes the temp
- * file on failure; a reader sees the old file or the new one, never a mix.
+ * Every memory and state file is replaced the same way: the new text goes to a temp file beside the
+ * real one, is fsynced, and is renamed over it (then the folder is fsynced), so a reader sees the
+ * old file or the new one, never a mix. Written here rather than with write-file-atomic because
+ * the store needs the two halves apart (compare just before the rename, see store.ts) and because
+ * one temp-name scheme lets a crash's leftovers be recognised without touching people's files.
  */
 export async function atomicWrite(file: string, data: string): Promise<void> {
-  await fs.mkdir(path.dirname(file), { recursive: true });
-  await writeFileAtomic(file, data, { encoding: 'utf8', fsync: true });
-  await fsyncDir(path.dirname(file));
+  await (await stageWrite(file, data)).commit();
 }
 
 /** A new version written and fsynced next to its file, waiting for `commit` (the rename). */
@@ -21,21 +21,29 @@ export interface StagedWrite {
   discard(): Promise<void>;
 }
 
+/** `.<name>.minutes-tmp-<hex>`: hidden, and never a name a person gives a copy (backups.ts sweeps these). */
+export const TEMP_MARK = '.minutes-tmp-';
+
 /**
  * atomicWrite in two halves, so a caller can do the slow part (write, fsync) first and check the
- * file once more just before the rename. The temp name has write-file-atomic's shape
- * (`<file>.<digits>`), so the leftovers of a crash are recognised and swept the same way.
+ * file once more just before the rename. A symlinked file is written through to its target (the
+ * link stays), with the target's mode and, where permitted, its owner.
  */
 export async function stageWrite(file: string, data: string): Promise<StagedWrite> {
-  await fs.mkdir(path.dirname(file), { recursive: true });
-  const tmp = `${file}.${crypto.randomBytes(4).readUInt32BE(0)}`;
-  const mode = await fs.stat(file).then((s) => s.mode & 0o7777, () => undefined);
+  const real = await fs.realpath(file).catch(() => file);
+  const dir = path.dirname(real);
+  await fs.mkdir(dir, { recursive: true });
+  const tmp = path.join(dir, `.${path.basename(real)}${TEMP_MARK}${crypto.randomBytes(6).toString('hex')}`);
+  const st = await fs.stat(real).catch(() => undefined);
   try {
-    const handle = await fs.open(tmp, 'wx', mode ?? 0o666);
+    const handle = await fs.open(tmp, 'wx', st ? st.mode & 0o7777 : 0o666);
     try {
       await handle.writeFile(data, 'utf8');
-      // The open mode is masked by the umask; a person's chosen mode must survive our rewrite.
-      if (mode !== undefined) await handle.chmod(mode);
+      if (st) {
+        // The open mode is masked by the umask; a person's chosen mode (and owner) survives our rewrite.
+        await handle.chmod(st.mode & 0o7777);
+        await handle.chown(st.uid, st.gid).catch(() => undefined);
+      }
       await handle.sync();
     } finally {
       await handle.close();
@@ -46,19 +54,32 @@ export async function stageWrite(file: string, data: string): Promise<StagedWrit
   }
   return {
     commit: async () => {
-      await fs.rename(tmp, file);
-      await fsyncDir(path.dirname(file));
+      try {
+        await fs.rename(tmp, real);
+      } catch (err) {
+        await fs.rm(tmp, { force: true });
+        throw err;
+      }
+      await fsyncDir(dir);
     },
     commitIfAbsent: async () => {
       try {
-        await fs.link(tmp, file);
+        await fs.link(tmp, real);
       } catch (err) {
-        if ((err as NodeJS.ErrnoException).code === 'EEXIST') return false;
-        throw err;
+        const code = (err as NodeJS.ErrnoException).code;
+        if (code === 'EEXIST') return false;
+        // File systems without hard links (exFAT, some network shares): an exclusive copy.
+        if (code !== 'EPERM' && code !== 'ENOTSUP' && code !== 'EOPNOTSUPP' && code !== 'ENOSYS') throw err;
+        try {
+          await fs.copyFile(tmp, real, fs.constants.COPYFILE_EXCL);
+        } catch (e) {
+          if ((e as NodeJS.ErrnoException).code === 'EEXIST') return false;
+          throw e;
+        }
       } finally {
         await fs.rm(tmp, { force: true });
       }
-      await fsyncDir(path.dirname(file));
+      await fsyncDir(dir);
       return true;
     },
     discard: () => fs.rm(tmp, { force: true }),

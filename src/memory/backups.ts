@@ -22,15 +22,24 @@ export async function keepBackup(p: ChannelPaths, file: string, content: string,
   }
 }
 
-/** A crash leaves these behind: write-file-atomic's `<file>.<digits>` next to each kind of file we write. */
+/**
+ * A crash leaves temp files behind: `.<name>.minutes-tmp-<hex>` (atomicWrite.ts) next to each kind
+ * of file we write, and, from versions that wrote with write-file-atomic, `<name>.<digits>` — those
+ * only in the bot's own `.minutes/` folders, since `MEMORY.md.20250101` may be a person's copy.
+ */
+const OURS = /^\..+\.minutes-tmp-[0-9a-f]+$/;
+const LEGACY_STATE = /^[^/\\]+\.(json|bak)\.\d+$/;
 const LEFTOVER_PATTERNS: { dir: (p: ChannelPaths) => string; name: RegExp }[] = [
-  { dir: (p) => p.channelDir, name: /^(CONTEXT|MEMORY|HISTORY|HISTORY\.archive|SESSION)\.md\.\d+$/ },
-  { dir: (p) => p.convDir, name: /^(CONTEXT|MEMORY|HISTORY|HISTORY\.archive|SESSION)\.md\.\d+$/ },
-  { dir: (p) => path.dirname(p.memory), name: /^(CONTEXT|MEMORY|HISTORY|HISTORY\.archive|SESSION)\.md\.\d+$/ },
-  { dir: (p) => p.condensations, name: /^[^/\\]+\.md\.\d+$/ },
-  { dir: (p) => p.channelStateDir, name: /^[^/\\]+\.json\.\d+$/ },
-  { dir: (p) => p.stateDir, name: /^[^/\\]+\.json\.\d+$/ },
-  { dir: backupDir, name: /^[^/\\]+\.bak\.\d+$/ },
+  { dir: (p) => p.channelDir, name: OURS },
+  { dir: (p) => p.convDir, name: OURS },
+  { dir: (p) => path.dirname(p.memory), name: OURS },
+  { dir: (p) => p.condensations, name: OURS },
+  { dir: (p) => p.channelStateDir, name: OURS },
+  { dir: (p) => p.stateDir, name: OURS },
+  { dir: backupDir, name: OURS },
+  { dir: (p) => p.channelStateDir, name: LEGACY_STATE },
+  { dir: (p) => p.stateDir, name: LEGACY_STATE },
+  { dir: backupDir, name: LEGACY_STATE },
 ];
 
 /** Younger temp files may belong to a write in flight (another process on the same folder). */

@@ -108,16 +108,22 @@ describe('temp files left by a crash', () => {
     const old = new Date(Date.now() - 5 * 60_000);
     const make = (file: string, age = old) => { fs.mkdirSync(path.dirname(file), { recursive: true }); fs.writeFileSync(file, 'x'); fs.utimesSync(file, age, age); return file; };
     const backups = path.join(first.channelStateDir, 'backups');
+    const tmpOf = (file: string, hex: string) => path.join(path.dirname(file), `.${path.basename(file)}.minutes-tmp-${hex}`);
     const leftovers = [
-      make(`${first.memory}.1234567890`),
-      make(`${first.history}.42`),
-      make(path.join(backups, 'MEMORY.md.2026-11-21T12-00-00-000Z.bak.3141592653')),
+      make(tmpOf(first.memory, 'a1b2c3d4e5f6')),
+      make(tmpOf(first.history, '0123456789ab')),
+      make(tmpOf(path.join(backups, 'MEMORY.md.2026-11-21T12-00-00-000Z.bak'), 'ffffffffffff')),
+      make(tmpOf(path.join(first.channelStateDir, 'ledger.json'), 'abcdefabcdef')),
+      make(tmpOf(path.join(first.condensations, '2026-11-20-database.md'), '123123123123')),
+      // Left by versions that wrote with write-file-atomic, in the bot's own folders only.
       make(path.join(first.channelStateDir, 'ledger.json.2718281828')),
-      make(path.join(first.condensations, '2026-11-20-database.md.1618033988')),
+      make(path.join(backups, 'MEMORY.md.2026-11-21T12-00-00-000Z.bak.3141592653')),
     ];
     const kept = [
-      make(`${first.memory}.987654321`, new Date()), // young: may be another process's write in flight
-      make(path.join(first.channelDir, 'notes.md.2')), // a person's file, not one of ours
+      make(tmpOf(first.session, '987654321abc'), new Date()), // young: may be another process's write in flight
+      make(`${first.memory}.20250101`), // a person's dated copy
+      make(path.join(first.condensations, '2026-11-20-database.md.2')),
+      make(path.join(first.channelDir, 'notes.md.2')),
       make(path.join(first.channelDir, 'MEMORY.md.old')),
       make(path.join(backups, 'MEMORY.md.2026-11-20T12-00-00-000Z.bak')),
     ];
@@ -125,6 +131,20 @@ describe('temp files left by a crash', () => {
     await restarted.ensureChannel(ref);
     for (const f of leftovers) expect([f, fs.existsSync(f)]).toEqual([f, false]);
     for (const f of kept) expect([f, fs.existsSync(f)]).toEqual([f, true]);
+  });
+});
+
+describe('symlinked memory files', () => {
+  it('a write goes through the link to its target; the link stays', async () => {
+    const p = await store.ensureChannel(ref);
+    const shared = path.join(tmp.dir, 'shared-MEMORY.md');
+    fs.writeFileSync(shared, '# Shared memory\n\n- Deploys go through CI\n');
+    fs.rmSync(p.memory);
+    fs.symlinkSync(shared, p.memory);
+    await store.applyMemoryOps(ref, [{ op: 'add', text: 'Staging lives at staging.example.org', source: 's' }]);
+    expect(fs.lstatSync(p.memory).isSymbolicLink()).toBe(true);
+    expect(fs.readFileSync(shared, 'utf8')).toContain('Staging lives at staging.example.org');
+    expect(fs.readdirSync(tmp.dir).filter((n) => n.includes('minutes-tmp'))).toEqual([]);
   });
 });
 

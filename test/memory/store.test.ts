@@ -215,7 +215,7 @@ describe('crash safety', () => {
       }
       const leftovers = fs.readdirSync(path.dirname(file)).filter((f) => !['MEMORY.md', 'CONTEXT.md', 'SESSION.md', 'HISTORY.md', '.minutes'].includes(f));
       // A temp file may survive a SIGKILL, but it is never the file a reader opens.
-      expect(leftovers.every((f) => f.startsWith('MEMORY.md.'))).toBe(true);
+      expect(leftovers.every((f) => f.startsWith('.MEMORY.md.minutes-tmp-'))).toBe(true);
     }
   });
 });
