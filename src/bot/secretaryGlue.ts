@@ -250,9 +250,16 @@ export class DiscordSecretary implements SecretaryCommands {
   private async condenseQueued(ref: ChannelRef): Promise<number> {
     const store = this.o.runtime.store;
     const file = queueFile(store, ref);
-    const text = await fs.readFile(file, 'utf8').catch(() => '');
-    if (!text.trim()) return 0;
-    await fs.rm(file, { force: true });
+    // Taken by renaming, not read-then-delete: a line `minutes audit --fix` appends meanwhile goes
+    // to a new queue file instead of being deleted unread. The taken file is removed only once its
+    // threads are done, so a crash leaves it to be taken again (a finished thread reports "already").
+    const taken = `${file}.taking`;
+    if (!(await fs.stat(taken).then(() => true, () => false))) await fs.rename(file, taken).catch(() => undefined);
+    const text = await fs.readFile(taken, 'utf8').catch(() => '');
+    if (!text.trim()) {
+      await fs.rm(taken, { force: true });
+      return 0;
+    }
     const ids = new Set<string>();
     for (const line of text.split('\n')) {
       try { ids.add((JSON.parse(line) as { threadId: string }).threadId); } catch { /* torn line */ }
@@ -266,10 +273,17 @@ export class DiscordSecretary implements SecretaryCommands {
       }
       const thread = await this.o.client.channels.fetch(id).catch(() => null);
       if (!thread?.isThread()) continue;
-      const r = await this.condenseThread(thread, 'auto');
-      this.log.info({ thread: id, status: r.status }, 'condensed a thread queued by the audit');
-      n++;
+      try {
+        const r = await this.condenseThread(thread, 'auto');
+        this.log.info({ thread: id, status: r.status }, 'condensed a thread queued by the audit');
+        n++;
+      } catch (err) {
+        // Back in the queue for the next sweep rather than dropped.
+        this.log.warn({ thread: id, err: (err as Error).message }, 'a queued condensation failed; it stays queued');
+        await store.appendJsonl(ref, file, { threadId: id, at: this.o.runtime.clock().toISOString() });
+      }
     }
+    await fs.rm(taken, { force: true });
     return n;
   }
 

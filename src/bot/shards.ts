@@ -11,6 +11,8 @@ export type ShardCount = number | 'auto';
 /** Discord allows one IDENTIFY per 5 s (per max_concurrency bucket); discord.js's own default. */
 const SPAWN_DELAY_MS = 5500;
 const READY_TIMEOUT_MS = 30_000;
+/** A shard's own shutdown waits for replies and writes in flight (model calls time out at 120 s). */
+const STOP_TIMEOUT_MS = 150_000;
 
 /**
  * `minutes start --shards N`: one `minutes start` process per shard (discord.js's ShardingManager
@@ -77,7 +79,7 @@ export async function runShards(o: { settings: Settings; logger: Logger; count: 
     logger.info({ shards: count }, 'all shards ready');
     await signalled;
   }
-  const codes = await stopAll(manager);
+  const codes = await stopAll(manager, logger);
   logger.info({ exitCodes: codes }, 'shards stopped');
   return failed ? 1 : codes.every((c) => c === 0) ? 0 : 1;
 }
@@ -94,7 +96,7 @@ function watch(shard: Shard, logger: Logger, stopping: () => boolean): void {
 }
 
 /** SIGTERM to every shard process (each runs its own graceful shutdown), then waits for all to exit. */
-async function stopAll(manager: ShardingManager): Promise<number[]> {
+async function stopAll(manager: ShardingManager, logger: Logger): Promise<number[]> {
   manager.respawn = false;
   return Promise.all([...manager.shards.values()].map(async (shard) => {
     const child = shard.process;
@@ -102,7 +104,13 @@ async function stopAll(manager: ShardingManager): Promise<number[]> {
     if (child.exitCode !== null || child.signalCode !== null) return child.exitCode ?? 1;
     const exited = once(child, 'exit') as Promise<[number | null, string | null]>;
     child.kill('SIGTERM');
+    // A shard stuck in its drain must not keep the whole bot from stopping.
+    const stuck = setTimeout(() => {
+      logger.error({ shard: shard.id }, `shard did not stop within ${STOP_TIMEOUT_MS / 1000} s of SIGTERM; killing it`);
+      child.kill('SIGKILL');
+    }, STOP_TIMEOUT_MS);
     const [code] = await exited;
+    clearTimeout(stuck);
     return code ?? 1;
   }));
 }

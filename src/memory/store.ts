@@ -264,7 +264,8 @@ export class ChannelStore {
         // It will be rewritten from scratch (conversation, upkeep cursors): keep what it held for a
         // person to look at, as <name>.unreadable next to it.
         const kept = `${file}.unreadable`;
-        if ((await readTextIfExists(kept).catch(() => null)) !== text) await atomicWrite(kept, text).catch(() => undefined);
+        const [now, was] = await Promise.all([fs.readFile(file).catch(() => null), fs.readFile(kept).catch(() => null)]);
+        if (now && !(was && was.equals(now))) await fs.copyFile(file, kept).catch(() => undefined);
         this.log.warn({ file: rel, keptAs: path.relative(this.root, kept) }, 'state file is not valid JSON; starting it afresh (its old text is kept beside it)');
         return null;
       }

@@ -6,7 +6,7 @@
  * markers inside the text are escaped (`<` → `&lt;`); nothing else changes.
  */
 export function escapeTag(tag: string, text: string): string {
-  return text.replace(new RegExp(`<(/?\\s*${tag})(?=[\\s>/]|$)`, 'gi'), '&lt;$1');
+  return text.replace(new RegExp(`<(\\s*/?\\s*${tag})(?=[\\s>/]|$)`, 'gi'), '&lt;$1');
 }
 
 /** `<tag>\ntext\n</tag>`, or '' for empty text. */
