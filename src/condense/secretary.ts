@@ -1,6 +1,6 @@
 import fs from 'node:fs/promises';
 import path from 'node:path';
-import { atomicWrite, readTextForWrite, readTextIfExists } from '../memory/atomicWrite';
+import { atomicWrite, readTextForWrite, readTextIfExists, replaceIfUnchanged } from '../memory/atomicWrite';
 import { renderHistoryBlock } from '../memory/history';
 import type { MemoryOp } from '../memory/memoryOps';
 import { ChannelPaths, ChannelRef, refLabel } from '../memory/paths';
@@ -322,10 +322,13 @@ export class Secretary {
       if (f === name) continue;
       const file = path.join(dir, f);
       // Strict: this file is written back, and a lenient decode would destroy bytes a person put there.
-      const cur = await readTextForWrite(file);
-      if (cur === null) continue;
-      const next = markFileSuperseded(cur, name);
-      if (next !== cur) await atomicWrite(file, next);
+      // Compared again before the rename, like memory files: a person may be editing an old record.
+      for (let attempt = 0; attempt < 5; attempt++) {
+        const cur = await readTextForWrite(file);
+        if (cur === null) break;
+        const next = markFileSuperseded(cur, name);
+        if (next === cur || (await replaceIfUnchanged(file, cur, next))) break;
+      }
     }
     return name;
   }

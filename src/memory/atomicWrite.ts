@@ -137,3 +137,24 @@ export async function readTextForWrite(file: string): Promise<string | null> {
     throw new NotUtf8Error(file);
   }
 }
+
+/**
+ * Writes `next` over `file` unless the file is no longer `expected` (null: absent). The slow work
+ * (temp file written and fsynced) comes before the last look at the file, so a person's edit can
+ * only be missed in the compare-and-rename, not during the fsyncs. That window cannot reach zero:
+ * no portable rename-if-unchanged exists.
+ */
+export async function replaceIfUnchanged(
+  file: string, expected: string | null, next: string, read: (file: string) => Promise<string | null> = readTextForWrite,
+): Promise<boolean> {
+  const staged = await stageWrite(file, next);
+  let committed = false;
+  try {
+    if ((await read(file)) !== expected) return false;
+    await staged.commit();
+    committed = true;
+    return true;
+  } finally {
+    if (!committed) await staged.discard();
+  }
+}

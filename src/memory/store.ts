@@ -1,7 +1,7 @@
 import fs from 'node:fs/promises';
 import path from 'node:path';
 import { Logger, silentLogger } from '../log/logger';
-import { atomicWrite, NotUtf8Error, readTextForWrite, readTextIfExists, stageWrite } from './atomicWrite';
+import { atomicWrite, NotUtf8Error, readTextForWrite, readTextIfExists, replaceIfUnchanged, stageWrite } from './atomicWrite';
 import { keepBackup, sweepLeftovers } from './backups';
 import { withChannelLock } from './lock';
 import { applyMemoryOps, ApplyOpsResult, MemoryOp } from './memoryOps';
@@ -167,29 +167,10 @@ export class ChannelStore {
       if (next === before) return { changed: false, text: before };
       this.checkShrink(file, before, next, opts.allowShrink === true);
       if (onDisk) await this.backup(p, file, onDisk);
-      if (await this.replaceIfUnchanged(file, onDisk, next)) return { changed: true, text: next };
+      if (await replaceIfUnchanged(file, onDisk, next, (f) => this.readForWrite(f))) return { changed: true, text: next };
       this.log.info({ file: path.relative(this.root, file) }, 'file changed on disk during a write; applying the change again');
     }
     throw new StoreError(`${path.relative(this.root, file)} kept changing while being written; try again`);
-  }
-
-  /**
-   * Writes `next` over `file` unless the file is no longer `expected`. The slow work (temp file
-   * written and fsynced; the caller's backup) comes before the last look at the file, so a
-   * person's edit can only be missed in the compare-and-rename, not during the fsyncs. That window
-   * cannot reach zero: no portable rename-if-unchanged exists.
-   */
-  private async replaceIfUnchanged(file: string, expected: string | null, next: string): Promise<boolean> {
-    const staged = await stageWrite(file, next);
-    let committed = false;
-    try {
-      if ((await this.readForWrite(file)) !== expected) return false;
-      await staged.commit();
-      committed = true;
-      return true;
-    } finally {
-      if (!committed) await staged.discard();
-    }
   }
 
   /**

@@ -6,7 +6,9 @@
  * markers inside the text are escaped (`<` → `&lt;`); nothing else changes.
  */
 export function escapeTag(tag: string, text: string): string {
-  return text.replace(new RegExp(`<(\\s*/?\\s*${tag})(?=[\\s>/]|$)`, 'gi'), '&lt;$1');
+  // Whitespace and invisible characters (zero-width space/joiners, BOM) inside the marker count too.
+  const gap = '[\\s\\u200b-\\u200d\\u2060\\ufeff]*';
+  return text.replace(new RegExp(`<(${gap}/?${gap}${tag})(?=[\\s>/\\u200b-\\u200d\\u2060\\ufeff]|$)`, 'gi'), '&lt;$1');
 }
 
 /** `<tag>\ntext\n</tag>`, or '' for empty text. */
