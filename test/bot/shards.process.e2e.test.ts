@@ -46,19 +46,24 @@ describe('minutes start --shards 2 (child processes)', () => {
     return { exited, logs, stderr: () => err };
   }
 
-  async function allReady(logs: () => Record<string, unknown>[]): Promise<void> {
-    await h.discord.waitFor(() => (logs().some((l) => l.msg === 'all shards ready') ? true : undefined), 20_000, 'all shards ready');
-    pids = logs().filter((l) => l.msg === 'shard process started').map((l) => l.pid as number);
-  }
-
-  it('serves each guild from its own shard process; SIGTERM stops them all cleanly with exit code 0', async () => {
-    h = await startHarness({
+  /** Guild A on shard 0 of 2, guild B on shard 1, and the fakes; the bot is started by the test. */
+  function twoGuildsOnTwoShards(): Promise<BotHarness> {
+    return startHarness({
       launch: false,
       setup: (d) => {
         a = d.setupBasic({ guildName: 'A', onShard: [0, 2] });
         b = d.setupBasic({ guildName: 'B', onShard: [1, 2], username: 'bob' });
       },
     });
+  }
+
+  async function allReady(logs: () => Record<string, unknown>[]): Promise<void> {
+    await h.discord.waitFor(() => (logs().some((l) => l.msg === 'all shards ready') ? true : undefined), 20_000, 'all shards ready');
+    pids = logs().filter((l) => l.msg === 'shard process started').map((l) => l.pid as number);
+  }
+
+  it('serves each guild from its own shard process; SIGTERM stops them all cleanly with exit code 0', async () => {
+    h = await twoGuildsOnTwoShards();
     h.model.setHandler((req) => `answer to: ${/question in guild \w/.exec(req.lastUserText)?.[0]}`);
     const { exited, logs } = startSharded(2);
     await allReady(logs);
@@ -108,13 +113,7 @@ describe('minutes start --shards 2 (child processes)', () => {
   });
 
   it('a shard dying while the next one waits to start fails the command (exit 1), not a silent exit 0', async () => {
-    h = await startHarness({
-      launch: false,
-      setup: (d) => {
-        a = d.setupBasic({ guildName: 'A', onShard: [0, 2] });
-        b = d.setupBasic({ guildName: 'B', onShard: [1, 2], username: 'bob' });
-      },
-    });
+    h = await twoGuildsOnTwoShards();
     const { exited, logs } = startSharded(2);
     await h.discord.waitFor(() => (logs().some((l) => l.msg === 'shard ready') ? true : undefined), 20_000, 'shard 0 ready');
     const pid0 = logs().find((l) => l.msg === 'shard process started')!.pid as number;
