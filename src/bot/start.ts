@@ -120,6 +120,9 @@ async function serve(o: { settings: Settings; logger: Logger; io: CliIO }, shard
     const listen = shard ? process.on.bind(process) : process.once.bind(process);
     listen('SIGINT', () => stop('SIGINT'));
     listen('SIGTERM', () => stop('SIGTERM'));
+    // The manager gone without stopping us (SIGKILL, a crash): a restarted manager would start a
+    // second process on this shard's guilds and folders, so this one winds down on its own.
+    if (shard) process.once('disconnect', () => stop('the sharding manager exited'));
   });
   await running.stop();
   o.logger.info('stopped cleanly');

@@ -123,4 +123,14 @@ describe('minutes start --shards 2 (child processes)', () => {
     expect(logs().some((l) => /shard 0 exited during start-up/.test(String(l.msg)))).toBe(true);
     expect(logs().filter((l) => l.msg === 'shard process started')).toHaveLength(1);
   });
+
+  it('a manager killed outright (SIGKILL) leaves no shard behind: each winds down on its own', async () => {
+    h = await startHarness({ launch: false, setup: (d) => { a = d.setupBasic(); } });
+    const { exited, logs } = startSharded(1);
+    await allReady(logs);
+    child!.kill('SIGKILL');
+    await exited;
+    await h.discord.waitFor(() => (pids.every((pid) => !alive(pid)) ? true : undefined), 10_000, 'the orphaned shard to exit');
+    expect(h.discord.connectedSessions).toBe(0);
+  });
 });
