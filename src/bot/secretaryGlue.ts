@@ -176,7 +176,7 @@ export class DiscordSecretary implements SecretaryCommands {
     const archivedNow = (!before.archived && after.archived) || (!before.locked && after.locked);
     const tagged = this.newlyResolvedTag(before, after);
     if (!archivedNow && !tagged) return;
-    await this.autoCondense(after, new Date());
+    await this.autoCondense(after, this.o.runtime.clock());
   }
 
   private newlyResolvedTag(before: AnyThreadChannel, after: AnyThreadChannel): boolean {
