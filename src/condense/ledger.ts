@@ -1,6 +1,4 @@
 import path from 'node:path';
-import { atomicWrite, readTextIfExists } from '../memory/atomicWrite';
-import { keepBackup } from '../memory/backups';
 import type { ChannelPaths, ChannelRef } from '../memory/paths';
 import { ChannelStore, MalformedStateError } from '../memory/store';
 import type { CondensationDraft, CondensationFacts, PinOutcome } from './types';
@@ -75,18 +73,6 @@ export async function readLedger(store: ChannelStore, ref: ChannelRef): Promise<
 }
 
 /**
- * Rewrites a `.minutes/` state file (ledger, context) after keeping its previous version among the
- * channel's backups, as the markdown files get: a bad rewrite of either can be undone by hand.
- */
-export async function writeStateWithBackup(p: ChannelPaths, file: string, value: unknown): Promise<void> {
-  const text = JSON.stringify(value, null, 2) + '\n';
-  const prev = await readTextIfExists(file);
-  if (prev === text) return;
-  if (prev) await keepBackup(p, file, prev, new Date());
-  await atomicWrite(file, text);
-}
-
-/**
  * Read-modify-write of the ledger. Call it only inside `store.exclusive` for this channel: two
  * condensations of one channel must not lose each other's entries.
  */
@@ -94,7 +80,7 @@ export async function mutateLedgerLocked<T>(store: ChannelStore, ref: ChannelRef
   const p = store.paths(ref);
   const l = await readLedger(store, ref);
   const out = fn(l);
-  await writeStateWithBackup(p, ledgerFile(p, ref), l);
+  await store.writeStateLocked(p, ledgerFile(p, ref), l);
   return out;
 }
 

@@ -12,7 +12,7 @@ import { composeContext, ContextData, currentDecisions, activeConstraints, decis
 import { draftCondensation } from './draft';
 import { foldCondensation } from './fold';
 import {
-  contextFile, latestForThread, LEASE_MS, Ledger, LedgerEntry, mutateLedger, mutateLedgerLocked, readLedger, writeStateWithBackup,
+  contextFile, latestForThread, LEASE_MS, Ledger, LedgerEntry, mutateLedger, mutateLedgerLocked, readLedger,
 } from './ledger';
 import { findEntryId, pointSuperseded } from './memoryLink';
 import { markerFor, markFileSuperseded, readFrontmatter, renderCondensation, renderFile, renderPost, slugify, SupersededRef } from './render';
@@ -221,7 +221,7 @@ export class Secretary {
             // CONTEXT.md first: a crash before context.json leaves a file whose hash still matches.
             await this.store.updateLocked(p, 'CONTEXT.md', (cur) => composeContext(cur, prev, next));
           }
-          await writeStateWithBackup(p, contextFile(p, ref), next);
+          await this.store.writeStateLocked(p, contextFile(p, ref), next);
           await this.opts.fault?.('context');
           await mutateLedgerLocked(this.store, ref, (l) => { l.entries[key].steps.context = ref.privateThread ? 'skipped' : 'done'; });
         });
@@ -366,7 +366,7 @@ export class Secretary {
         const id = findEntryId(memory, `Constraint: ${c.text}`);
         if (id) c.memoryId = id;
       }
-      await writeStateWithBackup(p, contextFile(p, ref), cur);
+      await this.store.writeStateLocked(p, contextFile(p, ref), cur);
     });
     return { decisionMemoryId, constraintMemoryIds };
   }

@@ -137,7 +137,6 @@ export function providerEnv(s: Settings): Record<string, string | undefined> {
   };
 }
 
-/** Whether this process can create and write files under `dir`; the error code when it cannot. */
 /**
  * Whether `dir` could be written, creating nothing (for `minutes doctor`): an existing folder is
  * checked with access(2) (which also reports a read-only file system); a missing one by its nearest
@@ -163,6 +162,7 @@ export function probeWritableReadOnly(dir: string): { problem: string | null; mi
   }
 }
 
+/** Whether this process can create and write files under `dir`; the error code when it cannot. */
 export function probeWritable(dir: string): string | null {
   try {
     fs.mkdirSync(dir, { recursive: true });

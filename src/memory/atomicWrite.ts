@@ -21,8 +21,14 @@ export interface StagedWrite {
   discard(): Promise<void>;
 }
 
-/** `.<name>.minutes-tmp-<hex>`: hidden, and never a name a person gives a copy (backups.ts sweeps these). */
-export const TEMP_MARK = '.minutes-tmp-';
+/** `.<name>.minutes-tmp-<hex>`: hidden, and never a name a person gives a copy. */
+const TEMP_MARK = '.minutes-tmp-';
+const TEMP_NAME = /^\..+\.minutes-tmp-[0-9a-f]+$/;
+
+/** Whether a file name is one of stageWrite's temp files (what a crash can leave behind). */
+export function isTempName(name: string): boolean {
+  return TEMP_NAME.test(name);
+}
 
 /**
  * atomicWrite in two halves, so a caller can do the slow part (write, fsync) first and check the

@@ -1,6 +1,6 @@
 import fs from 'node:fs/promises';
 import path from 'node:path';
-import { atomicWrite } from './atomicWrite';
+import { atomicWrite, isTempName } from './atomicWrite';
 import type { ChannelPaths } from './paths';
 
 /** Backups kept per file: enough to undo a bad day, few enough not to grow without bound. */
@@ -27,20 +27,15 @@ export async function keepBackup(p: ChannelPaths, file: string, content: string,
  * of file we write, and, from versions that wrote with write-file-atomic, `<name>.<digits>` — those
  * only in the bot's own `.minutes/` folders, since `MEMORY.md.20250101` may be a person's copy.
  */
-const OURS = /^\..+\.minutes-tmp-[0-9a-f]+$/;
-const LEGACY_STATE = /^[^/\\]+\.(json|bak)\.\d+$/;
-const LEFTOVER_PATTERNS: { dir: (p: ChannelPaths) => string; name: RegExp }[] = [
-  { dir: (p) => p.channelDir, name: OURS },
-  { dir: (p) => p.convDir, name: OURS },
-  { dir: (p) => path.dirname(p.memory), name: OURS },
-  { dir: (p) => p.condensations, name: OURS },
-  { dir: (p) => p.channelStateDir, name: OURS },
-  { dir: (p) => p.stateDir, name: OURS },
-  { dir: backupDir, name: OURS },
-  { dir: (p) => p.channelStateDir, name: LEGACY_STATE },
-  { dir: (p) => p.stateDir, name: LEGACY_STATE },
-  { dir: backupDir, name: LEGACY_STATE },
-];
+const LEGACY = /^[^/\\]+\.(json|bak)\.\d+$/;
+
+/** The folders we write into, each once, and whether it is one of the bot's own (legacy names swept there). */
+function sweptDirs(p: ChannelPaths): Map<string, boolean> {
+  const dirs = new Map<string, boolean>();
+  for (const d of [p.channelDir, p.convDir, path.dirname(p.memory), p.condensations]) dirs.set(d, dirs.get(d) ?? false);
+  for (const d of [p.channelStateDir, p.stateDir, backupDir(p)]) dirs.set(d, true);
+  return dirs;
+}
 
 /** Younger temp files may belong to a write in flight (another process on the same folder). */
 export const LEFTOVER_MIN_AGE_MS = 60_000;
@@ -48,14 +43,10 @@ export const LEFTOVER_MIN_AGE_MS = 60_000;
 /** Removes temp files a crash left behind; returns the paths removed. */
 export async function sweepLeftovers(p: ChannelPaths, now: number = Date.now()): Promise<string[]> {
   const removed: string[] = [];
-  const seen = new Set<string>();
-  for (const { dir, name } of LEFTOVER_PATTERNS) {
-    const d = dir(p);
-    const names = await fs.readdir(d).catch(() => [] as string[]);
-    for (const n of names.filter((x) => name.test(x))) {
-      const file = path.join(d, n);
-      if (seen.has(file)) continue;
-      seen.add(file);
+  for (const [dir, ownFolder] of sweptDirs(p)) {
+    const names = await fs.readdir(dir).catch(() => [] as string[]);
+    for (const n of names.filter((x) => isTempName(x) || (ownFolder && LEGACY.test(x)))) {
+      const file = path.join(dir, n);
       const st = await fs.lstat(file).catch(() => null);
       if (!st?.isFile() || now - st.mtimeMs < LEFTOVER_MIN_AGE_MS) continue;
       await fs.rm(file, { force: true });

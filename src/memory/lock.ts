@@ -3,11 +3,6 @@ import path from 'node:path';
 import lockfile from 'proper-lockfile';
 
 /**
- * A lock file in a channel's `.minutes/`, so a CLI command that writes (condense --apply, audit
- * --fix) and the running bot never write the same channel at once. proper-lockfile uses an atomic
- * mkdir and treats a lock older than `stale` as abandoned by a crashed process.
- */
-/**
  * A lock whose holder was killed is taken over after this long. The holder refreshes the lock
  * every half of it, so only a dead process (or one stalled this long) loses it.
  */
@@ -26,6 +21,11 @@ export interface ChannelLockOptions {
   staleMs?: number;
 }
 
+/**
+ * A lock file in a channel's `.minutes/`, so a CLI command that writes (condense --apply, audit
+ * --fix) and the running bot never write the same channel at once. proper-lockfile uses an atomic
+ * mkdir and treats a lock older than `stale` as abandoned by a crashed process.
+ */
 export async function withChannelLock<T>(stateDir: string, task: () => Promise<T>, o: ChannelLockOptions = {}): Promise<T> {
   await fs.mkdir(stateDir, { recursive: true });
   const lockPath = path.join(stateDir, 'lock');

@@ -266,6 +266,18 @@ export class ChannelStore {
     await atomicWrite(file, JSON.stringify(value) + '\n');
   }
 
+  /**
+   * Rewrites a `.minutes/` state file that is read back to build on (ledger, context) after keeping
+   * its previous version among the channel's backups, as the markdown files get: a bad rewrite of
+   * either can be undone by hand. Call it inside `exclusive` for the channel.
+   */
+  async writeStateLocked(p: ChannelPaths, file: string, value: unknown): Promise<void> {
+    const text = JSON.stringify(value, null, 2) + '\n';
+    const prev = await readTextIfExists(file);
+    if (prev === text) return;
+    if (prev) await this.backup(p, file, prev);
+    await atomicWrite(file, text);
+  }
 
   async writeState(ref: ChannelRef, file: string, value: unknown): Promise<void> {
     const p = this.paths(ref);

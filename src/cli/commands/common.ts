@@ -3,19 +3,12 @@ import { loadDotEnv, loadSettings, Need, Settings } from '../../config/load';
 import { createLogger, Logger } from '../../log/logger';
 import { InvalidChannelError } from '../../memory/paths';
 import type { CliIO } from '../main';
+import { orConfigErrorLine } from './quietLogger';
 
 /** Loads `.env` and validates what this command needs; a problem becomes one line on stderr. */
 export function settingsFor(io: CliIO, needs: Need[]): Settings | null {
   loadDotEnv(io.cwd, io.env);
-  try {
-    return loadSettings({ env: io.env, cwd: io.cwd, needs });
-  } catch (err) {
-    if (err instanceof ConfigError) {
-      io.stderr.write(`minutes: ${err.message}\n`);
-      return null;
-    }
-    throw err;
-  }
+  return orConfigErrorLine(io, () => loadSettings({ env: io.env, cwd: io.cwd, needs }));
 }
 
 /** The serving commands' logger (start, chat): LOG_LEVEL/LOG_FORMAT, else the config's `log`, else info. */

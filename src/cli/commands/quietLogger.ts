@@ -9,8 +9,13 @@ import type { CliIO } from '../main';
  * on stderr and null.
  */
 export function quietLoggerFor(io: CliIO): Logger | null {
+  return orConfigErrorLine(io, () => createLogger({ level: logSettingsFromEnv(io.env).level ?? 'warn', format: 'json', destination: io.stderr }));
+}
+
+/** Runs `fn`; a ConfigError becomes one line on stderr (`minutes: …`) and null. Anything else is a bug and throws. */
+export function orConfigErrorLine<T>(io: CliIO, fn: () => T): T | null {
   try {
-    return createLogger({ level: logSettingsFromEnv(io.env).level ?? 'warn', format: 'json', destination: io.stderr });
+    return fn();
   } catch (err) {
     if (err instanceof ConfigError) {
       io.stderr.write(`minutes: ${err.message}\n`);
