@@ -2,7 +2,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import type { FakeRequest } from '../fakes/model/types';
 import { runCli } from '../helpers/cli';
-import { BotHarness, startHarness } from '../helpers/botHarness';
+import { BotHarness, startHarness, twoPeople } from '../helpers/botHarness';
 
 function secretaryModel(req: FakeRequest): string {
   if (!/Secretary of a team/.test(req.system)) return 'ok';
@@ -17,10 +17,7 @@ describe('the audit with Discord', () => {
     let ids = { guild: '', channel: '', alice: '', bo: '' };
     h = await startHarness({
       launch: false,
-      setup: (d) => {
-        const b = d.setupBasic({ channelName: 'infra' });
-        ids = { guild: b.guild.id, channel: b.channel.id, alice: b.user.id, bo: d.addMember(b.guild.id, { username: 'bo' }).id };
-      },
+      setup: (d) => { ids = twoPeople(d, 'infra'); },
     });
     h.model.setHandler(secretaryModel);
     // The bot worked in this channel an hour ago; the thread was archived while it was down.

@@ -2,7 +2,7 @@ import { spawn } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
 import type { FakeRequest } from '../fakes/model/types';
-import { BotHarness, startHarness } from '../helpers/botHarness';
+import { BotHarness, startHarness, twoPeople } from '../helpers/botHarness';
 
 function secretaryModel(req: FakeRequest): string {
   if (!/Secretary of a team/.test(req.system)) return 'ok';
@@ -24,11 +24,7 @@ describe.each(['posted', 'filed', 'context', 'memory'])('a bot killed after the 
     let ids = { guild: '', channel: '', alice: '', bo: '' };
     h = await startHarness({
       launch: false,
-      setup: (d) => {
-        const b = d.setupBasic({ channelName: 'ops' });
-        const bo = d.addMember(b.guild.id, { username: 'bo' });
-        ids = { guild: b.guild.id, channel: b.channel.id, alice: b.user.id, bo: bo.id };
-      },
+      setup: (d) => { ids = twoPeople(d, 'ops'); },
     });
     h.model.setHandler(secretaryModel);
     const child = spawn(process.execPath, [path.join(__dirname, 'fixtures/crash-bot.js'), JSON.stringify(h.settings), point], { stdio: ['ignore', 'pipe', 'pipe'] });

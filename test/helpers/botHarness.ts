@@ -11,6 +11,12 @@ import { startFakeModelServer, FakeModelServer } from '../fakes/model/server';
 import { makeTmpDir } from './tmp';
 
 /** The real bot (real discord.js Client, real Anthropic SDK) against the fake Discord and model. */
+/** A guild with one text channel and two members, alice (the basic user) and bo: a discussion's cast. */
+export function twoPeople(d: FakeDiscord, channelName: string): { guild: string; channel: string; alice: string; bo: string } {
+  const b = d.setupBasic({ channelName });
+  return { guild: b.guild.id, channel: b.channel.id, alice: b.user.id, bo: d.addMember(b.guild.id, { username: 'bo' }).id };
+}
+
 export interface BotHarness {
   discord: FakeDiscord;
   model: FakeModelServer;
