@@ -74,7 +74,8 @@ export class ChatEngine {
   /** Which conversation's turn the current async call chain belongs to. */
   private readonly turnContext = new AsyncLocalStorage<string>();
   /** Per conversation, the chain of its file writes: written behind the reply, in order. */
-  private readonly saves = new Map<string, Promise<void>>();
+  /** Conversation writes not yet landed (idle() waits for them). */
+  private readonly saves = new Set<Promise<void>>();
   private readonly clock: () => Date;
   /** CONTEXT.md, SOUL.md and AGENTS.md change rarely: re-read only when their stat changes. */
   private readonly files = new StatCachedFiles((file, err) =>
@@ -144,23 +145,23 @@ export class ChatEngine {
     return this.runRecall(ref, query, this.channelContext(ref));
   }
 
+  /** Turns done and their conversation writes landed. */
   async idle(): Promise<void> {
     await this.turns.idle();
-    await Promise.all([...this.saves.values()]);
+    await Promise.all([...this.saves]);
   }
 
   /**
    * Queues the conversation's write and returns its promise. A turn does not wait for it: the
-   * reply goes out first; the next write of the same conversation waits for this one.
+   * reply goes out first; the store lands one file's writes in order.
    */
   private persist(ref: ChannelRef, state: ConversationState): Promise<void> {
-    const key = this.key(ref);
     const file = conversationFile(this.o.store, ref);
-    const next = (this.saves.get(key) ?? Promise.resolve())
-      .then(() => this.o.store.writePrivateState(file, state))
+    const saved = this.o.store.writePrivateState(file, state)
       .catch((err) => this.o.logger.error({ err: (err as Error).message, file }, 'could not save the conversation'));
-    this.saves.set(key, next);
-    return next;
+    this.saves.add(saved);
+    void saved.then(() => this.saves.delete(saved));
+    return saved;
   }
 
   /** CONTEXT.md as the prompt carries it: its template until the file exists (a new channel). */

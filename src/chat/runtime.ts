@@ -80,7 +80,6 @@ export async function createRuntime(settings: Settings, logger: Logger, opts: Ru
       await engine.idle();
       await up.stop();
       await engine.idle();
-      await usage.flush();
       await store.idle();
       await model.close();
     },

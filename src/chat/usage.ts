@@ -16,11 +16,10 @@ export function usageFile(store: ChannelStore, ref: ChannelRef): string {
 
 /**
  * Usage kept in memory and written behind the reply: counting tokens must never slow an answer.
- * Writes of one file are chained, so the file always holds the latest totals.
+ * The store writes one file's versions in order, so the file always ends with the latest totals.
  */
 export class UsageBook {
   private readonly records = new Map<string, Promise<UsageRecord>>();
-  private readonly writes = new Map<string, Promise<void>>();
 
   constructor(private readonly store: ChannelStore) {}
 
@@ -38,19 +37,12 @@ export class UsageBook {
       cacheWriteTokens: cur.cacheWriteTokens + u.cacheWriteTokens,
     };
     rec.updatedAt = at.toISOString();
-    const snapshot = structuredClone(rec);
-    const prev = this.writes.get(file) ?? Promise.resolve();
-    const next = prev.then(() => this.store.writePrivateState(file, snapshot)).catch(() => undefined);
-    this.writes.set(file, next);
+    // A lost usage write costs a count, never a reply; the next one writes the totals again.
+    this.store.writePrivateState(file, rec).catch(() => undefined);
   }
 
   read(ref: ChannelRef): Promise<UsageRecord> {
     return this.load(usageFile(this.store, ref)).then((r) => structuredClone(r));
-  }
-
-  /** Every pending write done (shutdown, tests). */
-  async flush(): Promise<void> {
-    await Promise.all([...this.writes.values()]);
   }
 
   private load(file: string): Promise<UsageRecord> {

@@ -61,6 +61,8 @@ export class ChannelStore {
   /** Per JSONL file: lines waiting for the append in flight to finish, and that append. */
   private readonly appendBatches = new Map<string, { lines: string[]; written: Promise<void> }>();
   private readonly appendsInFlight = new Map<string, Promise<void>>();
+  /** Per private state file: the last write queued, so writes of one file land in call order. */
+  private readonly privateWrites = new Map<string, Promise<void>>();
 
   constructor(opts: StoreOptions) {
     this.root = opts.root;
@@ -259,11 +261,19 @@ export class ChannelStore {
   /**
    * For state only this process writes (the conversation, usage): atomic, but without the
    * channel's queue and lock, so the reply path never waits behind other channels' writers. The
-   * caller orders its own writes.
+   * value is serialised now (later changes to it are not written); writes of one file land in the
+   * order they were asked for, so the file always ends with the latest.
    */
-  async writePrivateState(file: string, value: unknown): Promise<void> {
+  writePrivateState(file: string, value: unknown): Promise<void> {
+    const text = JSON.stringify(value) + '\n';
     // atomicWrite creates the folder: a channel's first turn can finish before ensureChannel does.
-    await atomicWrite(file, JSON.stringify(value) + '\n');
+    const written = (this.privateWrites.get(file) ?? Promise.resolve()).then(() => atomicWrite(file, text));
+    const settled = written.then(() => undefined, () => undefined);
+    this.privateWrites.set(file, settled);
+    void settled.then(() => {
+      if (this.privateWrites.get(file) === settled) this.privateWrites.delete(file);
+    });
+    return written;
   }
 
   /**
@@ -296,7 +306,9 @@ export class ChannelStore {
   /** Waits for every queued write to finish (shutdown). */
   async idle(): Promise<void> {
     await this.queue.idle();
-    while (this.appendsInFlight.size) await Promise.all([...this.appendsInFlight.values()]);
+    while (this.appendsInFlight.size || this.privateWrites.size) {
+      await Promise.all([...this.appendsInFlight.values(), ...this.privateWrites.values()]);
+    }
   }
 
   parentRef(ref: ChannelRef): ChannelRef {
