@@ -157,6 +157,18 @@ describe('logs and private state', () => {
     expect(lines.map((l) => l.i)).toEqual(Array.from({ length: n + 1 }, (_, i) => i));
   });
 
+  it('private state: writes of one file land in call order, each as it was when asked; idle waits for them', async () => {
+    const file = path.join(store.paths(ref).stateDir, 'conversation.json');
+    const state = { n: 0 };
+    for (let i = 1; i <= 20; i++) {
+      state.n = i;
+      void store.writePrivateState(file, state);
+    }
+    state.n = 999; // changed after the last write was asked for: not written
+    await store.idle();
+    expect(JSON.parse(fs.readFileSync(file, 'utf8'))).toEqual({ n: 20 });
+  });
+
   it('an append waits for nothing but its own write: shutdown (idle) sees every line on disk', async () => {
     const log = store.paths(ref).log;
     for (let i = 0; i < 50; i++) void store.appendJsonl(ref, log, { i });
