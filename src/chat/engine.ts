@@ -5,9 +5,10 @@ import type { Logger } from '../log/logger';
 import { ModelError } from '../llm/errors';
 import type { ModelClient, Usage } from '../llm/types';
 import type { ChannelRef } from '../memory/paths';
-import { workspaceDir } from '../memory/paths';
+import { recallDirs, workspaceDir } from '../memory/paths';
 import { KeyedQueue } from '../memory/queue';
-import type { Recall, RecallResult } from '../memory/recall';
+import type { RecallResult } from '../memory/recall';
+import type { RecallService } from '../memory/hybridRecall';
 import { renderRecallBlock } from '../prompt/recallBlock';
 import { redactSecrets } from '../memory/secrets';
 import type { ChannelStore } from '../memory/store';
@@ -37,7 +38,7 @@ export interface ChatHooks {
 export interface ChatEngineOptions {
   store: ChannelStore;
   model: ModelClient;
-  recall: Recall;
+  recall: RecallService;
   settings: ChatSettings;
   logger: Logger;
   clock?: () => Date;
@@ -189,7 +190,9 @@ export class ChatEngine {
     const memoryNotes = asking.length ? await this.applyExplicitRequests(ref, asking) : [];
     const newest = mergeUserTurn(messages);
     const query = messages.map((m) => m.content).join('\n');
-    const { result, block } = this.runRecall(ref, query, context);
+    // The only wait for meaning: this message's vector, bounded (hybridRecall.ts); lines not yet
+    // embedded are scored by words.
+    const { result, block } = await this.runRecall(ref, query, context);
 
     const build = (conversation: ConversationState) => assemblePrompt({
       instructions: this.o.instructions ?? BOT_INSTRUCTIONS,
@@ -255,13 +258,10 @@ export class ChatEngine {
     return notes;
   }
 
-  private runRecall(ref: ChannelRef, query: string, context: string | null): { result: RecallResult; block: string } {
-    const p = this.o.store.paths(ref);
-    const dirs = p.convDir === p.channelDir ? [p.channelDir] : [p.convDir, p.channelDir];
+  private async runRecall(ref: ChannelRef, query: string, context: string | null): Promise<{ result: RecallResult; block: string }> {
     const exclude = new Set((context ?? '').split('\n').map((l) => l.trim()).filter((l) => l.length > 20));
-    const result = this.o.recall.recall({
-      channelDirs: dirs,
-      workspaceDir: workspaceDir(this.o.store.root),
+    const result = await this.o.recall.recall({
+      ...recallDirs(this.o.store.paths(ref), this.o.store.root),
       query,
       now: this.clock(),
       budgetChars: this.o.settings.recallBudgetChars,

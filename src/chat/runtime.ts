@@ -2,7 +2,8 @@ import { providerEnv, type Settings } from '../config/load';
 import type { Logger } from '../log/logger';
 import { createModelClient } from '../llm/provider';
 import type { ModelClient } from '../llm/types';
-import { createRecall, Recall } from '../memory/recall';
+import { buildRecallService, RecallService } from '../memory/hybridRecall';
+import { recallDirs } from '../memory/paths';
 import { ChannelStore } from '../memory/store';
 import { ChatEngine, ChatHooks } from './engine';
 import { UsageBook } from './usage';
@@ -16,7 +17,7 @@ export interface Runtime {
   clock: () => Date;
   store: ChannelStore;
   model: ModelClient;
-  recall: Recall;
+  recall: RecallService;
   engine: ChatEngine;
   upkeep: Upkeep;
   usage: UsageBook;
@@ -36,7 +37,13 @@ export interface RuntimeOptions {
 
 export async function createRuntime(settings: Settings, logger: Logger, opts: RuntimeOptions = {}): Promise<Runtime> {
   const clock = opts.clock ?? (() => new Date());
-  const store = new ChannelStore({ root: settings.dataDir, clock, logger: logger.child({ component: 'store' }) });
+  // A memory file written is re-indexed in the background, so its new lines have vectors before
+  // the next message asks (a reply never waits for this).
+  let recall: RecallService | undefined;
+  const store = new ChannelStore({
+    root: settings.dataDir, clock, logger: logger.child({ component: 'store' }),
+    onWrite: (p) => recall?.warm(recallDirs(p, settings.dataDir)),
+  });
   const { config } = settings;
   const model = opts.model ?? await createModelClient({
     logger,
@@ -52,7 +59,7 @@ export async function createRuntime(settings: Settings, logger: Logger, opts: Ru
     timeoutMs: config.limits.timeoutMs,
   });
   const usage = new UsageBook(store);
-  const recall = createRecall({ logger: logger.child({ component: 'recall' }), clock });
+  recall = buildRecallService({ semantic: settings.semantic, logger: logger.child({ component: 'recall' }), clock });
   let upkeep: Upkeep | undefined;
   const hooks: ChatHooks = opts.hooks ?? {
     afterTurn: (ref) => upkeep?.noteTurn(ref),
@@ -82,6 +89,7 @@ export async function createRuntime(settings: Settings, logger: Logger, opts: Ru
       await engine.idle();
       await store.idle();
       await model.close();
+      await recall.close();
     },
   };
 }

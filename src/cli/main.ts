@@ -48,6 +48,8 @@ export async function run(argv: string[], io: CliIO = defaultIO()): Promise<numb
     .option('--max-items <n>', 'maximum number of recalled items', parseIntArg)
     .option('--now <date>', 'the current date or date-time (for the recency boost)')
     .option('--json', 'print the result as one JSON line')
+    .option('--semantic <mode>', 'off (words only), local (the packaged sentence model) or api (OpenAI-compatible /v1/embeddings)', 'local')
+    .option('--vector-cache <dir>', 'where vectors are cached (default: MINUTES_VECTOR_CACHE, else ~/.cache/minutes/vectors)')
     .action(async (opts) => {
       const m = await import('./commands/recall');
       exitCode = await m.runRecall(opts, io);

@@ -5,6 +5,7 @@ import { z } from 'zod';
 import { ConfigError } from './errors';
 import { LogSettings, logSettingsFromEnv } from './logSettings';
 import { ConfigFile, ConfigFileSchema } from './schema';
+import { botVectorCacheDir, SemanticSettings, semanticSettings } from './semantic';
 
 /** The name looked for in the working directory when MINUTES_CONFIG is unset. */
 export const DEFAULT_CONFIG_FILE = 'minutes.config.json';
@@ -22,6 +23,8 @@ export interface Settings {
   redisUrl?: string;
   /** LOG_LEVEL / LOG_FORMAT from the environment, else the config file's `log`, else unset. */
   log: LogSettings;
+  /** Recall by meaning: the model and the vector cache. */
+  semantic: SemanticSettings;
 }
 
 /**
@@ -69,7 +72,11 @@ export function loadSettings(opts: { env: NodeJS.ProcessEnv; cwd: string; needs:
     openai: { apiKey: blank('OPENAI_API_KEY'), baseURL: urls.OPENAI_BASE_URL },
     redisUrl: urls.REDIS_URL,
     log: { level: envLog.level ?? config.log.level, format: envLog.format ?? config.log.format },
+    semantic: { mode: 'off', cacheDir: '' },
   };
+  settings.semantic = semanticSettings({
+    recall: config.recall, env, cwd, openai: settings.openai, defaultCacheDir: botVectorCacheDir(settings.dataDir),
+  });
 
   if (needs.includes('discord')) {
     const token = blank('DISCORD_TOKEN');

@@ -44,7 +44,17 @@ export const ConfigFileSchema = z.strictObject({
   recall: z.strictObject({
     budgetChars: z.number().int().min(200).max(20_000).optional(),
     maxItems: z.number().int().min(1).max(100).optional(),
-  }).default({}),
+    /**
+     * Recall by meaning beside words: "local" (the sentence model shipped in the package, run in a
+     * worker thread), "api" (an OpenAI-compatible /v1/embeddings), "off" (words only).
+     */
+    semantic: z.enum(['local', 'api', 'off'], { error: 'must be "local", "api" or "off"' }).default('local'),
+    /** For semantic "api": the server (including /v1) and its embedding model. */
+    api: z.strictObject({
+      baseUrl: z.url({ protocol: /^https?$/, error: 'must be an http(s) URL including /v1' }).optional(),
+      model: z.string().min(1).optional(),
+    }).default({}),
+  }).default({ semantic: 'local', api: {} }),
   conversation: z.strictObject({
     /** Estimated tokens of conversation kept before a compaction. */
     tokenBudget: z.number().int().min(2_000).default(24_000),

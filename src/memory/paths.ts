@@ -95,6 +95,11 @@ export function workspaceDir(root: string): string {
   return path.join(root, 'workspace');
 }
 
+/** The folders recall reads for a conversation: a thread's own first, then its channel's. */
+export function recallDirs(p: ChannelPaths, root: string): { channelDirs: string[]; workspaceDir: string } {
+  return { channelDirs: p.convDir === p.channelDir ? [p.channelDir] : [p.convDir, p.channelDir], workspaceDir: workspaceDir(root) };
+}
+
 /** A name for logs and frontmatter: never a path. */
 export function refLabel(ref: ChannelRef): string {
   if (ref.kind === 'local') return `local/${ref.name}`;

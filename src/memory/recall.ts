@@ -5,6 +5,8 @@ import { hasCjk, isWeakToken, queryTokens } from './tokenize';
 import { feedback } from './recallFeedback';
 import { pack, termSet } from './recallPack';
 import { withVariants } from './recallVariants';
+import { TopK } from './recallTopK';
+import { DenseScorer, fuse } from './recallFusion';
 
 /**
  * Targeted recall: before each model call, the few entries of the channel's memory that matter for
@@ -27,7 +29,12 @@ export interface RecallItem {
   file: string;
   heading: string;
   text: string;
+  /** The ranking score (fused when meaning took part). */
   score: number;
+  /** The lexical score alone (0 when only meaning found the entry). */
+  lexical: number;
+  /** Cosine similarity with the message; absent when the entry had no vector (yet) or meaning was off. */
+  semantic?: number;
 }
 
 export interface RecallResult {
@@ -58,7 +65,16 @@ export interface RecallOptions {
 }
 
 export interface Recall {
-  recall(input: RecallInput): RecallResult;
+  /**
+   * `dense`, when given, scores the index's candidates by meaning (see recallFusion.ts); recall then
+   * ranks by both. Without it, recall is lexical only.
+   */
+  recall(input: RecallInput, dense?: DenseScorer): RecallResult;
+}
+
+/** The engine with its index exposed, for the vectors that go beside it (hybridRecall.ts). */
+export interface LexicalRecall extends Recall {
+  indexOf(input: Pick<RecallInput, 'channelDirs' | 'workspaceDir'>): Index;
 }
 
 export const DEFAULT_BUDGET_CHARS = 2000;
@@ -127,6 +143,14 @@ export interface RecallTuning {
   prfWeight: number;
   /** Default item cap proportional to the budget: one item per this many characters, at least DEFAULT_MAX_ITEMS (0 = fixed cap). */
   charsPerItem: number;
+  /** Meaning (recallFusion.ts): its share of the fused score, 0–1. */
+  denseWeight: number;
+  /** Meaning admits at most this many candidates that share no evidence word with the message. */
+  denseCandidates: number;
+  /** …and only those at least this similar (cosine) to the message. */
+  denseAdmit: number;
+  /** Meaning alone lets recall speak when the best cosine reaches this (Infinity: never). */
+  denseGate: number;
 }
 
 export const DEFAULT_TUNING: RecallTuning = {
@@ -152,6 +176,10 @@ export const DEFAULT_TUNING: RecallTuning = {
   prfDocs: 10,
   prfTerms: 8,
   prfWeight: 0.3,
+  denseWeight: 0.5,
+  denseCandidates: 50,
+  denseAdmit: 0.3,
+  denseGate: Infinity,
 };
 /** Only the best-scored admitted candidates are considered for de-duplication and packing. */
 const SHORTLIST = 200;
@@ -173,14 +201,14 @@ export interface Index {
   scratch: { score: Float64Array; evidence: Float64Array; matched: Uint16Array; mark: Uint32Array; touched: Int32Array; stamp: number };
 }
 
-export function createRecall(opts: RecallOptions = {}): Recall {
+export function createRecall(opts: RecallOptions = {}): LexicalRecall {
   const logger = opts.logger ?? silentLogger();
   const clock = opts.clock ?? (() => new Date());
   const sources = new SourceCache(logger, opts.fs);
   const tuning: RecallTuning = { ...DEFAULT_TUNING, ...opts.tuning };
   let cachedIndex: { key: string; index: Index } | undefined;
 
-  function indexFor(input: RecallInput): Index {
+  function indexFor(input: Pick<RecallInput, 'channelDirs' | 'workspaceDir'>): Index {
     const list = sources.listSources(input.channelDirs, input.workspaceDir);
     let key = '';
     for (const s of list) key += `${s.abs}\u0000${s.mtimeMs}\u0000${s.size}\u0001`;
@@ -194,10 +222,11 @@ export function createRecall(opts: RecallOptions = {}): Recall {
   }
 
   return {
-    recall(input: RecallInput): RecallResult {
+    indexOf: indexFor,
+    recall(input: RecallInput, dense?: DenseScorer): RecallResult {
       try {
         const index = indexFor(input);
-        return score(index, input, input.now ?? clock(), tuning);
+        return score(index, input, input.now ?? clock(), tuning, dense);
       } catch (err) {
         logger.error({ err }, 'recall failed; recalling nothing');
         return { text: '', items: [] };
@@ -244,9 +273,13 @@ export interface Scored {
   evidence: number;
   /** Query terms matched in the body. */
   matched: number;
+  /** The lexical ranking score (before fusion). */
+  lexical: number;
+  /** Cosine with the message, when the candidate has a vector. */
+  semantic?: number;
 }
 
-function score(index: Index, input: RecallInput, now: Date, P: RecallTuning): RecallResult {
+function score(index: Index, input: RecallInput, now: Date, P: RecallTuning, dense?: DenseScorer): RecallResult {
   const empty: RecallResult = { text: '', items: [] };
   if (index.n === 0 || !input.query) return empty;
   const budget = input.budgetChars ?? DEFAULT_BUDGET_CHARS;
@@ -333,12 +366,7 @@ function score(index: Index, input: RecallInput, now: Date, P: RecallTuning): Re
     if (e < P.evidenceMin || m === 0) continue;
     const c = cands[id];
     if (exclude && exclude.has(c.norm)) continue;
-    let mult = P.kindWeight[c.kind];
-    if (P.densityPow > 0) mult *= Math.pow(index.avgdl / Math.max(1, c.len), P.densityPow);
-    if (c.day !== undefined) {
-      const age = Math.max(0, today - c.day);
-      mult *= 1 + P.recencyMax * Math.pow(0.5, age / P.recencyHalfLifeDays);
-    }
+    const mult = priorOf(index, c, today, P);
     if (e > best) {
       best = e;
       bestId = id;
@@ -346,55 +374,41 @@ function score(index: Index, input: RecallInput, now: Date, P: RecallTuning): Re
     top.push(id, sc * mult, e, m);
   }
   if (stamp > 1e9) index.scratch.stamp = 0;
-  if (top.size === 0) return empty;
-  if (best < P.gateMin) {
-    if (P.topicCredit <= 0 || best < P.bestMin) return empty;
-    const own = termSet(index, bestId);
-    let credit = 0;
-    for (const x of topical) if (!own.has(x.t)) credit += x.spec * P.topicCredit;
-    if (best + credit < P.gateMin) return empty;
-  }
-  const ranked = top.sorted((x, y) => cands[x].rank - cands[y].rank || x - y);
+  const gate = top.size > 0 && passesGate(index, best, bestId, topical, P);
+  const tie = (x: number, y: number) => cands[x].rank - cands[y].rank || x - y;
+  let ranked = top.sorted(tie);
+  const cos = dense?.(index);
+  if (cos) {
+    const prior = (id: number) => priorOf(index, cands[id], today, P);
+    const fused = fuse({ index, lexical: ranked, lexicalGate: gate, cos, prior, exclude, tuning: P, tie });
+    if (!fused) return empty;
+    ranked = fused;
+  } else if (!gate) return empty;
+  if (ranked.length === 0) return empty;
   const floor = P.minRelative > 0 ? ranked[0].score * P.minRelative : 0;
   return pack(index, floor > 0 ? ranked.filter((x) => x.score >= floor) : ranked, budget, maxItems);
 }
 
-/** The best `k` by score: a bounded min-heap, so a common word matching thousands of entries costs no full sort. */
-class TopK {
-  private items: Scored[] = [];
-  constructor(private readonly k: number) {}
-  get size(): number {
-    return this.items.length;
+/**
+ * Whether the message is about the channel's memory at all: its best candidate has enough evidence,
+ * or nearly enough plus topical words (names, products) the channel uses elsewhere.
+ */
+function passesGate(index: Index, best: number, bestId: number, topical: { t: string; spec: number }[], P: RecallTuning): boolean {
+  if (best >= P.gateMin) return true;
+  if (P.topicCredit <= 0 || best < P.bestMin) return false;
+  const own = termSet(index, bestId);
+  let credit = 0;
+  for (const x of topical) if (!own.has(x.t)) credit += x.spec * P.topicCredit;
+  return best + credit >= P.gateMin;
+}
+
+/** Per-candidate ranking prior: file weight, a mild preference for short entries, recency. */
+function priorOf(index: Index, c: Candidate, today: number, P: RecallTuning): number {
+  let mult = P.kindWeight[c.kind];
+  if (P.densityPow > 0) mult *= Math.pow(index.avgdl / Math.max(1, c.len), P.densityPow);
+  if (c.day !== undefined) {
+    const age = Math.max(0, today - c.day);
+    mult *= 1 + P.recencyMax * Math.pow(0.5, age / P.recencyHalfLifeDays);
   }
-  push(id: number, score: number, evidence: number, matched: number): void {
-    const h = this.items;
-    if (h.length >= this.k && score <= h[0].score) return;
-    const item = { id, score, evidence, matched };
-    if (h.length < this.k) {
-      h.push(item);
-      let i = h.length - 1;
-      while (i > 0) {
-        const p = (i - 1) >> 1;
-        if (h[p].score <= h[i].score) break;
-        [h[p], h[i]] = [h[i], h[p]];
-        i = p;
-      }
-      return;
-    }
-    h[0] = item;
-    let i = 0;
-    for (;;) {
-      const l = 2 * i + 1;
-      const r = l + 1;
-      let m = i;
-      if (l < h.length && h[l].score < h[m].score) m = l;
-      if (r < h.length && h[r].score < h[m].score) m = r;
-      if (m === i) break;
-      [h[m], h[i]] = [h[i], h[m]];
-      i = m;
-    }
-  }
-  sorted(tie: (a: number, b: number) => number): Scored[] {
-    return this.items.slice().sort((a, b) => b.score - a.score || tie(a.id, b.id));
-  }
+  return mult;
 }

@@ -130,8 +130,15 @@ export function pack(index: Index, ranked: Scored[], budget: number, maxItems: n
     for (const m of g.members) {
       const c = cands[m.id];
       parts.push(c.text);
-      items.push({ file: c.file, heading: c.heading, text: c.text, score: Math.round(m.score * 1000) / 1000 });
+      items.push({
+        file: c.file, heading: c.heading, text: c.text, score: round3(m.score), lexical: round3(m.lexical),
+        ...(m.semantic !== undefined ? { semantic: round3(m.semantic) } : {}),
+      });
     }
   }
   return { text: parts.join('\n'), items };
+}
+
+function round3(x: number): number {
+  return Math.round(x * 1000) / 1000;
 }

@@ -26,6 +26,8 @@ export interface Candidate {
   rank: number;
   heading: string;
   text: string;
+  /** The text without bullet marker, entry id or provenance tag: what is embedded. */
+  body: string;
   line: number;
   /** Days since 1970-01-01 of the entry's date, if it has one. */
   day?: number;
@@ -209,7 +211,7 @@ export class SourceCache {
           headingTermsCache.set(b.heading, ht);
         }
         out.push({
-          file: src.label, kind: src.kind, rank: src.rank, heading: b.heading, text: b.text, line: b.line,
+          file: src.label, kind: src.kind, rank: src.rank, heading: b.heading, text: b.text, body: b.body, line: b.line,
           day: isoToDay(b.date), terms: Array.from(counts.keys()), tfs: Array.from(counts.values()), len: toks.length,
           headingTerms: ht, norm: normalizeForExclude(b.text), tagged: TAG_RE.test(b.text),
         });

@@ -34,6 +34,8 @@ export interface StoreOptions {
   logger?: Logger;
   /** Shared with other writers in this process; one is made if absent. */
   queue?: KeyedQueue;
+  /** Told after a memory file changed (recall re-indexes it in the background); must not throw. */
+  onWrite?: (p: ChannelPaths, name: MemoryFileName) => void;
 }
 
 export interface UpdateOptions {
@@ -53,6 +55,7 @@ export class ChannelStore {
   readonly queue: KeyedQueue;
   private readonly clock: () => Date;
   private readonly log: Logger;
+  private readonly onWrite: StoreOptions['onWrite'];
   /** Per conversation, the first ensureChannel in flight or done: a burst shares one check. */
   private readonly ensured = new OncePerKey();
   private readonly pathCache = new Map<string, ChannelPaths>();
@@ -69,6 +72,7 @@ export class ChannelStore {
     this.clock = opts.clock ?? (() => new Date());
     this.log = opts.logger ?? silentLogger();
     this.queue = opts.queue ?? new KeyedQueue();
+    this.onWrite = opts.onWrite;
   }
 
   /** Paths are pure in the ref; computed once per conversation (the hot path asks per message). */
@@ -169,7 +173,10 @@ export class ChannelStore {
       if (next === before) return { changed: false, text: before };
       this.checkShrink(file, before, next, opts.allowShrink === true);
       if (onDisk) await this.backup(p, file, onDisk);
-      if (await replaceIfUnchanged(file, onDisk, next, (f) => this.readForWrite(f))) return { changed: true, text: next };
+      if (await replaceIfUnchanged(file, onDisk, next, (f) => this.readForWrite(f))) {
+        this.onWrite?.(p, name);
+        return { changed: true, text: next };
+      }
       this.log.info({ file: path.relative(this.root, file) }, 'file changed on disk during a write; applying the change again');
     }
     throw new StoreError(`${path.relative(this.root, file)} kept changing while being written; try again`);

@@ -19,6 +19,8 @@ describe('start-up problems stop the bot with one line saying what to set', () =
     config: ConfigFileSchema.parse({}),
     discord: { token: discord.botToken, apiUrl: discord.apiUrl },
     log: {},
+    // Words only unless a test is about meaning: the sentence model costs a worker thread per runtime.
+    semantic: { mode: 'off', cacheDir: '' },
     anthropic: { apiKey: 'k', baseURL: model.anthropicBaseURL },
     openai: {},
     ...over,

@@ -86,3 +86,32 @@ describe('configuration', () => {
     expect(env).toEqual({ ANTHROPIC_API_KEY: 'from-env', MINUTES_DATA_DIR: './data' });
   });
 });
+
+describe('recall by meaning: recall.semantic', () => {
+  const withConfig = (config: unknown, env: NodeJS.ProcessEnv = {}) => {
+    fs.writeFileSync(path.join(tmp.dir, 'minutes.config.json'), JSON.stringify(config));
+    return loadSettings({ env, cwd: tmp.dir, needs: [] }).semantic;
+  };
+
+  it('defaults to the packaged model, with the vector cache inside the data root (MINUTES_VECTOR_CACHE moves it)', () => {
+    const s = loadSettings({ env: {}, cwd: tmp.dir, needs: [] }).semantic;
+    expect(s).toEqual({ mode: 'local', cacheDir: path.join(tmp.dir, 'channels', '.cache', 'vectors') });
+    expect(loadSettings({ env: { MINUTES_VECTOR_CACHE: 'v' }, cwd: tmp.dir, needs: [] }).semantic.cacheDir).toBe(path.join(tmp.dir, 'v'));
+    expect(withConfig({ recall: { semantic: 'off' } }).mode).toBe('off');
+  });
+
+  it('"api" defaults to the chat provider\'s OpenAI-compatible server and key, and names what is missing', () => {
+    expect(withConfig({ recall: { semantic: 'api' } }, { OPENAI_API_KEY: 'sk-x' }).api)
+      .toEqual({ baseURL: 'https://api.openai.com/v1', model: 'text-embedding-3-small', apiKey: 'sk-x' });
+    expect(() => withConfig({ recall: { semantic: 'api' } })).toThrow(/no embeddings server is set: put recall.api.baseUrl/);
+    expect(() => withConfig({ recall: { semantic: 'api' } }, { OPENAI_BASE_URL: 'http://localhost:11434/v1' }))
+      .toThrow(/name its embedding model in recall.api.model/);
+    expect(withConfig({ recall: { semantic: 'api', api: { model: 'nomic-embed-text' } } }, { OPENAI_BASE_URL: 'http://localhost:11434/v1/' }).api)
+      .toEqual({ baseURL: 'http://localhost:11434/v1', model: 'nomic-embed-text', apiKey: undefined });
+    // The chat key is never sent to another server; that one gets MINUTES_EMBEDDINGS_KEY.
+    const other = { recall: { semantic: 'api', api: { baseUrl: 'http://gpu-box:8000/v1', model: 'bge' } } };
+    expect(withConfig(other, { OPENAI_API_KEY: 'sk-chat' }).api?.apiKey).toBeUndefined();
+    expect(withConfig(other, { OPENAI_API_KEY: 'sk-chat', MINUTES_EMBEDDINGS_KEY: 'emb' }).api?.apiKey).toBe('emb');
+    expect(() => withConfig({ recall: { semantic: 'yes' } })).toThrow(/recall\.semantic: must be "local", "api" or "off"/);
+  });
+});

@@ -63,6 +63,8 @@ export async function startHarness(o: {
     anthropic: { apiKey: 'test-key', baseURL: model.anthropicBaseURL },
     openai: {},
     log: {},
+    // Words only unless a test is about meaning: the sentence model costs a worker thread per runtime.
+    semantic: { mode: 'off', cacheDir: '' },
   };
   const { logger, logs } = capturedLogger();
   const start = () => launchReady(settings, logger, { shards: o.shards });

@@ -14,6 +14,8 @@ export async function testRuntime(dataDir: string, fake: FakeModelServer, opts: 
     anthropic: { apiKey: 'test-key', baseURL: fake.anthropicBaseURL },
     openai: {},
     log: {},
+    // Words only unless a test is about meaning: the sentence model costs a worker thread per runtime.
+    semantic: { mode: 'off', cacheDir: '' },
   };
   return createRuntime(settings, silentLogger(), opts);
 }

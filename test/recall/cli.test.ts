@@ -16,7 +16,8 @@ function io(): { io: CliIO; out: () => string; err: () => string } {
   stdout.on('data', (d) => (o += d));
   stderr.on('data', (d) => (e += d));
   const stdin = new PassThrough() as unknown as CliIO['stdin'];
-  return { io: { stdout, stderr, stdin, env: { LOG_LEVEL: 'warn' }, cwd: tmp }, out: () => o, err: () => e };
+  // Vectors are cached beside the channel folder, never in the user's home.
+  return { io: { stdout, stderr, stdin, env: { LOG_LEVEL: 'warn', MINUTES_VECTOR_CACHE: path.join(tmp, 'vectors') }, cwd: tmp }, out: () => o, err: () => e };
 }
 
 function hashTree(dir: string): Record<string, string> {
@@ -82,7 +83,8 @@ describe('minutes recall', () => {
     expect(objs[2].items[0]).toMatchObject({ file: 'MEMORY.md', heading: 'Decisions' });
     for (const o of objs) {
       expect(o.text.length).toBeLessThanOrEqual(500);
-      for (const it of o.items) expect(Object.keys(it).sort()).toEqual(['file', 'heading', 'score', 'text']);
+      // Both scores per item: words (lexical) and meaning (semantic, the packaged model by default).
+      for (const it of o.items) expect(Object.keys(it).sort()).toEqual(['file', 'heading', 'lexical', 'score', 'semantic', 'text']);
     }
   });
 
@@ -130,7 +132,7 @@ describe('minutes recall', () => {
     expect(c.out()).toBe('');
   });
 
-  test('the command imports no Discord or model SDK, directly or through local modules', () => {
+  test('the command imports no Discord or model SDK, directly or through local modules (the embeddings client only for --semantic api)', () => {
     const seen = new Set<string>();
     const external = new Set<string>();
     const visit = (file: string): void => {
@@ -139,6 +141,7 @@ describe('minutes recall', () => {
       const src = fs.readFileSync(file, 'utf8');
       for (const m of src.matchAll(/(?:^|\n)\s*import\s+(?!type\b)[^'"]*?from\s+['"]([^'"]+)['"]|require\(['"]([^'"]+)['"]\)|import\(['"]([^'"]+)['"]\)/g)) {
         const spec = m[1] ?? m[2] ?? m[3];
+        if (spec === '../embed/apiEmbedder') continue; // required inside apiEmbedder(), in api mode only
         if (spec.startsWith('.')) visit(require.resolve(path.resolve(path.dirname(file), spec)));
         else external.add(spec);
       }
@@ -146,5 +149,43 @@ describe('minutes recall', () => {
     visit(require.resolve('../../src/cli/commands/recall'));
     expect(seen.size).toBeGreaterThan(3);
     for (const e of external) expect(e).not.toMatch(/^(discord\.js|@discordjs|@anthropic-ai|openai)/);
+  });
+
+  test('--semantic: words only or with the packaged model; a second run embeds nothing; the folder stays untouched', async () => {
+    const before = hashTree(chan);
+    const vectors = path.join(tmp, 'vectors');
+    const first = io();
+    expect(await run(argv('--channel-dir', chan, '--query', 'who is responsible for the auth service?', '--json', '--semantic', 'local'), first.io)).toBe(0);
+    const vec = () => fs.readdirSync(vectors).filter((n) => n.endsWith('.vec')).map((n) => fs.statSync(path.join(vectors, n)));
+    const [afterFirst] = vec();
+    expect(afterFirst.size).toBeGreaterThan(0);
+    const withMeaning = JSON.parse(first.out());
+    expect(withMeaning.items.length).toBeGreaterThan(0);
+    for (const it of withMeaning.items) expect(typeof it.semantic).toBe('number');
+
+    const second = io();
+    expect(await run(argv('--channel-dir', chan, '--query', 'who is responsible for the auth service?', '--json'), second.io)).toBe(0);
+    const [afterSecond] = vec();
+    expect(afterSecond.size).toBe(afterFirst.size);
+    expect(afterSecond.mtimeMs).toBe(afterFirst.mtimeMs);
+    expect(JSON.parse(second.out())).toEqual(withMeaning);
+
+    const off = io();
+    expect(await run(argv('--channel-dir', chan, '--query', 'who is responsible for the auth service?', '--json', '--semantic', 'off'), off.io)).toBe(0);
+    for (const it of JSON.parse(off.out()).items) expect(it.semantic).toBeUndefined();
+    expect(hashTree(chan)).toEqual(before);
+  });
+
+  test('--semantic with a wrong value, or a vector cache inside --channel-dir: one line, exit 2', async () => {
+    const bad = io();
+    expect(await run(argv('--channel-dir', chan, '--query', 'x', '--semantic', 'maybe'), bad.io)).toBe(2);
+    expect(bad.err()).toMatch(/^minutes recall: --semantic must be off, local or api, not "maybe"\n$/);
+    const inside = io();
+    expect(await run(argv('--channel-dir', chan, '--query', 'x', '--vector-cache', path.join(chan, 'v')), inside.io)).toBe(2);
+    expect(inside.err()).toMatch(/inside --channel-dir/);
+    expect(fs.existsSync(path.join(chan, 'v'))).toBe(false);
+    const api = io();
+    expect(await run(argv('--channel-dir', chan, '--query', 'x', '--semantic', 'api'), api.io)).toBe(2);
+    expect(api.err()).toMatch(/recall.semantic is "api" but no embeddings server is set/);
   });
 });

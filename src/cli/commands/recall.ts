@@ -2,17 +2,26 @@ import fs from 'node:fs';
 import path from 'node:path';
 import type { CliIO } from '../main';
 import { quietLoggerFor } from './quietLogger';
-import { createRecall, RecallResult } from '../../memory/recall';
+import type { RecallResult } from '../../memory/recall';
+import { buildRecallService } from '../../memory/hybridRecall';
+import { semanticSettings, userVectorCacheDir } from '../../config/semantic';
+import { ConfigError } from '../../config/errors';
+import { loadSettings } from '../../config/load';
 import { renderRecallBlock } from '../../prompt/recallBlock';
 
 /**
  * `minutes recall`: what targeted recall would inject for a query. A stable contract (benchmarks
- * depend on it): it reads only --channel-dir (and --workspace), never writes, needs no token or
- * config, ignores MINUTES_DATA_DIR, and loads no Discord or model SDK code.
+ * depend on it): it reads only --channel-dir (and --workspace), never writes there, needs no token
+ * or config (but for `--semantic api`, which reads the embeddings settings), ignores
+ * MINUTES_DATA_DIR, and loads no Discord or chat model SDK code.
  *
  *   --query TEXT [--json]   the block as injected (or one JSON line with --json)
  *   --queries FILE.jsonl    one {"id","query"} per line in; exactly one JSON line per query out:
- *                           {"id","text","items":[{"file","heading","text","score"}]}
+ *                           {"id","text","items":[{"file","heading","text","score","lexical","semantic"?}]}
+ *   --semantic off|local|api  words only, or words and meaning (default local: the packaged model).
+ *                           Vectors are cached by content in --vector-cache (default
+ *                           MINUTES_VECTOR_CACHE, else ~/.cache/minutes/vectors), so a second run
+ *                           embeds nothing it embedded before.
  * Bad arguments: one line on stderr, exit code 2. Logs (warnings about unreadable files) go to stderr.
  */
 export interface RecallCliOptions {
@@ -24,6 +33,8 @@ export interface RecallCliOptions {
   maxItems?: number;
   now?: string;
   json?: boolean;
+  semantic?: string;
+  vectorCache?: string;
 }
 
 interface QueryLine {
@@ -97,16 +108,48 @@ export async function runRecall(opts: RecallCliOptions, io: CliIO): Promise<numb
     queries = [{ id: '', query: opts.query! }];
   }
 
+  const mode = opts.semantic ?? 'local';
+  if (mode !== 'off' && mode !== 'local' && mode !== 'api') return fail(io, `--semantic must be off, local or api, not "${mode}"`);
   const logger = quietLoggerFor(io);
   if (!logger) return 2;
-  const recall = createRecall({ logger });
-  const run = (q: string): RecallResult =>
-    recall.recall({ channelDirs: [channelDir], workspaceDir, query: q, now, budgetChars: opts.budgetChars, maxItems: opts.maxItems });
+  let semantic;
+  try {
+    const base = mode === 'api' ? loadSettings({ env: io.env, cwd: io.cwd, needs: [] }) : undefined;
+    semantic = semanticSettings({
+      recall: base?.config.recall ?? { semantic: mode, api: {} }, mode, env: io.env, cwd: io.cwd, openai: base?.openai ?? {},
+      defaultCacheDir: userVectorCacheDir(io.env),
+    });
+    if (opts.vectorCache !== undefined) semantic = { ...semantic, cacheDir: path.resolve(io.cwd, opts.vectorCache) };
+  } catch (err) {
+    if (err instanceof ConfigError) return fail(io, err.message);
+    throw err;
+  }
+  const cacheInside = path.relative(channelDir, semantic.cacheDir);
+  if (mode !== 'off' && !cacheInside.startsWith('..') && !path.isAbsolute(cacheInside)) {
+    return fail(io, `the vector cache ${semantic.cacheDir} is inside --channel-dir, which recall never writes to: pick another --vector-cache`);
+  }
+  // Not a reply: the command waits for every line's vector, then for each query's.
+  const recall = buildRecallService({ semantic, logger, queryTimeoutMs: 30_000 });
+  try {
+    await recall.indexAll({ channelDirs: [channelDir], workspaceDir });
+    return await answer(recall, { channelDir, workspaceDir, now, queries, hasQueries, opts, io });
+  } finally {
+    await recall.close();
+  }
+}
+
+async function answer(
+  recall: ReturnType<typeof buildRecallService>,
+  a: { channelDir: string; workspaceDir?: string; now: Date; queries: QueryLine[]; hasQueries: boolean; opts: RecallCliOptions; io: CliIO },
+): Promise<number> {
+  const { opts, io, queries, hasQueries } = a;
+  const run = (q: string): Promise<RecallResult> =>
+    recall.recall({ channelDirs: [a.channelDir], workspaceDir: a.workspaceDir, query: q, now: a.now, budgetChars: opts.budgetChars, maxItems: opts.maxItems });
 
   if (hasQueries) {
     let buf = '';
     for (const q of queries) {
-      const r = run(q.query);
+      const r = await run(q.query);
       buf += JSON.stringify({ id: q.id, text: r.text, items: r.items }) + '\n';
       if (buf.length > 1 << 16) {
         io.stdout.write(buf);
@@ -117,7 +160,7 @@ export async function runRecall(opts: RecallCliOptions, io: CliIO): Promise<numb
     return 0;
   }
 
-  const r = run(queries[0].query);
+  const r = await run(queries[0].query);
   if (opts.json) {
     io.stdout.write(JSON.stringify({ text: r.text, items: r.items }) + '\n');
   } else if (r.text) {

@@ -14,6 +14,7 @@ import { anthropicBlocks, describeAnthropic, sendAnthropicError, sendAnthropicRe
 import { describeOpenAI, sendOpenAIError, sendOpenAIReply, serializeOpenAI, validateOpenAI } from './openaiRoute';
 import { AutoPrefixCache, BreakpointPrefixCache } from './prefixCache';
 import { sendJson } from './sse';
+import { FakeEmbeddings, fakeEmbeddings, sendEmbeddings } from './embeddingsRoute';
 import { estimateTokens } from './tokens';
 import { isErrorReply, type FakeApi, type FakeErrorReply, type FakeHandler, type FakeReply, type FakeRequest, type FakeTextReply, type RecordedRequest } from './types';
 
@@ -49,6 +50,8 @@ export interface FakeModelServer {
   /** Replies used first-in first-out, before the handler. */
   enqueue(...replies: FakeReply[]): void;
   setHandler(handler: FakeHandler): void;
+  /** `POST /v1/embeddings`: its vectors' concepts, scripted failures and the requests received. */
+  readonly embeddings: FakeEmbeddings;
   /** Requests currently being answered (waiting out latency or streaming). */
   inFlight(): number;
   /** Highest inFlight() seen so far. */
@@ -72,6 +75,7 @@ export async function startFakeModelServer(opts: FakeModelServerOptions = {}): P
   const requests: RecordedRequest[] = [];
   const timers = new Set<{ timer: NodeJS.Timeout; resolve: () => void }>();
   let handler = opts.handler ?? echoHandler;
+  const embeddings = fakeEmbeddings();
   let seq = 0;
   let inFlight = 0;
   let maxInFlight = 0;
@@ -91,6 +95,7 @@ export async function startFakeModelServer(opts: FakeModelServerOptions = {}): P
         : req.method === 'POST' && req.url?.startsWith('/v1/chat/completions') ? 'openai'
           : undefined;
     const raw = await readBody(req);
+    if (req.method === 'POST' && req.url?.startsWith('/v1/embeddings')) return sendEmbeddings(embeddings, raw, res);
     if (!api) return sendJson(res, 404, { error: { type: 'not_found_error', message: `fake model server: no route ${req.method} ${req.url}` } });
     let body: any; // eslint-disable-line @typescript-eslint/no-explicit-any
     try {
@@ -153,6 +158,7 @@ export async function startFakeModelServer(opts: FakeModelServerOptions = {}): P
     anthropicBaseURL: url,
     openaiBaseURL: `${url}/v1`,
     requests,
+    embeddings,
     enqueue: (...replies) => void queue.push(...replies),
     setHandler: (h) => void (handler = h),
     inFlight: () => inFlight,

@@ -1,0 +1,61 @@
+import { createHash } from 'node:crypto';
+import OpenAI from 'openai';
+import { Embedder, normalize } from './types';
+
+/**
+ * Vectors from any OpenAI-compatible `/v1/embeddings` server: OpenAI, Ollama, LM Studio, vLLM,
+ * llama.cpp's server. Network I/O only, so it runs on the main thread; batches are bounded so one
+ * request never carries a whole channel.
+ */
+export interface ApiEmbedderOptions {
+  /** Includes /v1. */
+  baseURL: string;
+  model: string;
+  apiKey?: string;
+  timeoutMs?: number;
+  batchSize?: number;
+}
+
+/** Most servers accept up to 2,048 inputs; small batches keep each request short and retryable. */
+const DEFAULT_BATCH = 64;
+/** An embedding call is short; a server that takes longer is treated as down (recall goes lexical). */
+const DEFAULT_TIMEOUT_MS = 15_000;
+const PLACEHOLDER_KEY = 'not-needed';
+
+export class ApiEmbedder implements Embedder {
+  readonly id: string;
+  private readonly sdk: OpenAI;
+  private closed = false;
+
+  constructor(private readonly o: ApiEmbedderOptions) {
+    // The key is not part of the id: rotating a key must not re-embed. The URL is, hashed (it may
+    // carry credentials and the id is written next to the cache).
+    const where = createHash('sha256').update(o.baseURL).digest('hex').slice(0, 12);
+    this.id = `api:${o.model}@${where}`;
+    this.sdk = new OpenAI({ apiKey: o.apiKey || PLACEHOLDER_KEY, baseURL: o.baseURL, maxRetries: 1, timeout: o.timeoutMs ?? DEFAULT_TIMEOUT_MS });
+  }
+
+  async embed(texts: string[], opts: { signal?: AbortSignal } = {}): Promise<Float32Array[]> {
+    if (this.closed) throw new Error('the embeddings client is closed');
+    const out: Float32Array[] = [];
+    const batch = this.o.batchSize ?? DEFAULT_BATCH;
+    for (let i = 0; i < texts.length; i += batch) {
+      const input = texts.slice(i, i + batch);
+      const res = await this.sdk.embeddings.create({ model: this.o.model, input, encoding_format: 'float' }, { signal: opts.signal });
+      const data = Array.isArray(res?.data) ? res.data : undefined;
+      if (!data || data.length !== input.length) {
+        throw new Error(`embeddings server at ${this.o.baseURL} answered ${data ? data.length : 'no'} vectors for ${input.length} texts`);
+      }
+      const sorted = data.slice().sort((a, b) => a.index - b.index);
+      for (const d of sorted) {
+        if (!Array.isArray(d.embedding) || d.embedding.length === 0) throw new Error(`embeddings server at ${this.o.baseURL} answered an empty vector`);
+        out.push(normalize(Float32Array.from(d.embedding)));
+      }
+    }
+    return out;
+  }
+
+  async close(): Promise<void> {
+    this.closed = true;
+  }
+}

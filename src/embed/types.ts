@@ -1,0 +1,36 @@
+/**
+ * Sentence vectors for recall: one interface over the packaged model (run in a worker thread) and
+ * any OpenAI-compatible `/v1/embeddings` server. Vectors are unit length, so cosine is a dot product.
+ */
+export interface Embedder {
+  /**
+   * Names the model and its settings: vectors from two embedders with different ids are never
+   * compared, and the vector cache is keyed by it (a model change re-embeds).
+   */
+  readonly id: string;
+  /**
+   * One vector per text, in order. `priority: 'query'` goes ahead of queued document batches (a
+   * reply waits for its query's vector, never for indexing). Rejects when the model is unavailable.
+   */
+  embed(texts: string[], opts?: { priority?: 'query' | 'document'; signal?: AbortSignal }): Promise<Float32Array[]>;
+  /** Stops the worker or drops the client; later calls reject. */
+  close(): Promise<void>;
+}
+
+/** In place: scales `v` to unit length (a zero vector stays zero). */
+export function normalize(v: Float32Array): Float32Array {
+  let s = 0;
+  for (let i = 0; i < v.length; i++) s += v[i] * v[i];
+  if (s > 0) {
+    const k = 1 / Math.sqrt(s);
+    for (let i = 0; i < v.length; i++) v[i] *= k;
+  }
+  return v;
+}
+
+export function dot(a: Float32Array, b: Float32Array): number {
+  const n = Math.min(a.length, b.length);
+  let s = 0;
+  for (let i = 0; i < n; i++) s += a[i] * b[i];
+  return s;
+}

@@ -1,0 +1,153 @@
+import type { SemanticSettings } from '../config/semantic';
+import type { Embedder } from '../embed/types';
+import { VectorCache } from '../embed/vectorCache';
+import { WorkerEmbedder } from '../embed/workerEmbedder';
+import type { Logger } from '../log/logger';
+import { createRecall, LexicalRecall, RecallInput, RecallResult } from './recall';
+import { CandidateVectors } from './recallVectors';
+import { hasCjk } from './tokenize';
+
+/**
+ * Recall as the bot and the CLI use it: the lexical engine, plus meaning when a sentence model is
+ * configured. The message's own vector is the only thing a reply waits for, and only up to
+ * `queryTimeoutMs`; every failure (model not loaded, worker crashed, API down, a Chinese message the
+ * model cannot read) means recall by words alone, never no answer.
+ */
+export type SemanticMode = 'off' | 'local' | 'api';
+
+export interface RecallService {
+  readonly semantic: SemanticMode;
+  recall(input: RecallInput): Promise<RecallResult>;
+  /** Embeds every candidate of these folders that has no vector yet (the CLI waits for it). */
+  indexAll(input: Pick<RecallInput, 'channelDirs' | 'workspaceDir'>): Promise<void>;
+  /** Queues those candidates for embedding in the background and returns at once (after a write). */
+  warm(input: Pick<RecallInput, 'channelDirs' | 'workspaceDir'>): void;
+  /** Texts embedded by this process so far (a warm cache embeds none). */
+  embeddedCount(): number;
+  /** Resolves when background indexing and cache writes are done. */
+  idle(): Promise<void>;
+  close(): Promise<void>;
+}
+
+export interface RecallServiceOptions {
+  lexical: LexicalRecall;
+  semantic: SemanticMode;
+  embedder?: Embedder;
+  vectors?: CandidateVectors;
+  logger: Logger;
+  /** The longest a reply waits for its message's vector. */
+  queryTimeoutMs?: number;
+}
+
+/**
+ * A warm query embeds in ~10 ms; the worker may be mid-batch (~100 ms) or still loading the model
+ * (~0.5 s after start). Past this, the reply goes ahead with words alone.
+ */
+const DEFAULT_QUERY_TIMEOUT_MS = 250;
+/** After a write, indexing waits this long so the burst of writes of one step is indexed once. */
+const WARM_DELAY_MS = 1_000;
+
+export function createRecallService(o: RecallServiceOptions): RecallService {
+  const { embedder, vectors } = o;
+  const timeoutMs = o.queryTimeoutMs ?? DEFAULT_QUERY_TIMEOUT_MS;
+  const warming = new Map<string, NodeJS.Timeout>();
+
+  async function queryVector(query: string): Promise<Float32Array | undefined> {
+    if (!embedder || !vectors || !query.trim() || hasCjk(query)) return undefined;
+    const ac = new AbortController();
+    let timer: NodeJS.Timeout | undefined;
+    try {
+      const timeout = new Promise<undefined>((resolve) => {
+        timer = setTimeout(() => {
+          ac.abort();
+          resolve(undefined);
+        }, timeoutMs);
+      });
+      const text = query.length > 2_000 ? query.slice(0, 2_000) : query;
+      const got = await Promise.race([embedder.embed([text], { priority: 'query', signal: ac.signal }).then((v) => v[0]), timeout]);
+      return got;
+    } catch (err) {
+      o.logger.debug({ err }, 'no vector for the message; recalling by words');
+      return undefined;
+    } finally {
+      clearTimeout(timer);
+    }
+  }
+
+  function hasCandidates(input: RecallInput): boolean {
+    try {
+      return o.lexical.indexOf(input).n > 0;
+    } catch {
+      return false; // recall itself reports an unreadable folder
+    }
+  }
+
+  return {
+    semantic: o.semantic,
+    async recall(input) {
+      // An empty channel has nothing to compare with: no model is loaded for it.
+      const qv = hasCandidates(input) ? await queryVector(input.query) : undefined;
+      if (!qv || !vectors) return o.lexical.recall(input);
+      return o.lexical.recall(input, (index) => vectors.cosines(index, qv));
+    },
+    async indexAll(input) {
+      if (!vectors) return;
+      await vectors.indexAll(o.lexical.indexOf(input));
+      await vectors.idle();
+    },
+    warm(input) {
+      if (!vectors) return;
+      // Debounced per conversation: a condensation writes several files in a row, and each index
+      // build costs the event loop a few milliseconds.
+      const key = input.channelDirs.join('\u0000');
+      if (warming.has(key)) return;
+      const timer = setTimeout(() => {
+        warming.delete(key);
+        try {
+          void vectors.indexAll(o.lexical.indexOf(input));
+        } catch (err) {
+          o.logger.debug({ err }, 'could not queue memory lines for embedding');
+        }
+      }, WARM_DELAY_MS);
+      timer.unref();
+      warming.set(key, timer);
+    },
+    embeddedCount: () => vectors?.embeddedCount ?? 0,
+    async idle() {
+      await vectors?.idle();
+    },
+    async close() {
+      for (const t of warming.values()) clearTimeout(t);
+      warming.clear();
+      // What was embedded reaches the cache file; what was only queued is embedded next time.
+      await vectors?.stop();
+      await embedder?.close();
+    },
+  };
+}
+
+export interface BuildRecallOptions {
+  semantic: SemanticSettings;
+  logger: Logger;
+  clock?: () => Date;
+  queryTimeoutMs?: number;
+}
+
+/** The recall service for these settings: the packaged model, an embeddings API, or words only. */
+export function buildRecallService(o: BuildRecallOptions): RecallService {
+  const logger = o.logger;
+  const lexical = createRecall({ logger, clock: o.clock });
+  const { mode } = o.semantic;
+  if (mode === 'off') return createRecallService({ lexical, semantic: 'off', logger });
+  const embedder: Embedder = mode === 'api' && o.semantic.api ? apiEmbedder(o.semantic.api) : new WorkerEmbedder({ logger });
+  const cache = new VectorCache({ dir: o.semantic.cacheDir || undefined, modelId: embedder.id, logger });
+  const vectors = new CandidateVectors({ embedder, cache, logger });
+  return createRecallService({ lexical, semantic: mode, embedder, vectors, logger, queryTimeoutMs: o.queryTimeoutMs });
+}
+
+/** Loaded only in api mode: the OpenAI SDK is not needed (nor loaded) by words-only or local recall. */
+function apiEmbedder(api: NonNullable<SemanticSettings['api']>): Embedder {
+  // eslint-disable-next-line @typescript-eslint/no-require-imports
+  const { ApiEmbedder } = require('../embed/apiEmbedder') as typeof import('../embed/apiEmbedder');
+  return new ApiEmbedder({ baseURL: api.baseURL, model: api.model, apiKey: api.apiKey });
+}

