@@ -14,7 +14,11 @@
  * the entry the question came from is among the items. For reference, also the chat lines against
  * the two LoCoMo channels (two friends' everyday lives: the hardest case for a chat line).
  *
- * Usage: npm run build && node bench/recall-abstention.js [--facts N] [--seed S] [--show]
+ * - the same on-topic questions in other words (paraphrases.jsonl): no specific word shared with the
+ *   entry, so words alone cannot answer them and meaning should.
+ *
+ * Usage: npm run build && node bench/recall-abstention.js [--facts N] [--seed S] [--semantic off|local] [--show]
+ *   (vectors cached under bench/out/vectors)
  */
 const fs = require('node:fs');
 const path = require('node:path');
@@ -43,16 +47,24 @@ generate(channel, { facts, seed: num('--seed', 42) });
 const onTopic = fs.readFileSync(path.join(channel, 'questions.jsonl'), 'utf8').split('\n').filter(Boolean).map((l) => JSON.parse(l));
 const onTopicFile = path.join(outDir, 'ontopic.jsonl');
 fs.writeFileSync(onTopicFile, onTopic.map((q) => JSON.stringify({ id: q.id, query: q.query })).join('\n') + '\n');
+// The same questions in other words (no specific word shared with the entry): meaning must answer them.
+const para = fs.readFileSync(path.join(channel, 'paraphrases.jsonl'), 'utf8').split('\n').filter(Boolean).map((l) => JSON.parse(l));
+const paraFile = path.join(outDir, 'paraphrases.jsonl');
+fs.writeFileSync(paraFile, para.map((q) => JSON.stringify({ id: q.id, query: q.query })).join('\n') + '\n');
 
+const semIdx = process.argv.indexOf('--semantic');
+const semantic = semIdx > 0 ? process.argv[semIdx + 1] : 'local';
+const vectorCache = path.join(root, 'bench', 'out', 'vectors');
 /** @param {string} dir @param {string} file @param {string} now */
 function run(dir, file, now) {
-  const r = spawnSync(process.execPath, [bin, 'recall', '--channel-dir', dir, '--queries', file, '--now', now], { encoding: 'utf8', maxBuffer: 1 << 28 });
+  const args = [bin, 'recall', '--channel-dir', dir, '--queries', file, '--now', now, '--semantic', semantic, '--vector-cache', vectorCache];
+  const r = spawnSync(process.execPath, args, { encoding: 'utf8', maxBuffer: 1 << 28 });
   if (r.status !== 0) throw new Error(`recall failed: ${r.stderr}`);
   return r.stdout.split('\n').filter(Boolean).map((l) => JSON.parse(l));
 }
 
 const now = '2026-11-21';
-console.log(`# recall abstention, ${new Date().toISOString().slice(0, 10)}; generated channel: ${facts} facts, seed ${num('--seed', 42)}`);
+console.log(`# recall abstention, ${new Date().toISOString().slice(0, 10)}; --semantic ${semantic}; generated channel: ${facts} facts, seed ${num('--seed', 42)}`);
 const chatRes = run(channel, chatFile, now);
 const chatQuiet = chatRes.filter((r) => r.text === '').length;
 const topicRes = run(channel, onTopicFile, now);
@@ -63,6 +75,9 @@ const rows = [
   ['on-topic questions → project channel: recall something', topicSome, onTopic.length],
   ['on-topic questions: the source entry is among the items', topicHit, onTopic.length],
 ];
+const paraRes = run(channel, paraFile, now);
+rows.push(['paraphrased on-topic questions → project channel: recall something', paraRes.filter((r) => r.text !== '').length, para.length]);
+rows.push(['paraphrased on-topic questions: the source entry is among the items', paraRes.filter((r, i) => r.items.some((it) => it.text === para[i].source)).length, para.length]);
 for (const conv of ['conv-26', 'conv-30']) {
   const dir = path.join(__dirname, 'data', 'locomo-dev', 'channels', conv);
   const res = run(dir, chatFile, '2023-12-01');

@@ -11,6 +11,8 @@
  *
  * Usage: npm run bench:recall   (= npm run build && node bench/recall-quality.js)
  *   options: --budgets 1000 2000 4000  --max-items N  --out DIR (default bench/out/recall)  --no-bm25
+ *            --semantic off|local|both (default both: words only, then words and meaning; vectors
+ *            cached under bench/out/vectors)
  * Needs python3 (standard library only). Reads only bench/data; writes only under --out.
  */
 const fs = require('node:fs');
@@ -35,14 +37,17 @@ const budgets = argList('--budgets', ['1000', '2000', '4000']);
 const maxItems = argList('--max-items', [])[0];
 const outDir = path.resolve(argList('--out', [path.join(root, 'bench', 'out', 'recall')])[0]);
 const withBm25 = !process.argv.includes('--no-bm25');
+const semanticArg = argList('--semantic', ['both'])[0];
+const modes = semanticArg === 'both' ? ['off', 'local'] : [semanticArg];
+const vectorCache = path.join(root, 'bench', 'out', 'vectors');
 fs.mkdirSync(outDir, { recursive: true });
 
 const convs = fs.readdirSync(channelsDir).filter((d) => fs.existsSync(path.join(channelsDir, d, 'questions.jsonl'))).sort();
 console.log(`# recall quality, LoCoMo dev (${convs.join(', ')}), ${new Date().toISOString().slice(0, 10)}`);
 console.log(`# command: node bin/minutes.js recall --channel-dir <conv> --queries <file> --now <asked_after> --budget-chars N${maxItems ? ' --max-items ' + maxItems : ''}`);
 
-for (const budget of budgets) {
-  const recallFile = path.join(outDir, `minutes-${budget}.jsonl`);
+for (const mode of modes) for (const budget of budgets) {
+  const recallFile = path.join(outDir, `minutes-${mode}-${budget}.jsonl`);
   const lines = [];
   let wall = 0;
   for (const conv of convs) {
@@ -51,7 +56,7 @@ for (const budget of budgets) {
     const qfile = path.join(outDir, `${conv}.queries.jsonl`);
     fs.writeFileSync(qfile, qs.map((q) => JSON.stringify({ id: q.id, query: q.question })).join('\n') + '\n');
     const now = qs[0] && qs[0].asked_after;
-    const args = [bin, 'recall', '--channel-dir', dir, '--queries', qfile, '--budget-chars', String(budget)];
+    const args = [bin, 'recall', '--channel-dir', dir, '--queries', qfile, '--budget-chars', String(budget), '--semantic', mode, '--vector-cache', vectorCache];
     if (now) args.push('--now', now);
     if (maxItems) args.push('--max-items', maxItems);
     const t0 = process.hrtime.bigint();
@@ -68,9 +73,9 @@ for (const budget of budgets) {
     }
   }
   fs.writeFileSync(recallFile, lines.join('\n') + '\n');
-  const s = spawnSync('python3', [scorer, channelsDir, '--recall', recallFile, '--per-question', path.join(outDir, `minutes-${budget}.per-question.jsonl`)], { encoding: 'utf8' });
+  const s = spawnSync('python3', [scorer, channelsDir, '--recall', recallFile, '--per-question', path.join(outDir, `minutes-${mode}-${budget}.per-question.jsonl`)], { encoding: 'utf8' });
   if (s.status !== 0) throw new Error(`score.py failed: ${s.stderr}`);
-  console.log(`\n## Minutes recall, budget ${budget} chars, ${maxItems ? 'max ' + maxItems + ' items' : 'default item cap'} (CLI wall ${Math.round(wall)} ms for ${lines.length} queries)`);
+  console.log(`\n## Minutes recall, --semantic ${mode}, budget ${budget} chars, ${maxItems ? 'max ' + maxItems + ' items' : 'default item cap'} (CLI wall ${Math.round(wall)} ms for ${lines.length} queries)`);
   process.stdout.write(s.stdout.split('\n').filter((l) => !/^\s*$/.test(l) && !/^Scoring|^\d+ channel/.test(l)).map((l) => l + '\n').join(''));
 }
 
@@ -79,4 +84,8 @@ if (withBm25) {
   if (s.status !== 0) throw new Error(`score.py --bm25 failed: ${s.stderr}`);
   console.log('\n## score.py BM25 baseline (python3 bench/data/locomo-dev/score.py bench/data/locomo-dev/channels --bm25 --budgets ' + budgets.join(' ') + ')');
   process.stdout.write(s.stdout);
+  const st = spawnSync('python3', [scorer, channelsDir, '--bm25', '--stem', '--budgets', ...budgets], { encoding: 'utf8' });
+  if (st.status !== 0) throw new Error(`score.py --bm25 --stem failed: ${st.stderr}`);
+  console.log('\n## score.py BM25 with stemming (… --bm25 --stem --budgets ' + budgets.join(' ') + ')');
+  process.stdout.write(st.stdout);
 }

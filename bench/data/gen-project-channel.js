@@ -35,6 +35,27 @@ const WORKAROUNDS = ['restart the worker pod', 'lower the batch size to 200', 'f
   'pin the client to v2.3', 'replay the dead-letter queue', 'toggle the fallback flag'];
 const WEEKDAYS = ['Monday', 'Tuesday', 'Wednesday', 'Thursday', 'Friday'];
 
+/** @type {Record<string, string>} Each component named in other words. */
+const PARAPHRASE = {
+  'auth service': 'login system', 'billing API': 'invoicing endpoints', 'search indexer': 'lookup crawler',
+  'mobile app': 'phone application', 'web dashboard': 'browser overview screens', 'CI pipeline': 'continuous integration builds',
+  'data warehouse': 'analytics database', 'notification worker': 'alerts sender', 'payments gateway': 'checkout processor',
+  'image resizer': 'picture scaler', 'admin console': 'operator panel', 'feature-flag service': 'toggle system',
+  'audit log': 'compliance trail', 'export job': 'download batch task', 'GraphQL gateway': 'query front door',
+  'rate limiter': 'throttling component', 'session store': 'logged-in state cache', 'email renderer': 'mail templating',
+  'webhook relay': 'callback forwarder', 'onboarding flow': 'signup journey', 'reporting cron': 'scheduled reports',
+  'metrics exporter': 'telemetry shipper', 'schema registry': 'data contract catalog', 'CDN config': 'edge caching settings',
+  'load balancer': 'traffic distributor',
+};
+/** @type {((p: string) => string)[]} One paraphrased question per kind of fact (see generate). */
+const PARAPHRASE_Q = [
+  (p) => `why did we migrate the ${p}?`,
+  (p) => `who is responsible for the ${p}?`,
+  (p) => `which weekday are releases of the ${p}?`,
+  (p) => `the ${p} keeps hanging, is there a fix?`,
+  (p) => `what does the ${p} run on in prod?`,
+];
+
 /**
  * @param {string} outDir
  * @param {{facts?: number, seed?: number}} [opts]
@@ -49,7 +70,7 @@ function generate(outDir, opts = {}) {
   const day = (i) => new Date(start + Math.floor((i / nFacts) * 300) * 86400000).toISOString().slice(0, 10);
   fs.mkdirSync(path.join(outDir, 'condensations'), { recursive: true });
 
-  /** @type {{line: string, question: string, heading: string}[]} */
+  /** @type {{line: string, question: string, heading: string, comp: string, kind: number}[]} */
   const facts = [];
   const headings = ['Decisions', 'Ownership', 'Operations', 'Known Issues', 'Conventions'];
   for (let i = 0; i < nFacts; i++) {
@@ -81,7 +102,7 @@ function generate(outDir, opts = {}) {
       text = `The ${comp} uses ${t1} in production and ${t2} in local development; config lives in infra/${comp.replace(/[^a-z]+/gi, '-').toLowerCase()}.yaml.`;
       question = pick([`where is the config for the ${comp}?`, `What does the ${comp} use in production?`, `which ${t1} setup does the ${comp} run locally?`]);
     }
-    facts.push({ line: `- [${id()}] ${text} ${tag}`, question, heading: headings[kind] });
+    facts.push({ line: `- [${id()}] ${text} ${tag}`, question, heading: headings[kind], comp, kind });
   }
   // A few superseded entries, as the store writes them.
   const memLines = ['# Channel Memory', '', '<!-- Durable facts, decisions, preferences and constraints, one per line. -->', ''];
@@ -125,6 +146,10 @@ function generate(outDir, opts = {}) {
   }
   const qs = facts.map((f, i) => ({ id: `p${String(i).padStart(4, '0')}`, query: f.question, source: f.line }));
   fs.writeFileSync(path.join(outDir, 'questions.jsonl'), qs.map((q) => JSON.stringify(q)).join('\n') + '\n');
+  // The same questions in other words: no word of the component's name, nor any other specific word
+  // of the entry. Fixed templates (no random draws), so the channel above is unchanged.
+  const para = facts.map((f, i) => ({ id: `r${String(i).padStart(4, '0')}`, query: PARAPHRASE_Q[f.kind](PARAPHRASE[f.comp]), source: f.line }));
+  fs.writeFileSync(path.join(outDir, 'paraphrases.jsonl'), para.map((q) => JSON.stringify(q)).join('\n') + '\n');
   return { facts: facts.length, questions: qs.length };
 }
 

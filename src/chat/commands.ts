@@ -1,5 +1,6 @@
 import fs from 'node:fs/promises';
 import { parseMemory } from '../memory/entries';
+import type { RecallItem } from '../memory/recall';
 import type { ChannelRef } from '../memory/paths';
 import type { ChannelStore } from '../memory/store';
 import { StoreError } from '../memory/store';
@@ -23,8 +24,23 @@ export interface CommandContext {
 
 export async function recallCommand(ctx: CommandContext, ref: ChannelRef, query: string): Promise<string> {
   if (!query.trim()) return 'Usage: /recall <text>: shows exactly what would be injected for that text.';
-  const { block } = await ctx.engine.recallFor(ref, query);
-  return block || 'Nothing would be recalled for that text.';
+  const { block, result } = await ctx.engine.recallFor(ref, query);
+  if (!block) return 'Nothing would be recalled for that text.';
+  return `${block}\n\n${recallScores(result.items)}`;
+}
+
+/**
+ * One line per recalled item with its two scores, so a person can see why it came: by words (the
+ * lexical score, 0 when only meaning found it) and by meaning (cosine with the message; "—" when the
+ * line has no vector yet or meaning is off).
+ */
+export function recallScores(items: RecallItem[]): string {
+  const lines = items.map((it, i) => {
+    const text = it.text.replace(/\s+/g, ' ').trim();
+    const meaning = it.semantic === undefined ? '—' : it.semantic.toFixed(2);
+    return `${i + 1}. words ${it.lexical.toFixed(2)} · meaning ${meaning} · ${it.file}: ${text.length > 60 ? `${text.slice(0, 59)}…` : text}`;
+  });
+  return `Scores (words · meaning):\n${lines.join('\n')}`;
 }
 
 export async function memoryCommand(ctx: CommandContext, ref: ChannelRef): Promise<string> {

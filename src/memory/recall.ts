@@ -176,10 +176,10 @@ export const DEFAULT_TUNING: RecallTuning = {
   prfDocs: 10,
   prfTerms: 8,
   prfWeight: 0.3,
-  denseWeight: 0.5,
+  denseWeight: 0.3,
   denseCandidates: 50,
   denseAdmit: 0.3,
-  denseGate: Infinity,
+  denseGate: 0.42,
 };
 /** Only the best-scored admitted candidates are considered for de-duplication and packing. */
 const SHORTLIST = 200;

@@ -1,6 +1,6 @@
 import fs from 'node:fs';
 import path from 'node:path';
-import { createRecall, RecallResult } from '../../src/memory/recall';
+import { createRecall, DEFAULT_TUNING, RecallResult } from '../../src/memory/recall';
 import { buildRecallService, createRecallService, RecallService } from '../../src/memory/hybridRecall';
 import { CandidateVectors } from '../../src/memory/recallVectors';
 import { VectorCache } from '../../src/embed/vectorCache';
@@ -68,19 +68,22 @@ describe('hybrid recall: words decide whether to speak, meaning adds what words 
     expect(billing.semantic).toBeGreaterThan(0);
   });
 
-  test('off-topic chat stays silent even when the model calls everything similar', async () => {
-    const sameForAll: Embedder = {
-      id: 'constant-test',
-      async embed(ts) {
-        return ts.map(() => Float32Array.from([1, 0, 0, 0]));
+  test('meaning alone makes recall speak only above the calibrated floor (DEFAULT_TUNING.denseGate)', async () => {
+    // Every line is exactly `cos` similar to every message.
+    const uniform = (cos: number): Embedder => ({
+      id: `uniform-${cos}`,
+      async embed(ts, o = {}) {
+        return ts.map(() => (o.priority === 'query' ? Float32Array.from([1, 0]) : Float32Array.from([cos, Math.sqrt(1 - cos * cos)])));
       },
       async close() { /* nothing */ },
-    };
-    const { svc } = service(sameForAll);
-    await svc.indexAll({ channelDirs: [chan] });
-    for (const chat of ['lol that movie was great', 'thanks!', 'good morning everyone']) {
-      expect((await ask(svc, chat)).text).toBe('');
-    }
+    });
+    const chat = ['lol that movie was great', 'thanks!', 'good morning everyone'];
+    const below = service(uniform(DEFAULT_TUNING.denseGate - 0.02)).svc;
+    await below.indexAll({ channelDirs: [chan] });
+    for (const line of chat) expect((await ask(below, line)).text).toBe('');
+    const above = service(uniform(DEFAULT_TUNING.denseGate + 0.05)).svc;
+    await above.indexAll({ channelDirs: [chan] });
+    expect((await ask(above, chat[0])).items.length).toBeGreaterThan(0);
   });
 
   test('a reply never waits for indexing: lines without a vector yet are scored by words, then join after the background run', async () => {
