@@ -105,7 +105,7 @@ async function createWorld(o) {
   sampler.unref();
 
   return {
-    info: () => ({ apiUrl: d.apiUrl, botToken: d.botToken, modelBaseURL: model.anthropicBaseURL, channelIds: channels.map((c) => c.id), pid: process.pid }),
+    info: () => ({ apiUrl: d.apiUrl, botToken: d.botToken, guildId: guild.id, modelBaseURL: model.anthropicBaseURL, channelIds: channels.map((c) => c.id), pid: process.pid }),
     restCount: () => rest.length,
     warm: async () => {
       for (const ch of channels) d.userSays(ch.id, user.id, 'warm up', { mentionsBot: true });

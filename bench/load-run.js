@@ -53,8 +53,24 @@ const KEY = /c\d{3} m\d{2}/g;
 /** The machine clock, ms since the epoch with sub-ms resolution; the same in the fakes' process. */
 const now = () => performance.timeOrigin + performance.now();
 
+/**
+ * Gives every channel the same MEMORY.md of `n` project facts (bench/data/gen-project-channel.js), so
+ * recall has candidates to score and the sentence model a message to embed on every turn.
+ * @param {string} dataDir @param {string} guildId @param {string[]} channelIds @param {number} n
+ */
+function seedMemory(dataDir, guildId, channelIds, n) {
+  const { generate } = require('./data/gen-project-channel');
+  const src = path.join(dataDir, '..', 'seed');
+  generate(src, { facts: n, seed: 3 });
+  const memory = fs.readFileSync(path.join(src, 'MEMORY.md'));
+  for (const c of channelIds) {
+    fs.mkdirSync(path.join(dataDir, guildId, c), { recursive: true });
+    fs.writeFileSync(path.join(dataDir, guildId, c, 'MEMORY.md'), memory);
+  }
+}
+
 function parseArgs(argv) {
-  const o = { mode: 'minutes', fakes: 'child', channels: 100, messages: 20, latency: 20, burst: false, warm: false, timeoutMs: 300_000, dataRoot: os.tmpdir(), limiter: 'config', breakdown: false, profile: '' };
+  const o = { mode: 'minutes', fakes: 'child', channels: 100, messages: 20, latency: 20, burst: false, warm: false, timeoutMs: 300_000, dataRoot: os.tmpdir(), limiter: 'config', breakdown: false, profile: '', semantic: 'local', memory: 50 };
   for (let i = 0; i < argv.length; i++) {
     const a = argv[i];
     const next = () => argv[++i];
@@ -70,6 +86,8 @@ function parseArgs(argv) {
     else if (a === '--limiter') o.limiter = next();
     else if (a === '--breakdown') o.breakdown = true;
     else if (a === '--profile') o.profile = next();
+    else if (a === '--semantic') o.semantic = next();
+    else if (a === '--memory') o.memory = Number(next());
     else if (a === '--dist') distDir = path.resolve(next());
     else throw new Error(`unknown option ${a}`);
   }
@@ -163,8 +181,14 @@ async function main() {
     const { launchBot } = dist('bot/start.js');
     const { ConfigFileSchema } = dist('config/schema.js');
     const { createLogger } = dist('log/logger.js');
+    const dataDir = path.join(tmp, 'channels');
+    if (o.memory > 0) seedMemory(dataDir, info.guildId, channelIds, o.memory);
     const settings = {
-      dataDir: path.join(tmp, 'channels'),
+      // Recall as shipped: words and meaning (the packaged model in its worker thread). The cache is
+      // kept between runs: every channel holds the same lines, embedded once, so the burst measures
+      // steady state (each message's own vector), not a first indexing.
+      semantic: { mode: o.semantic, cacheDir: path.join(root, 'bench', 'out', 'load-vectors') },
+      dataDir,
       configFile: null,
       // 0 = unlimited for both (src/chat/runtime.ts): no Bottleneck cap on rate or concurrency.
       config: ConfigFileSchema.parse({ limits: { requestsPerMinute: 0, concurrency: 0, maxRetries: 0 } }),

@@ -29,6 +29,8 @@
  *            before the measured window: the burst meets channels already activated)  --out FILE (bench/out/load.json)
  *            --dist DIR (compiled bot to load; default: a snapshot of ./dist taken at start, so a
  *            concurrent `npm run build` cannot swap the code between variants)
+ *            --semantic off|local (recall's meaning; default local, as shipped)  --memory N (MEMORY.md
+ *            lines per channel, the same in every channel; default 50, 0 = empty channels)
  * Exit status 1 when any message was lost, answered twice or out of order, or a run timed out.
  */
 const fs = require('node:fs');
@@ -55,6 +57,8 @@ function parseArgs(argv) {
     else if (a === '--warm') o.warm = true;
     else if (a === '--out') o.out = path.resolve(next());
     else if (a === '--dist') o.dist = path.resolve(next());
+    else if (a === '--semantic') o.semantic = next();
+    else if (a === '--memory') o.memory = next();
     else throw new Error(`unknown option ${a}`);
   }
   return o;
@@ -84,7 +88,8 @@ async function main() {
   }
   const git = (...a) => { try { return execFileSync('git', a, { cwd: root, encoding: 'utf8' }).trim(); } catch { return '?'; } };
   const source = { head: git('rev-parse', '--short', 'HEAD'), srcChanges: git('status', '--porcelain', '--', 'src').split('\n').filter(Boolean), dist: path.relative(root, o.dist) };
-  const common = ['--dist', o.dist, '--channels', String(o.channels), '--messages', String(o.messages), '--latency', String(o.latency), ...(o.burst ? ['--burst'] : []), ...(o.warm ? ['--warm'] : [])];
+  const common = ['--dist', o.dist, '--channels', String(o.channels), '--messages', String(o.messages), '--latency', String(o.latency), ...(o.burst ? ['--burst'] : []), ...(o.warm ? ['--warm'] : []),
+    ...(o.semantic ? ['--semantic', o.semantic] : []), ...(o.memory !== undefined ? ['--memory', String(o.memory)] : [])];
   const variants = [];
   for (const fakes of o.arrangements) {
     const at = ['--fakes', fakes];

@@ -41,6 +41,8 @@ export async function launchBot(
   secretary.attach();
   secretary.start();
   client.once('clientReady', (c) => {
+    // The sentence model loads now, off the event loop, not when the first message asks for it.
+    runtime.recall.prepare();
     const { shards, shardCount } = c.options;
     logger.info({ user: c.user.tag, guilds: c.guilds.cache.size, ...(shardCount && shardCount > 1 ? { shards, shardCount } : {}) }, 'logged in to Discord');
   });

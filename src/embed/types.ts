@@ -12,9 +12,19 @@ export interface Embedder {
    * One vector per text, in order. `priority: 'query'` goes ahead of queued document batches (a
    * reply waits for its query's vector, never for indexing). Rejects when the model is unavailable.
    */
-  embed(texts: string[], opts?: { priority?: 'query' | 'document'; signal?: AbortSignal }): Promise<Float32Array[]>;
+  embed(texts: string[], opts?: EmbedOptions): Promise<Float32Array[]>;
   /** Stops the worker or drops the client; later calls reject. */
   close(): Promise<void>;
+}
+
+export interface EmbedOptions {
+  priority?: 'query' | 'document';
+  signal?: AbortSignal;
+  /**
+   * A query that would likely wait longer than this (the work queued ahead of it, at the measured
+   * speed) is refused at once instead of queued: the caller goes on without it.
+   */
+  maxWaitMs?: number;
 }
 
 /** In place: scales `v` to unit length (a zero vector stays zero). */

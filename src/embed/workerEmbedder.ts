@@ -2,14 +2,15 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { Worker } from 'node:worker_threads';
 import type { Logger } from '../log/logger';
-import type { Embedder } from './types';
+import type { EmbedOptions, Embedder } from './types';
 import { USE_LITE_ID } from './useLite';
 import type { EmbedRequest, WorkerReply } from './worker';
 
 /**
  * The main thread's side of the embedding worker. One request is in the worker at a time and
- * queries jump the queue, so a reply's query waits for at most one document batch, never for a
- * whole indexing run. The worker is started on first use and never keeps the process alive.
+ * queries jump the queue (those waiting together go as one batch), so a reply's query waits for at
+ * most one document batch, never for a whole indexing run. The worker is started on first use and
+ * never keeps the process alive.
  *
  * Failure is contained: a model that cannot load makes every call reject at once (recall then scores
  * lexically; logged once); a worker that crashes is restarted on the next call, at most
@@ -25,8 +26,19 @@ export interface WorkerEmbedderOptions {
   batchSize?: number;
 }
 
-/** ~16 lines take ~100 ms on two cores: the most a query can wait behind indexing. */
-const DEFAULT_BATCH = 16;
+/**
+ * Document lines per request. A memory line takes ~13 ms on two cores and batching more does not
+ * make it cheaper per line, so batches stay small: a query waits at most one batch (~100 ms).
+ */
+const DEFAULT_BATCH = 8;
+/**
+ * Queries waiting together go to the worker as one batch (a batch costs ~half as much per text as
+ * one at a time). Beyond this many waiting, a new query is refused at once: during a burst across
+ * many channels, recall goes by words rather than make every reply wait for the model.
+ */
+const MAX_WAITING_QUERIES = 32;
+/** Before the first measurement: a warm model on two cores (a cold one takes longer, once). */
+const INITIAL_MS_PER_TEXT = 15;
 /** A crash loop (out of memory, a broken WASM build) should not respawn threads forever. */
 const MAX_RESTARTS = 3;
 
@@ -44,20 +56,26 @@ export class WorkerEmbedder implements Embedder {
   private restarts = 0;
   private closed = false;
   private nextId = 1;
-  private inFlight: { reqId: number; job: Job } | undefined;
+  private inFlight: { reqId: number; jobs: Job[] } | undefined;
   private readonly queries: Job[] = [];
   private readonly documents: Job[] = [];
   private readonly batch: number;
+  /** Measured milliseconds per text (moving average), for the wait a new query would have. */
+  private msPerText = INITIAL_MS_PER_TEXT;
+  private sentAt = 0;
 
   constructor(private readonly o: WorkerEmbedderOptions) {
     this.id = o.id ?? USE_LITE_ID;
     this.batch = o.batchSize ?? DEFAULT_BATCH;
   }
 
-  embed(texts: string[], opts: { priority?: 'query' | 'document'; signal?: AbortSignal } = {}): Promise<Float32Array[]> {
+  embed(texts: string[], opts: EmbedOptions = {}): Promise<Float32Array[]> {
     if (this.closed) return Promise.reject(new Error('the embedding worker is closed'));
     if (this.failure) return Promise.reject(this.failure);
     if (texts.length === 0) return Promise.resolve([]);
+    if (opts.priority === 'query' && (this.queries.length >= MAX_WAITING_QUERIES || this.expectedWaitMs(texts.length) > (opts.maxWaitMs ?? Infinity))) {
+      return Promise.reject(new Error('the embedding worker is busy'));
+    }
     const parts: Promise<Float32Array[]>[] = [];
     const queue = opts.priority === 'query' ? this.queries : this.documents;
     for (let i = 0; i < texts.length; i += this.batch) {
@@ -88,19 +106,32 @@ export class WorkerEmbedder implements Embedder {
 
   private pump(): void {
     if (this.closed || this.failure || this.inFlight) return;
-    const job = this.queries.shift() ?? this.documents.shift();
-    if (!job) return;
+    const jobs = this.queries.length > 0 ? this.queries.splice(0, MAX_WAITING_QUERIES) : this.documents.splice(0, 1);
+    if (jobs.length === 0) return;
     const w = this.worker ?? this.start();
     const reqId = this.nextId++;
-    this.inFlight = { reqId, job };
-    if (this.ready) w.postMessage({ reqId, texts: job.texts } satisfies EmbedRequest);
+    this.inFlight = { reqId, jobs };
+    if (this.ready) this.send(w);
+  }
+
+  /** The texts ahead of a new query (half the batch in flight, on average, plus queued queries) and its own. */
+  private expectedWaitMs(own: number): number {
+    const inFlight = this.inFlight ? this.inFlight.jobs.reduce((n, j) => n + j.texts.length, 0) / 2 : 0;
+    const queued = this.queries.reduce((n, j) => n + j.texts.length, 0);
+    return (inFlight + queued + own) * this.msPerText;
+  }
+
+  private send(w: Worker): void {
+    const cur = this.inFlight!;
+    this.sentAt = performance.now();
+    w.postMessage({ reqId: cur.reqId, texts: cur.jobs.flatMap((j) => j.texts) } satisfies EmbedRequest);
   }
 
   private onMessage(w: Worker, m: WorkerReply): void {
     if (w !== this.worker) return;
     if (m.type === 'ready') {
       this.ready = true;
-      if (this.inFlight) w.postMessage({ reqId: this.inFlight.reqId, texts: this.inFlight.job.texts } satisfies EmbedRequest);
+      if (this.inFlight) this.send(w);
       return;
     }
     if (m.type === 'failed') {
@@ -111,8 +142,17 @@ export class WorkerEmbedder implements Embedder {
     const cur = this.inFlight;
     if (!cur || cur.reqId !== m.reqId) return;
     this.inFlight = undefined;
-    if (m.type === 'result') cur.job.resolve(m.vectors);
-    else cur.job.reject(new Error(`embedding failed: ${m.error}`));
+    if (m.type === 'result') {
+      const n = cur.jobs.reduce((k, j) => k + j.texts.length, 0);
+      if (n > 0) this.msPerText = 0.8 * this.msPerText + 0.2 * ((performance.now() - this.sentAt) / n);
+      let at = 0;
+      for (const j of cur.jobs) {
+        j.resolve(m.vectors.slice(at, at + j.texts.length));
+        at += j.texts.length;
+      }
+    } else {
+      for (const j of cur.jobs) j.reject(new Error(`embedding failed: ${m.error}`));
+    }
     this.pump();
   }
 
@@ -122,7 +162,7 @@ export class WorkerEmbedder implements Embedder {
     if (this.closed) return;
     const cur = this.inFlight;
     this.inFlight = undefined;
-    cur?.job.reject(err);
+    for (const j of cur?.jobs ?? []) j.reject(err);
     if (this.failure) return;
     if (++this.restarts > MAX_RESTARTS) {
       this.fail(new Error(`the embedding worker keeps crashing (${err.message})`));
@@ -141,7 +181,7 @@ export class WorkerEmbedder implements Embedder {
   private failAll(err: Error): void {
     const cur = this.inFlight;
     this.inFlight = undefined;
-    cur?.job.reject(err);
+    for (const j of cur?.jobs ?? []) j.reject(err);
     for (const j of this.queries.splice(0)) j.reject(err);
     for (const j of this.documents.splice(0)) j.reject(err);
   }

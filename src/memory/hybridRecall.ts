@@ -24,6 +24,8 @@ export interface RecallService {
   warm(input: Pick<RecallInput, 'channelDirs' | 'workspaceDir'>): void;
   /** Texts embedded by this process so far (a warm cache embeds none). */
   embeddedCount(): number;
+  /** Loads the model in the background (the bot does at start), so the first message does not wait for it. */
+  prepare(): void;
   /** Resolves when background indexing and cache writes are done. */
   idle(): Promise<void>;
   close(): Promise<void>;
@@ -40,10 +42,11 @@ export interface RecallServiceOptions {
 }
 
 /**
- * A warm query embeds in ~10 ms; the worker may be mid-batch (~100 ms) or still loading the model
- * (~0.5 s after start). Past this, the reply goes ahead with words alone.
+ * A warm query embeds in ~12 ms; the worker may be mid-batch or busy with other channels' queries.
+ * Past this (or when the queue ahead says it would be), the reply goes ahead with words alone: under
+ * a burst across many channels, recall is by words rather than every reply slower.
  */
-const DEFAULT_QUERY_TIMEOUT_MS = 250;
+const DEFAULT_QUERY_TIMEOUT_MS = 150;
 /** After a write, indexing waits this long so the burst of writes of one step is indexed once. */
 const WARM_DELAY_MS = 1_000;
 
@@ -64,7 +67,8 @@ export function createRecallService(o: RecallServiceOptions): RecallService {
         }, timeoutMs);
       });
       const text = query.length > 2_000 ? query.slice(0, 2_000) : query;
-      const got = await Promise.race([embedder.embed([text], { priority: 'query', signal: ac.signal }).then((v) => v[0]), timeout]);
+      const asked = embedder.embed([text], { priority: 'query', signal: ac.signal, maxWaitMs: timeoutMs });
+      const got = await Promise.race([asked.then((v) => v[0]), timeout]);
       return got;
     } catch (err) {
       o.logger.debug({ err }, 'no vector for the message; recalling by words');
@@ -86,8 +90,13 @@ export function createRecallService(o: RecallServiceOptions): RecallService {
     semantic: o.semantic,
     async recall(input) {
       // An empty channel has nothing to compare with: no model is loaded for it.
-      const qv = hasCandidates(input) ? await queryVector(input.query) : undefined;
-      if (!qv || !vectors) return o.lexical.recall(input);
+      const any = hasCandidates(input);
+      const qv = any ? await queryVector(input.query) : undefined;
+      if (!qv || !vectors) {
+        // The lines are still queued for the background (the model may be loading right now).
+        if (any && vectors) vectors.queue(o.lexical.indexOf(input));
+        return o.lexical.recall(input);
+      }
       return o.lexical.recall(input, (index) => vectors.cosines(index, qv));
     },
     async indexAll(input) {
@@ -113,6 +122,10 @@ export function createRecallService(o: RecallServiceOptions): RecallService {
       warming.set(key, timer);
     },
     embeddedCount: () => vectors?.embeddedCount ?? 0,
+    prepare() {
+      // A failure here is logged by the embedder once; recall then goes by words.
+      embedder?.embed(['warm-up'], { priority: 'document' }).catch(() => undefined);
+    },
     async idle() {
       await vectors?.idle();
     },

@@ -178,7 +178,7 @@ export const DEFAULT_TUNING: RecallTuning = {
   prfWeight: 0.3,
   denseWeight: 0.3,
   denseCandidates: 50,
-  denseAdmit: 0.3,
+  denseAdmit: 0.4,
   denseGate: 0.42,
 };
 /** Only the best-scored admitted candidates are considered for de-duplication and packing. */

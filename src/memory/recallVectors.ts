@@ -64,6 +64,11 @@ export class CandidateVectors {
     return out;
   }
 
+  /** Queues every candidate of `index` that has no vector, in the background. */
+  queue(index: Index): void {
+    this.vectorsOf(index);
+  }
+
   /** Queues every candidate of `index` that has no vector; resolves when the queue has drained. */
   indexAll(index: Index): Promise<void> {
     this.vectorsOf(index);

@@ -50,6 +50,8 @@ export async function startHarness(o: {
   config?: unknown; discord?: FakeDiscord; setup?: (d: FakeDiscord) => void; launch?: boolean;
   /** Run only these shards (the test plays one shard process of a sharded bot). */
   shards?: ShardSet;
+  /** Recall by meaning (default off here: the model costs a worker thread per bot). */
+  semantic?: Settings['semantic'];
 } = {}): Promise<BotHarness> {
   const tmp = makeTmpDir();
   const discord = o.discord ?? await FakeDiscord.start();
@@ -64,7 +66,7 @@ export async function startHarness(o: {
     openai: {},
     log: {},
     // Words only unless a test is about meaning: the sentence model costs a worker thread per runtime.
-    semantic: { mode: 'off', cacheDir: '' },
+    semantic: o.semantic ?? { mode: 'off', cacheDir: '' },
   };
   const { logger, logs } = capturedLogger();
   const start = () => launchReady(settings, logger, { shards: o.shards });
