@@ -1,4 +1,5 @@
-import type { Index, RecallTuning } from './recall';
+import type { Index } from './recall';
+import type { RecallTuning } from './recallTuning';
 
 /**
  * Pseudo-relevance feedback: the terms that the best few candidates share (specific ones: seen in at

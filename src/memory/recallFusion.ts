@@ -1,4 +1,5 @@
-import type { Index, RecallTuning, Scored } from './recall';
+import type { Index, Scored } from './recall';
+import type { RecallTuning } from './recallTuning';
 
 /**
  * Words and meaning, one ranking. The lexical scorer (recall.ts) finds entries that share specific

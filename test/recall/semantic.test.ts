@@ -1,6 +1,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
-import { createRecall, DEFAULT_TUNING, RecallResult } from '../../src/memory/recall';
+import { createRecall, RecallResult } from '../../src/memory/recall';
+import { DEFAULT_TUNING } from '../../src/memory/recallTuning';
 import { buildRecallService, createRecallService, RecallService } from '../../src/memory/hybridRecall';
 import { CandidateVectors } from '../../src/memory/recallVectors';
 import { VectorCache } from '../../src/embed/vectorCache';
