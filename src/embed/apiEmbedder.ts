@@ -1,6 +1,7 @@
 import { createHash } from 'node:crypto';
 import OpenAI from 'openai';
-import { Embedder, normalize } from './types';
+import type { Logger } from '../log/logger';
+import { EmbedOptions, Embedder, normalize } from './types';
 
 /**
  * Vectors from any OpenAI-compatible `/v1/embeddings` server: OpenAI, Ollama, LM Studio, vLLM,
@@ -8,6 +9,7 @@ import { Embedder, normalize } from './types';
  * request never carries a whole channel.
  */
 export interface ApiEmbedderOptions {
+  logger: Logger;
   /** Includes /v1. */
   baseURL: string;
   model: string;
@@ -26,6 +28,8 @@ export class ApiEmbedder implements Embedder {
   readonly id: string;
   private readonly sdk: OpenAI;
   private closed = false;
+  /** An outage is logged once, when it starts; a success ends it. */
+  private down = false;
 
   constructor(private readonly o: ApiEmbedderOptions) {
     // The key is not part of the id: rotating a key must not re-embed. The URL is, hashed (it may
@@ -35,8 +39,22 @@ export class ApiEmbedder implements Embedder {
     this.sdk = new OpenAI({ apiKey: o.apiKey || PLACEHOLDER_KEY, baseURL: o.baseURL, maxRetries: 1, timeout: o.timeoutMs ?? DEFAULT_TIMEOUT_MS });
   }
 
-  async embed(texts: string[], opts: { signal?: AbortSignal } = {}): Promise<Float32Array[]> {
+  async embed(texts: string[], opts: EmbedOptions = {}): Promise<Float32Array[]> {
     if (this.closed) throw new Error('the embeddings client is closed');
+    try {
+      const out = await this.request(texts, opts);
+      this.down = false;
+      return out;
+    } catch (err) {
+      if (!this.down && !opts.signal?.aborted) {
+        this.down = true;
+        this.o.logger.warn({ err, server: this.o.baseURL, model: this.o.model }, 'embeddings server failed; recall scores by words until it answers again (check recall.api in the config)');
+      }
+      throw err;
+    }
+  }
+
+  private async request(texts: string[], opts: EmbedOptions): Promise<Float32Array[]> {
     const out: Float32Array[] = [];
     const batch = this.o.batchSize ?? DEFAULT_BATCH;
     for (let i = 0; i < texts.length; i += batch) {

@@ -152,15 +152,15 @@ export function buildRecallService(o: BuildRecallOptions): RecallService {
   const lexical = createRecall({ logger, clock: o.clock });
   const { mode } = o.semantic;
   if (mode === 'off') return createRecallService({ lexical, semantic: 'off', logger });
-  const embedder: Embedder = mode === 'api' && o.semantic.api ? apiEmbedder(o.semantic.api) : new WorkerEmbedder({ logger });
+  const embedder: Embedder = mode === 'api' && o.semantic.api ? apiEmbedder(o.semantic.api, logger) : new WorkerEmbedder({ logger });
   const cache = new VectorCache({ dir: o.semantic.cacheDir || undefined, modelId: embedder.id, logger });
   const vectors = new CandidateVectors({ embedder, cache, logger });
   return createRecallService({ lexical, semantic: mode, embedder, vectors, logger, queryTimeoutMs: o.queryTimeoutMs });
 }
 
 /** Loaded only in api mode: the OpenAI SDK is not needed (nor loaded) by words-only or local recall. */
-function apiEmbedder(api: NonNullable<SemanticSettings['api']>): Embedder {
+function apiEmbedder(api: NonNullable<SemanticSettings['api']>, logger: Logger): Embedder {
   // eslint-disable-next-line @typescript-eslint/no-require-imports
   const { ApiEmbedder } = require('../embed/apiEmbedder') as typeof import('../embed/apiEmbedder');
-  return new ApiEmbedder({ baseURL: api.baseURL, model: api.model, apiKey: api.apiKey });
+  return new ApiEmbedder({ logger, baseURL: api.baseURL, model: api.model, apiKey: api.apiKey });
 }

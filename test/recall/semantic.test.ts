@@ -184,8 +184,8 @@ describe('the api mode (an OpenAI-compatible /v1/embeddings)', () => {
     const fake = await startFakeModelServer();
     try {
       fake.embeddings.concepts = CONCEPTS;
-      const { logger } = capturedLogger();
-      const semantic = { mode: 'api' as const, api: { baseURL: fake.openaiBaseURL, model: 'embed-test' }, cacheDir: path.join(tmp.dir, 'vectors') };
+      const { logger, logs } = capturedLogger();
+      const semantic = { mode: 'api' as const, api: { baseURL: fake.openaiBaseURL, model: 'embed-test', apiKey: 'sk-embed-secret' }, cacheDir: path.join(tmp.dir, 'vectors') };
       const svc = buildRecallService({ semantic, logger });
       await svc.indexAll({ channelDirs: [chan] });
       const r = await ask(svc, 'When is the billing service shipping?');
@@ -199,6 +199,10 @@ describe('the api mode (an OpenAI-compatible /v1/embeddings)', () => {
       const words = await ask(service(undefined).svc, 'When is the billing service shipping?');
       await down.indexAll({ channelDirs: [chan] });
       expect((await ask(down, 'When is the billing service shipping?')).text).toBe(words.text);
+      expect((await ask(down, 'Who owns the billing service?')).text).not.toBe('');
+      // One warning for the outage, not one per message; the key never appears in it.
+      expect(logs.filter((l) => String(l.msg).startsWith('embeddings server failed'))).toHaveLength(1);
+      expect(JSON.stringify(logs)).not.toContain('sk-embed-secret');
       await down.close();
     } finally {
       await fake.close();
