@@ -74,7 +74,7 @@ export async function createRuntime(settings: Settings, logger: Logger, opts: Ru
     },
   });
   upkeep = new Upkeep({
-    deps: { model, store, logger: logger.child({ component: 'upkeep' }), clock, usage },
+    deps: { model, store, logger: logger.child({ component: 'upkeep' }), clock, usage, recall },
     engine,
     tuning: { ...DEFAULT_UPKEEP, tokenBudget: config.conversation.tokenBudget, ...opts.upkeep },
     keepRecentTurns: config.conversation.keepRecentTurns,

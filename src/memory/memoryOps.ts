@@ -63,7 +63,12 @@ export function applyMemoryOps(original: string, ops: MemoryOp[], opts: ApplyOps
   const findById = (id: string): MemoryLine | undefined => current().find((l) => l.kind === 'entry' && l.id === id);
   const existsSameText = (text: string): boolean => {
     const norm = normalizeForCompare(text);
-    return current().some((l) => l.kind === 'entry' && !l.superseded && normalizeForCompare(l.text) === norm);
+    const words = wordSet(norm);
+    return current().some((l) => {
+      if (l.kind !== 'entry' || l.superseded) return false;
+      const other = normalizeForCompare(l.text);
+      return other === norm || nearSame(words, wordSet(other));
+    });
   };
 
   for (const op of ops) {
@@ -135,3 +140,25 @@ function insertUnderSection(out: string[], section: string, entry: string): void
   if (at === start + 1) { out.splice(at, 0, '', entry); return; }
   out.splice(at, 0, entry);
 }
+
+function wordSet(norm: string): Set<string> {
+  return new Set(norm.split(' ').filter(Boolean));
+}
+
+/**
+ * The same entry with a word or two changed or added: at least five words each, four in five of all
+ * their words shared, and no number that differs (port 6543 is not port 6544). Consolidation shows
+ * the model only a slice of a large memory, so this check, over every entry, keeps a repeat out.
+ */
+function nearSame(a: Set<string>, b: Set<string>): boolean {
+  if (a.size < 5 || b.size < 5) return false;
+  let inter = 0;
+  for (const w of a) if (b.has(w)) inter++;
+  if (inter / (a.size + b.size - inter) < NEAR_SAME_JACCARD) return false;
+  for (const w of a) if (!b.has(w) && /\d/.test(w)) return false;
+  for (const w of b) if (!a.has(w) && /\d/.test(w)) return false;
+  return true;
+}
+
+/** Word-set overlap (Jaccard) from which two entries are one. */
+const NEAR_SAME_JACCARD = 0.8;

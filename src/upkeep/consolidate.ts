@@ -5,6 +5,7 @@ import type { MemoryOp } from '../memory/memoryOps';
 import { redactSecrets } from '../memory/secrets';
 import type { ChannelRef } from '../memory/paths';
 import { runSideTask, SideTaskDeps, transcriptOf } from './sideTask';
+import { memorySlice } from './memorySlice';
 import { tagged } from '../prompt/tags';
 
 /**
@@ -67,6 +68,7 @@ const INSTRUCTIONS = [
   "You keep the durable memory (MEMORY.md) of a team chat channel. Read the new messages and propose operations on the memory's entries.",
   'Add only what stays true for weeks: decisions, stable preferences, constraints, facts about the project or people, and open loops someone must return to.',
   'Do NOT add: the step-by-step state of the current task, greetings, thanks, jokes, one-off questions, speculation, or anything the bot said that nobody confirmed.',
+  'The memory entries shown are those related to the new messages (all of them while memory is small).',
   'When a new message contradicts or replaces an entry, use "supersede" with that entry\'s id (never add a contradicting entry beside it).',
   'Never remove entries: when someone says an entry is wrong, "supersede" it with the correction. Never write passwords, tokens or keys.',
   'Each text is one self-contained sentence that makes sense without the conversation (name the subject). Skip anything already in memory.',
@@ -94,11 +96,16 @@ export async function consolidateMemory(
   const window = conv.turns.slice(start, start + count);
   const end = conv.compactedTurns + start + count;
   if (!window.some((t) => t.role === 'user')) return { cursor: end, applied: 0, rejected: 0 };
-  const memory = (await deps.store.read(deps.store.parentRef(ref), 'MEMORY.md')) ?? '';
-  const current = parseMemory(memory).filter((l) => l.kind === 'entry' && !l.superseded)
-    .map((l) => `${l.id ?? '(no id yet)'}: ${l.text}`);
+  const parent = deps.store.parentRef(ref);
+  const memory = (await deps.store.read(parent, 'MEMORY.md')) ?? '';
+  const slice = await memorySlice({
+    memory, query: window.filter((t) => t.role === 'user').map((t) => t.content).join('\n'),
+    recall: deps.recall, paths: deps.store.paths(parent), root: deps.store.root, now: deps.clock(),
+  });
+  const shown = slice.entries.map((l) => `${l.id ?? '(no id yet)'}: ${l.text}`);
+  const note = slice.entries.length < slice.total ? `(${slice.entries.length} of ${slice.total} entries: those related to the new messages and the newest)\n` : '';
   const input = [
-    tagged('memory_entries', current.join('\n') || '(none)'),
+    tagged('memory_entries', shown.length ? note + shown.join('\n') : '(none)'),
     tagged('new_messages', transcriptOf(window.map(withMessageIds), WINDOW_CHARS)),
   ].join('\n');
   const proposed = await runSideTask(deps, {

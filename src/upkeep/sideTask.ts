@@ -3,6 +3,7 @@ import type { UsageBook } from '../chat/usage';
 import type { Logger } from '../log/logger';
 import { completeJson } from '../llm/json';
 import type { ChatMessage, ModelClient } from '../llm/types';
+import type { RecallService } from '../memory/hybridRecall';
 import type { ChannelRef } from '../memory/paths';
 import type { ChannelStore } from '../memory/store';
 
@@ -17,6 +18,8 @@ export interface SideTaskDeps {
   clock: () => Date;
   /** Where side-task tokens are counted; absent in tools that do not report usage. */
   usage?: UsageBook;
+  /** Recall, for tasks that show the model only the memory that matters (consolidation). */
+  recall?: RecallService;
 }
 
 export async function runSideTask<T>(
