@@ -9,7 +9,7 @@ import { workspaceDir } from '../memory/paths';
 import { KeyedQueue } from '../memory/queue';
 import type { Recall, RecallResult } from '../memory/recall';
 import { renderRecallBlock } from '../prompt/recallBlock';
-import { redactSecrets } from '../memory/secrets';
+import { containsSecret, redactSecrets } from '../memory/secrets';
 import type { ChannelStore } from '../memory/store';
 import { assemblePrompt, AssembledPrompt } from '../prompt/assemble';
 import { BOT_INSTRUCTIONS } from '../prompt/instructions';
@@ -45,6 +45,8 @@ export interface ChatEngineOptions {
   instructions?: string;
   usage: UsageBook;
 }
+
+const SECRET_NOT_STORED = '(That looked like a password, key or private URL: it was not stored; memory and logs keep [redacted] in its place.)';
 
 /** A cheap pre-check for "remember that …" / "forget …" before any file is read. */
 const EXPLICIT_REQUEST = /\b(remember|note|forget)\b/i;
@@ -230,6 +232,10 @@ export class ChatEngine {
     // Upkeep starts its own work here; it must not run as part of this turn's context (it would
     // bypass the turn queue when it replaces the conversation).
     this.turnContext.exit(() => this.o.hooks?.afterTurn?.(ref, next));
+    // The person should know a password they typed was kept out of memory (unless a note said so).
+    if (messages.some((m) => m.addressed !== false && containsSecret(m.content)) && !memoryNotes.some((n) => /not stored/.test(n))) {
+      memoryNotes.push(SECRET_NOT_STORED);
+    }
     const text = memoryNotes.length ? `${res.text}\n\n_${memoryNotes.join(' ')}_` : res.text;
     return { text, usage: res.usage, recall: result, prompt };
   }

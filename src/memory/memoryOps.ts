@@ -78,7 +78,7 @@ export function applyMemoryOps(original: string, ops: MemoryOp[], opts: ApplyOps
     }
     const text = oneLine(op.text);
     if (!text) { result.skipped.push({ op, why: 'empty text' }); continue; }
-    if (containsSecret(text)) { result.skipped.push({ op, why: 'looks like it contains a secret; secrets are never written to memory' }); continue; }
+    if (containsSecret(text)) { result.skipped.push({ op, why: 'it looks like it contains a password, key or private URL, which is not stored' }); continue; }
     if (!op.explicit && matchesTombstone(text, opts.tombstones)) {
       result.skipped.push({ op, why: 'matches a forgotten entry' });
       continue;
