@@ -17,7 +17,7 @@ import {
   ConversationState, conversationFile, emptyConversation, InboundMessage, loadConversation, mergeUserTurn, renderUserPart, withoutMessage,
 } from './conversation';
 import type { UsageBook } from './usage';
-import { explicitMemoryOps } from '../upkeep/consolidate';
+import { explicitMemoryRequest } from '../upkeep/explicitRequests';
 import { TEMPLATES } from '../memory/templates';
 
 export interface ChatSettings {
@@ -245,13 +245,19 @@ export class ChatEngine {
     const notes: string[] = [];
     const memory = (await this.o.store.read(this.o.store.parentRef(ref), 'MEMORY.md').catch(() => null)) ?? '';
     for (const m of asking) {
-      const proposed = explicitMemoryOps(m.content, memory, `${m.authorName}, msg ${m.id}`);
-      const ops = proposed.filter((op) => op.op !== 'forget' || m.mayForget !== false);
-      if (ops.length < proposed.length) notes.push('(Only admins can make me forget a memory entry.)');
+      const request = explicitMemoryRequest(m.content, memory, `${m.authorName}, msg ${m.id}`);
+      const mayForget = m.mayForget !== false;
+      const ops = request.ops.filter((op) => op.op !== 'forget' || mayForget);
+      if (request.forgetAsked && !mayForget) notes.push('(Only admins can make me forget a memory entry.)');
+      else notes.push(...request.notes);
       if (!ops.length) continue;
       try {
         const r = await this.o.store.applyMemoryOps(ref, ops);
-        for (const a of r.applied) notes.push(a.op.op === 'forget' ? `(Forgot memory entry ${a.id}.)` : `(Saved to memory as ${a.id}.)`);
+        // Say exactly what changed, in the entry's own words, so a misheard request is seen at once.
+        for (const a of r.applied) {
+          if (a.op.op === 'forget') notes.push(`(Forgot ${a.id}: "${r.forgotten.find((f) => f.id === a.id)?.text ?? a.op.text ?? ''}".)`);
+          else notes.push(`(Saved to memory as ${a.id}: "${a.op.text}".)`);
+        }
         for (const sk of r.skipped) notes.push(`(Not saved to memory: ${sk.why}.)`);
       } catch (err) {
         this.o.logger.warn({ err: (err as Error).message }, 'explicit memory request failed');

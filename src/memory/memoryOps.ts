@@ -11,7 +11,8 @@ import { matchesTombstone, Tombstone } from './tombstones';
 export type MemoryOp =
   | { op: 'add'; text: string; source: string; reason?: string; explicit?: boolean; section?: string }
   | { op: 'supersede'; id: string; text: string; source: string; reason?: string; explicit?: boolean }
-  | { op: 'forget'; id: string; reason?: string };
+  /** `text` finds a hand-written line that has no id yet (then `id` is empty). */
+  | { op: 'forget'; id: string; text?: string; reason?: string };
 
 export interface AppliedOp {
   op: MemoryOp;
@@ -67,6 +68,15 @@ export function applyMemoryOps(original: string, ops: MemoryOp[], opts: ApplyOps
   };
 
   for (const op of ops) {
+    if (op.op === 'forget' && !op.id && op.text) {
+      // Ids were just given to hand-written lines above; the line is found by its words.
+      const line = current().find((l) => l.kind === 'entry' && !l.superseded && l.text === op.text);
+      if (!line?.id) { result.skipped.push({ op, why: `no entry "${op.text}" in MEMORY.md` }); continue; }
+      out.splice(line.index, 1);
+      result.forgotten.push({ id: line.id, text: line.text });
+      result.applied.push({ op, id: line.id });
+      continue;
+    }
     if (op.op === 'forget') {
       if (!ENTRY_ID.test(op.id)) { result.skipped.push({ op, why: `"${op.id}" is not an entry id (ids look like m-1a2b3c)` }); continue; }
       const line = findById(op.id);
