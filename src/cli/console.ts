@@ -74,5 +74,6 @@ export async function runConsole(o: ConsoleOptions): Promise<void> {
 function oneLineError(err: unknown): string {
   if (err instanceof ModelError) return err.userMessage();
   const msg = err instanceof Error ? err.message : String(err);
-  return msg.split('\n')[0];
+  // Control bytes (a NUL from a broken body) never reach the terminal or a script's parser.
+  return msg.split('\n')[0].replace(/[\u0000-\u0008\u000b-\u001f\u007f]/g, '');
 }

@@ -13,6 +13,7 @@ import type { AddressInfo } from 'node:net';
 import { anthropicBlocks, describeAnthropic, sendAnthropicError, sendAnthropicReply, validateAnthropic } from './anthropicRoute';
 import { describeOpenAI, sendOpenAIError, sendOpenAIReply, serializeOpenAI, validateOpenAI } from './openaiRoute';
 import { AutoPrefixCache, BreakpointPrefixCache } from './prefixCache';
+import { isBrokenReply, sendBroken, type FakeBrokenReply } from './broken';
 import { sendJson } from './sse';
 import { estimateTokens } from './tokens';
 import { isErrorReply, type FakeApi, type FakeErrorReply, type FakeHandler, type FakeReply, type FakeRequest, type FakeTextReply, type RecordedRequest } from './types';
@@ -128,6 +129,10 @@ export async function startFakeModelServer(opts: FakeModelServerOptions = {}): P
       const reply = invalid ? { error: invalid } : normalise(queue.length > 0 ? queue.shift()! : await handler(fakeReq));
       await wait((opts.latencyMs ?? 0) + (reply.delayMs ?? 0));
       if (res.destroyed) return;
+      if (isBrokenReply(reply)) {
+        record.status = reply.broken === 'hang' ? 0 : 200;
+        return await sendBroken(res, reply.broken, () => wait(24 * 3600_000));
+      }
       if (isErrorReply(reply)) return sendError(reply);
       record.status = 200;
       record.usage = api === 'anthropic'
@@ -174,7 +179,7 @@ export async function startFakeModelServer(opts: FakeModelServerOptions = {}): P
   };
 }
 
-function normalise(reply: FakeReply): FakeTextReply | FakeErrorReply {
+function normalise(reply: FakeReply): FakeTextReply | FakeErrorReply | FakeBrokenReply {
   return typeof reply === 'string' ? { text: reply } : reply;
 }
 
