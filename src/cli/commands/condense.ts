@@ -119,7 +119,12 @@ export async function runCondense(opts: CondenseCliOptions, io: CliIO): Promise<
       io.stdout.write(`Already condensed: condensations/${result.entry.steps.filed ?? '?'} (ledger key ${result.key.slice(0, 12)}).\n`);
       return 0;
     }
-    if (result.status === 'in-progress') return fail(io, 'this discussion is being condensed by another process right now', 1);
+    if (result.status === 'in-progress') {
+      // A dead holder on this host was already taken over; this one is alive or on another host.
+      const who = result.holder ? ` (pid ${result.holder.pid} on ${result.holder.host})` : '';
+      return fail(io, `this discussion is being condensed by another process${who} until ${result.leaseUntil ?? 'its lease ends'}; `
+        + `if that process is gone, set the entry's "leaseUntil" to a past time in ${path.join(opts.channelDir, '.minutes', 'ledger.json')}, or wait`, 1);
+    }
     if (result.status === 'failed') return fail(io, `${result.userMessage} (${result.error})`, 1);
 
     io.stdout.write(`${result.body}\n\n`);
