@@ -1,5 +1,6 @@
 import os from 'node:os';
 import { createRuntime } from '../../chat/runtime';
+import { probeWritableReadOnly } from '../../config/load';
 import { ProviderConfigError } from '../../llm/provider';
 import { assertValidRef, ChannelRef, InvalidChannelError } from '../../memory/paths';
 import { runConsole } from '../console';
@@ -19,6 +20,12 @@ export async function runChat(opts: { channel: string }, io: CliIO): Promise<num
   }
   const settings = settingsFor(io, ['provider']);
   if (!settings) return 2;
+  // Checked before the first answer: a reply that is then never saved is silent data loss.
+  const { problem } = probeWritableReadOnly(settings.dataDir);
+  if (problem) {
+    io.stderr.write(`minutes: the data root ${settings.dataDir} is not usable (${problem}): set MINUTES_DATA_DIR to a folder this user can write\n`);
+    return 2;
+  }
   const logger = loggerFor(settings, io);
   const interactive = Boolean(io.stdin.isTTY);
   let runtime;
