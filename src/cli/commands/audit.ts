@@ -24,7 +24,13 @@ export async function runAudit(opts: AuditCliOptions, io: CliIO): Promise<number
   const logger = quietLoggerFor(io);
   if (!logger) return 2;
   const withDiscord = Boolean((io.env.DISCORD_TOKEN ?? '').trim()) && !opts.channelDir;
-  if (!(io.env.DISCORD_TOKEN ?? '').trim()) {
+  if (!opts.channelDir && !fs.existsSync(settings.dataDir)) {
+    // "All 0 channel folders are consistent" for a mistyped path would hide the mistake.
+    io.stderr.write(`minutes audit: the data root ${settings.dataDir} does not exist: set MINUTES_DATA_DIR to your channels folder, or use --channel-dir\n`);
+    return 2;
+  }
+  // One folder is checked from its files alone; the Discord part is only for the whole data root.
+  if (!opts.channelDir && !(io.env.DISCORD_TOKEN ?? '').trim()) {
     io.stderr.write('minutes audit: DISCORD_TOKEN is not set: checking the files only (threads without a condensation are not checked)\n');
   }
   const now = new Date();
