@@ -1,9 +1,10 @@
 import os from 'node:os';
 import { createRuntime } from '../../chat/runtime';
-import { probeWritableReadOnly } from '../../config/load';
+import { probeWritableReadOnly, type Settings } from '../../config/load';
 import { ProviderConfigError } from '../../llm/provider';
-import { assertValidRef, ChannelRef, InvalidChannelError } from '../../memory/paths';
+import { assertValidRef, ChannelRef, channelPaths, InvalidChannelError } from '../../memory/paths';
 import { runConsole } from '../console';
+import { acquireSessionLock } from '../sessionLock';
 import type { CliIO } from '../main';
 import { loggerFor, settingsFor } from './common';
 
@@ -26,6 +27,20 @@ export async function runChat(opts: { channel: string }, io: CliIO): Promise<num
     io.stderr.write(`minutes: the data root ${settings.dataDir} is not usable (${problem}): set MINUTES_DATA_DIR to a folder this user can write\n`);
     return 2;
   }
+  const lock = acquireSessionLock(channelPaths(settings.dataDir, ref).stateDir);
+  if ('busy' in lock) {
+    io.stderr.write(`minutes: local/${opts.channel} is open in another console session (pid ${lock.busy.pid} on ${lock.busy.host}); `
+      + 'close that one first (two sessions would overwrite each other\'s turns), or use another --channel\n');
+    return 2;
+  }
+  try {
+    return await chatSession(opts, io, settings, ref);
+  } finally {
+    lock.release();
+  }
+}
+
+async function chatSession(opts: { channel: string }, io: CliIO, settings: Settings, ref: ChannelRef): Promise<number> {
   const logger = loggerFor(settings, io);
   const interactive = Boolean(io.stdin.isTTY);
   let runtime;
