@@ -2,6 +2,7 @@ import { providerEnv, type Settings } from '../config/load';
 import type { Logger } from '../log/logger';
 import { createModelClient } from '../llm/provider';
 import type { ModelClient } from '../llm/types';
+import { stoppable } from '../llm/shutdown';
 import { createRecall, Recall } from '../memory/recall';
 import { ChannelStore } from '../memory/store';
 import { ChatEngine, ChatHooks } from './engine';
@@ -22,6 +23,8 @@ export interface Runtime {
   usage: UsageBook;
   /** Finishes queued turns and writes, then stops the model limiter. */
   close(): Promise<void>;
+  /** Shutdown budget spent: aborts the model requests in flight and refuses any later one. */
+  abortModelCalls(reason: string): void;
 }
 
 export interface RuntimeOptions {
@@ -38,7 +41,7 @@ export async function createRuntime(settings: Settings, logger: Logger, opts: Ru
   const clock = opts.clock ?? (() => new Date());
   const store = new ChannelStore({ root: settings.dataDir, clock, logger: logger.child({ component: 'store' }) });
   const { config } = settings;
-  const model = opts.model ?? await createModelClient({
+  const model = stoppable(opts.model ?? await createModelClient({
     logger,
     env: providerEnv(settings),
     provider: config.provider,
@@ -50,7 +53,7 @@ export async function createRuntime(settings: Settings, logger: Logger, opts: Ru
     },
     retry: { maxAttempts: config.limits.maxRetries + 1 },
     timeoutMs: config.limits.timeoutMs,
-  });
+  }));
   const usage = new UsageBook(store);
   const recall = createRecall({ logger: logger.child({ component: 'recall' }), clock });
   let upkeep: Upkeep | undefined;
@@ -76,6 +79,7 @@ export async function createRuntime(settings: Settings, logger: Logger, opts: Ru
   const up = upkeep;
   return {
     settings, logger, clock, store, model, recall, engine, upkeep: up, usage,
+    abortModelCalls: (reason) => model.abortAll(reason),
     async close() {
       await engine.idle();
       await up.stop();

@@ -11,7 +11,13 @@ import { loggerFor, settingsFor } from './common';
 /** How long end-of-input may take to finish queued work before the process gives up. */
 const SHUTDOWN_BUDGET_MS = 9_000;
 
-export async function runChat(opts: { channel: string }, io: CliIO): Promise<number> {
+export interface ChatCliOptions {
+  channel: string;
+  /** How long end-of-input may take; SHUTDOWN_BUDGET_MS by default (tests shorten it). */
+  shutdownBudgetMs?: number;
+}
+
+export async function runChat(opts: ChatCliOptions, io: CliIO): Promise<number> {
   const ref: ChannelRef = { kind: 'local', name: opts.channel };
   try {
     assertValidRef(ref);
@@ -40,7 +46,7 @@ export async function runChat(opts: { channel: string }, io: CliIO): Promise<num
   }
 }
 
-async function chatSession(opts: { channel: string }, io: CliIO, settings: Settings, ref: ChannelRef): Promise<number> {
+async function chatSession(opts: ChatCliOptions, io: CliIO, settings: Settings, ref: ChannelRef): Promise<number> {
   const logger = loggerFor(settings, io);
   const interactive = Boolean(io.stdin.isTTY);
   let runtime;
@@ -61,8 +67,11 @@ async function chatSession(opts: { channel: string }, io: CliIO, settings: Setti
   await runConsole({ runtime, ref, input: io.stdin, output: io.stdout, interactive, userName: os.userInfo().username || 'you' });
   // End of input: finish queued work, run the upkeep that is due once, then stop.
   const done = runtime.engine.idle().then(() => runtime.upkeep.tick({ forceIdle: true })).then(() => runtime.close());
-  const timer = new Promise<'timeout'>((r) => setTimeout(() => r('timeout'), SHUTDOWN_BUDGET_MS).unref());
+  const timer = new Promise<'timeout'>((r) => setTimeout(() => r('timeout'), opts.shutdownBudgetMs ?? SHUTDOWN_BUDGET_MS).unref());
   if ((await Promise.race([done.then(() => 'ok' as const), timer])) === 'timeout') {
+    // Abort first: a hung request would otherwise hold the process open for its full timeout,
+    // and upkeep would go on to send its next request after this line.
+    runtime.abortModelCalls('the shutdown budget ran out');
     logger.warn('queued work did not finish within the shutdown budget; exiting anyway');
     return 1;
   }

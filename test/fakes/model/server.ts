@@ -108,6 +108,7 @@ export async function startFakeModelServer(opts: FakeModelServerOptions = {}): P
     };
     const record: RecordedRequest = { ...fakeReq, status: 0 };
     requests.push(record);
+    res.on('close', () => { if (!res.writableFinished) record.clientClosed = true; });
     inFlight++;
     maxInFlight = Math.max(maxInFlight, inFlight);
     try {

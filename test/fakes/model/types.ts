@@ -35,6 +35,8 @@ export interface RecordedRequest extends FakeRequest {
   status: number;
   /** Set for successful replies. */
   usage?: FakeUsage;
+  /** The client closed the connection before the answer was complete (it aborted or gave up). */
+  clientClosed?: boolean;
 }
 
 export interface FakeTextReply {
