@@ -5,6 +5,7 @@ import { lastCondensedMessageId, readLedger, skipIfMalformed } from '../condense
 import { humanMessages, messagesSince } from '../condense/transcript';
 import type { ChannelRef } from '../memory/paths';
 import type { ChannelStore } from '../memory/store';
+import { botThereSince, serverFirstSeen } from './firstSeen';
 import { gatherAll } from './gather';
 import { ownsGuild, shardsOf } from './ownership';
 
@@ -30,12 +31,13 @@ export async function findMissingCondensations(client: Client<true>, store: Chan
       if (ch.type !== ChannelType.GuildText && ch.type !== ChannelType.GuildForum) continue;
       const ref: ChannelRef = { kind: 'discord', guildId: guild.id, channelId: ch.id };
       const ledger = await skipIfMalformed(() => readLedger(store, ref), null);
-      if (!ledger?.firstRunAt) continue;
+      const there = ledger && botThereSince(ledger.firstRunAt, await serverFirstSeen(store, guild.id));
+      if (!ledger || !there) continue;
       const archived = await ch.threads.fetchArchived({ limit: LOOKBACK }).catch(() => null);
       for (const thread of archived?.threads.values() ?? []) {
         const messages = await gatherAll(thread).catch(() => []);
         const since = messagesSince(humanMessages(messages), lastCondensedMessageId(ledger, thread.id));
-        const verdict = autoGate({ humanSinceLast: since, archivedAt: thread.archivedAt ?? undefined, botFirstRanAt: new Date(ledger.firstRunAt) });
+        const verdict = autoGate({ humanSinceLast: since, archivedAt: thread.archivedAt ?? undefined, botFirstRanAt: there });
         if (verdict.ok) out.push({ guildId: guild.id, channelId: ch.id, threadId: thread.id, name: thread.name });
       }
     }
