@@ -1,7 +1,8 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { ConfigError } from '../../src/config/errors';
-import { loadDotEnv, loadSettings } from '../../src/config/load';
+import { loadDotEnv, loadSettings, PROJECT_ROOT } from '../../src/config/load';
+import { defaultIO } from '../../src/cli/main';
 import { ConfigFileSchema } from '../../src/config/schema';
 import { makeTmpDir } from '../helpers/tmp';
 
@@ -84,5 +85,38 @@ describe('configuration', () => {
     fs.writeFileSync(path.join(tmp.dir, '.env'), 'ANTHROPIC_API_KEY=from-file\nMINUTES_DATA_DIR=./data\n');
     loadDotEnv(tmp.dir, env);
     expect(env).toEqual({ ANTHROPIC_API_KEY: 'from-env', MINUTES_DATA_DIR: './data' });
+  });
+});
+
+describe('files a new user made', () => {
+  it('a config file saved with a UTF-8 BOM (as some editors do) is read', () => {
+    fs.writeFileSync(path.join(tmp.dir, 'c.json'), '\uFEFF' + JSON.stringify({ recall: { maxItems: 5 } }));
+    const s = loadSettings({ env: { MINUTES_CONFIG: 'c.json' }, cwd: tmp.dir, needs: [] });
+    expect(s.config.recall.maxItems).toBe(5);
+  });
+
+  it('a config error never carries an invisible character', () => {
+    fs.writeFileSync(path.join(tmp.dir, 'c.json'), '\uFEFF\u200b{ not json');
+    let msg = '';
+    try { loadSettings({ env: { MINUTES_CONFIG: 'c.json' }, cwd: tmp.dir, needs: [] }); } catch (err) { msg = (err as Error).message; }
+    expect(msg).toMatch(/not valid JSON/);
+    expect(msg).not.toMatch(/[\uFEFF\u200b\u0000-\u001f]/);
+  });
+
+  it('.env is read from the project root as well as the working directory (the working directory wins)', () => {
+    const root = path.join(tmp.dir, 'project');
+    const cwd = path.join(root, 'some', 'subfolder');
+    fs.mkdirSync(cwd, { recursive: true });
+    fs.writeFileSync(path.join(root, '.env'), 'ANTHROPIC_API_KEY=from-root\nDISCORD_TOKEN=root-token\n');
+    fs.writeFileSync(path.join(cwd, '.env'), 'ANTHROPIC_API_KEY=from-cwd\n');
+    const env: NodeJS.ProcessEnv = {};
+    loadDotEnv(cwd, env, root);
+    expect(env).toEqual({ ANTHROPIC_API_KEY: 'from-cwd', DISCORD_TOKEN: 'root-token' });
+  });
+
+  it('the command line reads the project root this package lives in', () => {
+    expect(fs.existsSync(path.join(PROJECT_ROOT, 'package.json'))).toBe(true);
+    expect(JSON.parse(fs.readFileSync(path.join(PROJECT_ROOT, 'package.json'), 'utf8')).name).toBe('minutes');
+    expect(defaultIO().projectRoot).toBe(PROJECT_ROOT);
   });
 });
