@@ -128,5 +128,10 @@ describe('offline condense and the audit', () => {
     const clean = await cli((io) => runAudit({}, io), env(), tmp.dir);
     // Only the SESSION.md line is left: SESSION.md is re-rendered by code, so the audit only reports it.
     expect(clean.stdout.trim().split('\n')).toEqual([expect.stringMatching(/SESSION\.md:5/)]);
+    // That line is not the audit's to fix: it says so, and --fix does not fail on it forever.
+    expect(clean.stdout).toMatch(/not fixable by the audit/);
+    const again = await cli((io) => runAudit({ fix: true }, io), env(), tmp.dir);
+    expect(again.stdout).toMatch(/SESSION\.md:5 .*not fixable by the audit/);
+    expect(again.code).toBe(0);
   });
 });

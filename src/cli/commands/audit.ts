@@ -59,6 +59,6 @@ export async function runAudit(opts: AuditCliOptions, io: CliIO): Promise<number
   }
   io.stdout.write(lines.length ? `${lines.join('\n')}\n` : (audits.length === 1 ? 'The channel folder is consistent.\n' : `All ${audits.length} channel folders are consistent.\n`));
   const remaining = audits.some((a) => !auditIsClean(a) && (
-    (a.context && !a.contextFixed) || a.unfolded.length > 0 || a.staleLines.some((s) => !s.fixed)));
+    (a.context && !a.contextFixed) || a.unfolded.length > 0 || a.staleLines.some((s) => !s.fixed && !s.unfixable)));
   return remaining || missing > 0 ? 1 : 0;
 }
