@@ -80,6 +80,21 @@ describe('offline condense and the audit', () => {
     expect(again.stdout).toMatch(/Already condensed: condensations\/2026-11-20-database-choice.md/);
   });
 
+  it('condense: a broken ledger is one line, said once, with the path as the user gave the folder', async () => {
+    const dir = path.join('teams', 'ops', 'chan');
+    fs.mkdirSync(path.join(tmp.dir, dir, '.minutes'), { recursive: true });
+    fs.writeFileSync(path.join(tmp.dir, dir, '.minutes', 'ledger.json'), '{bad');
+    fs.writeFileSync(path.join(tmp.dir, 't.jsonl'), '{"author":"al","timestamp":"2026-11-20T10:00:00Z","content":"decision: use Postgres"}\n');
+    // LOG_LEVEL unset, as a person runs it (the test helper sets it otherwise).
+    const r = await cli((io) => runCondense({ channelDir: dir, transcript: 't.jsonl', apply: true }, io), { ...env(), LOG_LEVEL: undefined }, tmp.dir);
+    expect(r.code).toBe(1);
+    const lines = r.stderr.trim().split('\n');
+    expect(lines).toHaveLength(1);
+    expect(lines[0]).toMatch(/^minutes condense: /);
+    expect(lines[0]).toContain(`${path.join(dir, '.minutes', 'ledger.json')} is not valid JSON`);
+    expect(lines[0].split('is not valid JSON')).toHaveLength(2);
+  });
+
   it('condense: a bad transcript line is one clear message, exit code 2', async () => {
     const dir = path.join(tmp.dir, 'c');
     fs.mkdirSync(dir);

@@ -83,7 +83,9 @@ export async function runCondense(opts: CondenseCliOptions, io: CliIO): Promise<
 
   const settings = settingsFor(io, ['provider']);
   if (!settings) return 2;
-  const logger: Logger | null = quietLoggerFor(io);
+  // 'fatal' unless LOG_LEVEL says otherwise: the command reports its own failure in one line, and
+  // the store's log line for the same problem would say it twice, as raw JSON.
+  const logger: Logger | null = quietLoggerFor(io, 'fatal');
   if (!logger) return 2;
   let runtime;
   try {
@@ -125,7 +127,13 @@ export async function runCondense(opts: CondenseCliOptions, io: CliIO): Promise<
       return fail(io, `this discussion is being condensed by another process${who} until ${result.leaseUntil ?? 'its lease ends'}; `
         + `if that process is gone, set the entry's "leaseUntil" to a past time in ${path.join(opts.channelDir, '.minutes', 'ledger.json')}, or wait`, 1);
     }
-    if (result.status === 'failed') return fail(io, `${result.userMessage} (${result.error})`, 1);
+    if (result.status === 'failed') {
+      // Paths in store messages are relative to the folder's parent; show them as the user gave the folder.
+      const given = `${path.normalize(opts.channelDir).replace(/[\\/]+$/, '')}${path.sep}`;
+      const asGiven = (m: string) => m.replace(new RegExp(`(^|[\\s(])${escapeRegExp(base + path.sep)}`, 'g'), (_all, lead: string) => lead + given);
+      const said = result.userMessage.includes(result.error) ? result.userMessage : `${result.userMessage} (${result.error})`;
+      return fail(io, asGiven(said), 1);
+    }
 
     io.stdout.write(`${result.body}\n\n`);
     const after = await listWatched(workDir);
@@ -141,4 +149,8 @@ export async function runCondense(opts: CondenseCliOptions, io: CliIO): Promise<
     if (scratch) await fsp.rm(scratch, { recursive: true, force: true });
     await runtime.close();
   }
+}
+
+function escapeRegExp(s: string): string {
+  return s.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
 }
