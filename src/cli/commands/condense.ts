@@ -59,6 +59,27 @@ export function parseTranscript(raw: string, file: string): TranscriptMessage[] 
   return out;
 }
 
+/** Runtime state the Secretary never reads: the conversation, usage, locks, kept unreadable copies. */
+const NOT_READ_STATE = /^(conversation\.json|usage\.json|upkeep\.json|lock|console\.lock|.*\.unreadable)$/;
+
+/**
+ * The scratch copy for a dry run: the memory files at the top of the folder (not the cold log),
+ * `condensations/`, and `.minutes/`'s own files (not backups or the conversation). Copying the
+ * whole folder took 17 s for 181 MB of logs and threads, and failed when TMPDIR was inside it.
+ */
+export async function copyForDryRun(from: string, to: string): Promise<void> {
+  const files = async (dir: string) =>
+    (await fsp.readdir(dir, { withFileTypes: true }).catch(() => [])).filter((e) => e.isFile()).map((e) => e.name);
+  const copy = async (rel: string) => {
+    await fsp.mkdir(path.dirname(path.join(to, rel)), { recursive: true });
+    await fsp.copyFile(path.join(from, rel), path.join(to, rel));
+  };
+  await fsp.mkdir(to, { recursive: true });
+  for (const f of await files(from)) if (f !== 'log.jsonl') await copy(f);
+  for (const f of await files(path.join(from, 'condensations'))) await copy(path.join('condensations', f));
+  for (const f of await files(path.join(from, '.minutes'))) if (!NOT_READ_STATE.test(f)) await copy(path.join('.minutes', f));
+}
+
 async function listWatched(dir: string): Promise<Map<string, string>> {
   const out = new Map<string, string>();
   const add = async (rel: string) => {
@@ -104,10 +125,10 @@ export async function runCondense(opts: CondenseCliOptions, io: CliIO): Promise<
   try {
     let workDir = channelDir;
     if (!opts.apply) {
-      // Dry run: the same pipeline on a scratch copy; the lock file is not copied.
+      // Dry run: the same pipeline on a scratch copy of what it reads.
       scratch = await fsp.mkdtemp(path.join(os.tmpdir(), 'minutes-condense-'));
       workDir = path.join(scratch, 'channel');
-      await fsp.cp(channelDir, workDir, { recursive: true, filter: (src) => path.basename(src) !== 'lock' });
+      await copyForDryRun(channelDir, workDir);
     }
     const before = await listWatched(channelDir);
     const store = new FolderStore(workDir, { clock: runtime.clock, logger });
