@@ -73,7 +73,8 @@ export function loadSettings(opts: { env: NodeJS.ProcessEnv; cwd: string; needs:
     configFile,
     config,
     discord: null,
-    anthropic: { apiKey: blank('ANTHROPIC_API_KEY'), baseURL: urls.ANTHROPIC_BASE_URL },
+    // The SDK appends /v1/messages: a base copied with /v1 (as OpenAI's is written) would 404.
+    anthropic: { apiKey: blank('ANTHROPIC_API_KEY'), baseURL: urls.ANTHROPIC_BASE_URL?.replace(/\/v1\/?$/, '').replace(/\/$/, '') },
     openai: { apiKey: blank('OPENAI_API_KEY'), baseURL: urls.OPENAI_BASE_URL },
     redisUrl: urls.REDIS_URL,
     log: { level: envLog.level ?? config.log.level, format: envLog.format ?? config.log.format },

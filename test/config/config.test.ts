@@ -120,3 +120,14 @@ describe('files a new user made', () => {
     expect(defaultIO().projectRoot).toBe(PROJECT_ROOT);
   });
 });
+
+describe('ANTHROPIC_BASE_URL with or without /v1', () => {
+  it.each([
+    ['http://proxy.internal:8080', 'http://proxy.internal:8080'],
+    ['http://proxy.internal:8080/v1', 'http://proxy.internal:8080'],
+    ['http://proxy.internal:8080/anthropic/v1/', 'http://proxy.internal:8080/anthropic'],
+  ])('%s reaches the SDK as %s (it appends /v1/messages itself)', (given, used) => {
+    const s = loadSettings({ env: { ANTHROPIC_BASE_URL: given, ANTHROPIC_API_KEY: 'k' }, cwd: tmp.dir, needs: ['provider'] });
+    expect(s.anthropic.baseURL).toBe(used);
+  });
+});
