@@ -15,11 +15,14 @@ const WORD_END = '(?![A-Za-z0-9])';
  * Short names people say aloud ("the root pw is …", "the wifi pass is …"). Only before "is", `:` or
  * `=`: "pass the salt" and "we pass 100000 requests" are not credentials.
  */
-const SPOKEN_WORD = '(?:pw|pass|passcode|passphrase|password|passwd|pwd|pin)';
-/** What a password is for, between the word and "is": "the password for prod is …", "the pw of db-1 is …". */
-const FOR_WHAT = '(?:\\s+(?:for|of|on|to|at)\\s+(?:the\\s+)?[\\w.@-]+)?';
-/** A spoken value that looks like a password: it has a digit or a symbol ("required" does not). */
-const LOOKS_LIKE_PASSWORD = '(?=[^\\s\'"`,;]*[0-9!@#$%^&*+=?~|])';
+const SPOKEN_WORD = '(?:pw|pass|passcode|passphrase|password|passwd|pwd)';
+/** What a password is for, between the word and "is": "the password for the prod db is …", "the pw of db-1 is …". */
+const FOR_WHAT = '(?:\\s+(?:for|of|on|to|at)\\s+(?:the\\s+)?[\\w.@-]+(?:\\s+[\\w.@-]+){0,2})?';
+/**
+ * A spoken value that looks like a password: a digit, or a symbol inside it ("required", and
+ * "wrong!" with its sentence's own punctuation, do not).
+ */
+const LOOKS_LIKE_PASSWORD = '(?=[^\\s\'"`,;]*(?:[0-9]|[!@#$%^&*+=?~|][^\\s\'"`,;.!?]))';
 const QUOTED_VALUE = '(?:"[^"\\n]{4,200}"|\'[^\'\\n]{4,200}\'|`[^`\\n]{4,200}`)';
 
 const SECRET_PATTERNS: RegExp[] = [

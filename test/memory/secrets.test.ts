@@ -45,6 +45,8 @@ describe('secrets', () => {
     ['a login pair', 'prod login is admin / Winter2026!Zebra', 'Winter2026!Zebra'],
     ['Slack webhook URL', `alerts go to https://hooks.slack.com/services/T0${rnd(8).toUpperCase()}/B0${rnd(8).toUpperCase()}/${rnd(24)}`, rnd(24)],
     ['quoted passphrase with spaces', 'the SSH passphrase for deploy is "blue sky 42 tango"', 'blue sky 42 tango'],
+    ['password for a longer name', 'the password for the prod db is Hunter22!', 'Hunter22!'],
+    ['symbols without digits', 'the vault pw is p@ss#word', 'p@ss#word'],
     ['Discord webhook URL', `https://discord.com/api/webhooks/123456789012345678/${rnd(60)}`, rnd(60)],
   ];
 
@@ -79,6 +81,10 @@ describe('secrets', () => {
     'the password for staging is in 1Password',
     'the build pass rate is 98 percent',
     'see https://hooks.slack.com/ for setup',
+    'the password is wrong!',
+    'the wifi pass is broken?!',
+    'the password for the new hire is on the wiki',
+    'pin the version: node 20.17.0',
   ])('leaves ordinary text alone: %s', (text) => {
     expect(containsSecret(text)).toBe(false);
     expect(redactSecrets(text)).toBe(text);
