@@ -20,6 +20,15 @@ describe('audit: what it checks is what it says', () => {
     expect(fs.existsSync(path.join(tmp.dir, 'nonexistent'))).toBe(false);
   });
 
+  it('audit of a data root that is a file says so and exits 2', async () => {
+    const file = path.join(tmp.dir, 'passwd');
+    fs.writeFileSync(file, 'root:x:0:0\n');
+    const r = await runCli(['audit'], { env: { MINUTES_DATA_DIR: file }, cwd: tmp.dir });
+    expect(r.code).toBe(2);
+    expect(r.stdout).toBe('');
+    expect(r.stderr).toMatch(/passwd is not a folder/);
+  });
+
   it('audit --channel-dir does not mention DISCORD_TOKEN (it never logs in for one folder)', async () => {
     const dir = path.join(tmp.dir, 'chan');
     fs.mkdirSync(dir);

@@ -24,9 +24,11 @@ export async function runAudit(opts: AuditCliOptions, io: CliIO): Promise<number
   const logger = quietLoggerFor(io);
   if (!logger) return 2;
   const withDiscord = Boolean((io.env.DISCORD_TOKEN ?? '').trim()) && !opts.channelDir;
-  if (!opts.channelDir && !fs.existsSync(settings.dataDir)) {
+  const rootStat = opts.channelDir ? null : fs.statSync(settings.dataDir, { throwIfNoEntry: false });
+  if (!opts.channelDir && !rootStat?.isDirectory()) {
     // "All 0 channel folders are consistent" for a mistyped path would hide the mistake.
-    io.stderr.write(`minutes audit: the data root ${settings.dataDir} does not exist: set MINUTES_DATA_DIR to your channels folder, or use --channel-dir\n`);
+    const what = rootStat ? 'is not a folder' : 'does not exist';
+    io.stderr.write(`minutes audit: the data root ${settings.dataDir} ${what}: set MINUTES_DATA_DIR to your channels folder, or use --channel-dir\n`);
     return 2;
   }
   // One folder is checked from its files alone; the Discord part is only for the whole data root.
