@@ -7,6 +7,8 @@ import type { ChannelRef } from '../memory/paths';
 import type { ChannelStore } from '../memory/store';
 import { botThereSince, serverFirstSeen } from './firstSeen';
 import { gatherAll } from './gather';
+import { placeAllowed } from './gate';
+import type { ConfigFile } from '../config/schema';
 import { ownsGuild, shardsOf } from './ownership';
 
 /** A resolved or archived thread with enough discussion and no condensation of it. */
@@ -21,7 +23,7 @@ export interface MissingCondensation {
 const LOOKBACK = 50;
 
 /** The Discord part of the audit: threads in channels the bot works in. */
-export async function findMissingCondensations(client: Client<true>, store: ChannelStore): Promise<MissingCondensation[]> {
+export async function findMissingCondensations(client: Client<true>, store: ChannelStore, allow?: ConfigFile['discord']): Promise<MissingCondensation[]> {
   const out: MissingCondensation[] = [];
   const shards = shardsOf(client);
   for (const guild of client.guilds.cache.values()) {
@@ -29,6 +31,7 @@ export async function findMissingCondensations(client: Client<true>, store: Chan
     if (!ownsGuild(guild.id, shards.ids, shards.count)) continue;
     for (const ch of guild.channels.cache.values()) {
       if (ch.type !== ChannelType.GuildText && ch.type !== ChannelType.GuildForum) continue;
+      if (allow && !placeAllowed(guild.id, ch.id, null, allow)) continue;
       const ref: ChannelRef = { kind: 'discord', guildId: guild.id, channelId: ch.id };
       const ledger = await skipIfMalformed(() => readLedger(store, ref), null);
       const there = ledger && botThereSince(ledger.firstRunAt, await serverFirstSeen(store, guild.id));

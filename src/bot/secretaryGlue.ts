@@ -311,7 +311,7 @@ export class DiscordSecretary implements SecretaryCommands {
       for (const line of formatAudit(a)) this.log.warn({ channel: refLabel(ref) }, `audit: ${line}`);
     }
     if (!this.o.client.isReady()) return;
-    for (const m of await findMissingCondensations(this.o.client, this.o.runtime.store)) {
+    for (const m of await findMissingCondensations(this.o.client, this.o.runtime.store, this.config)) {
       this.log.warn({ thread: m.threadId }, `audit: thread "${m.name}" was resolved with enough discussion but has no condensation; queued`);
       const ref: ChannelRef = { kind: 'discord', guildId: m.guildId, channelId: m.channelId };
       await this.o.runtime.store.appendJsonl(ref, queueFile(this.o.runtime.store, ref), { threadId: m.threadId, at: this.o.runtime.clock().toISOString() });
@@ -332,6 +332,8 @@ export class DiscordSecretary implements SecretaryCommands {
   // ---- the pipeline on Discord ----------------------------------------------------------------
 
   private async autoCondense(thread: AnyThreadChannel, archivedAt: Date | undefined): Promise<CondenseResult | null> {
+    // The allowlists decide where the Secretary works, automatic triggers included.
+    if (!placeAllowed(thread.guildId, thread.parentId ?? thread.id, thread.id, this.config)) return null;
     const ref = this.refOf(thread);
     await this.firstRunNoted(ref);
     const ledger = await readLedger(this.o.runtime.store, ref);

@@ -51,4 +51,35 @@ describe('automatic condensation in a channel where the bot never answered', () 
     // Nobody mentioned the bot, so it never answered in the channel.
     expect(h.discord.botMessagesIn(quiet.id).filter((m) => !m.content.includes('📝 Condensation'))).toHaveLength(0);
   }, 20_000);
+
+  it('only in the channels the allowlists let the bot work in', async () => {
+    await h.close();
+    const config = { limits: { maxRetries: 2, requestsPerMinute: 0 }, discord: { channels: [] as string[] } };
+    let other!: FakeChannel;
+    h = await startHarness({
+      config,
+      setup: (d) => {
+        const b = d.setupBasic({ channelName: 'allowed' });
+        guildId = b.guild.id; quiet = b.channel; alice = b.user;
+        bo = d.addMember(b.guild.id, { username: 'bo' });
+        other = d.createTextChannel(b.guild.id, { name: 'other' });
+        config.discord.channels.push(quiet.id);
+      },
+    });
+    h.model.setHandler(secretaryModel);
+    await h.discord.waitFor(() => (fs.existsSync(path.join(h.dataDir, guildId, '.minutes', 'first-seen.json')) ? true : undefined), 5000, 'first-seen record');
+    const people = [alice, bo];
+    for (const [ch, what] of [[other, 'the other channel'], [quiet, 'the allowed channel']] as const) {
+      const t = h.discord.createThread(ch.id, { name: what, ownerId: alice.id });
+      for (let i = 0; i < 7; i++) h.discord.userSays(t.id, people[i % 2].id, `point ${i + 1} about ${what}`);
+      h.discord.userSays(t.id, bo.id, `we decide: ${what} ships every second Tuesday`);
+      h.discord.archiveThread(t.id);
+    }
+    await h.discord.waitFor(
+      () => (h.discord.botMessagesIn(quiet.id).some((m) => m.content.includes('the allowed channel ships')) ? true : undefined),
+      8000, 'automatic condensation in the allowed channel',
+    );
+    expect(h.discord.botMessagesIn(other.id)).toHaveLength(0);
+    expect(fs.existsSync(path.join(h.dataDir, guildId, other.id))).toBe(false);
+  }, 30_000);
 });
