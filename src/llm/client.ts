@@ -68,7 +68,7 @@ export function createClientCore(opts: ClientCoreOptions): ModelClient {
       // The person has already seen part of this reply; a retry would show it twice.
       if (state.streamed && mapped.retryable) {
         throw new ModelError(mapped.kind, `${mapped.message} (after partial output, not retried)`, {
-          provider, status: mapped.status, retryAfterMs: mapped.retryAfterMs, retryable: false, cause: err,
+          provider, status: mapped.status, retryAfterMs: mapped.retryAfterMs, retryable: false, hint: mapped.hint, cause: err,
         });
       }
       throw mapped;

@@ -45,7 +45,8 @@ export class ModelError extends Error {
   readonly status?: number;
   readonly retryAfterMs?: number;
   readonly #retryable?: boolean;
-  readonly #hint?: string;
+  /** What happened and what to check, for a person (see ModelErrorOptions.hint). */
+  readonly hint?: string;
 
   constructor(kind: ModelErrorKind, message: string, opts: ModelErrorOptions = {}) {
     super(oneLine(redactSecrets(message)), opts.cause === undefined ? undefined : { cause: opts.cause });
@@ -54,7 +55,7 @@ export class ModelError extends Error {
     this.status = opts.status;
     this.retryAfterMs = opts.retryAfterMs;
     this.#retryable = opts.retryable;
-    this.#hint = opts.hint === undefined ? undefined : oneLine(redactSecrets(opts.hint));
+    this.hint = opts.hint === undefined ? undefined : oneLine(redactSecrets(opts.hint));
   }
 
   /** Worth another attempt after a pause. Timeouts are not: a retry would double the user's wait. */
@@ -64,7 +65,7 @@ export class ModelError extends Error {
 
   /** One line that is safe to show in a Discord channel: no status codes, bodies or keys. */
   userMessage(): string {
-    if (this.#hint) return this.#hint;
+    if (this.hint) return this.hint;
     if (this.kind === 'rate_limited' && this.retryAfterMs !== undefined && this.retryAfterMs >= 1000) {
       return `The model provider is rate-limiting the bot; please try again in about ${Math.ceil(this.retryAfterMs / 1000)} s.`;
     }
@@ -126,7 +127,9 @@ function brokenResponse(err: unknown, provider: ProviderName): ModelError | unde
   if (!err || typeof err !== 'object') return undefined;
   const e = err as { name?: unknown; message?: unknown; cause?: { code?: unknown } };
   const code = typeof e.cause?.code === 'string' ? e.cause.code : '';
-  if ((e.name === 'TypeError' && e.message === 'terminated') || /^UND_ERR_SOCKET|^ECONNRESET$/.test(code)) {
+  // Anthropic's stream helper rewraps it as AnthropicError("TypeError: terminated").
+  const terminated = (e.name === 'TypeError' && e.message === 'terminated') || (typeof e.message === 'string' && /^TypeError: terminated$/.test(e.message));
+  if (terminated || /^UND_ERR_SOCKET|^ECONNRESET$/.test(code)) {
     const { name, urlVar } = providerWords(provider);
     return new ModelError('unavailable', `${provider}: the connection closed in the middle of the answer`, {
       provider, cause: err,

@@ -69,3 +69,24 @@ describe('a misbehaving model server is retried and explained in one line', () =
     }
   });
 });
+
+describe.each(['anthropic', 'openai'] as const)('%s: a stream cut after part of the reply was shown', (which) => {
+  it('is not retried (the person saw part of it) but still says what to check', async () => {
+    const fake = await startFakeModelServer();
+    const client = await (which === 'anthropic' ? anthropicClient : openaiClient)(fake, { sleep: recordingSleep().sleep, retry: { maxAttempts: 3 } });
+    try {
+      fake.enqueue({ broken: 'drop' }, 'never');
+      const shown: string[] = [];
+      const err = await client.complete(ask('q', { onText: (d) => shown.push(d) })).then(() => undefined, (e: unknown) => e);
+      expect(err).toBeInstanceOf(ModelError);
+      expect(shown.join('')).toBe('The first words');
+      expect(fake.requests).toHaveLength(1);
+      const msg = (err as ModelError).userMessage();
+      expect(msg).toMatch(NAME[which]);
+      expect(msg).toMatch(/closed the connection in the middle of its answer; check/);
+    } finally {
+      await client.close();
+      await fake.close();
+    }
+  });
+});

@@ -132,7 +132,7 @@ export async function startFakeModelServer(opts: FakeModelServerOptions = {}): P
       if (res.destroyed) return;
       if (isBrokenReply(reply)) {
         record.status = reply.broken === 'hang' ? 0 : 200;
-        return await sendBroken(res, reply.broken, () => wait(24 * 3600_000));
+        return await sendBroken(res, reply.broken, () => wait(24 * 3600_000), { api, stream: fakeReq.stream });
       }
       if (isErrorReply(reply)) return sendError(reply);
       record.status = 200;
