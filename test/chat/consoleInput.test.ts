@@ -50,3 +50,19 @@ describe('console lines a new user typed', () => {
     expect(r.stdout).not.toMatch(/[\u0000-\u0008\u000b-\u001f\u007f]/);
   });
 });
+
+describe('/memory on Discord too', () => {
+  it('shows a damaged MEMORY.md without its control bytes', async () => {
+    const { ChannelStore } = await import('../../src/memory/store');
+    const { memoryCommand } = await import('../../src/chat/commands');
+    const root = path.join(tmp.dir, 'channels');
+    const ref = { kind: 'discord' as const, guildId: '100000000000000001', channelId: '200000000000000002' };
+    const dir = path.join(root, ref.guildId, ref.channelId);
+    fs.mkdirSync(dir, { recursive: true });
+    fs.writeFileSync(path.join(dir, 'MEMORY.md'), '# Channel Memory\n\n- [m-aaaaaa] The deploy \u001b[2Jkey is in \u0000vault\u0007 [from: a, 2026-11-01]\n');
+    const store = new ChannelStore({ root });
+    const out = await memoryCommand({ store } as unknown as Parameters<typeof memoryCommand>[0], ref);
+    expect(out).toContain('[m-aaaaaa] The deploy [2Jkey is in vault');
+    expect(out).not.toMatch(/[\u0000-\u0008\u000b-\u001f\u007f]/);
+  });
+});
