@@ -5,7 +5,7 @@ import { lastCondensedMessageId, readLedger, skipIfMalformed } from '../condense
 import { humanMessages, messagesSince } from '../condense/transcript';
 import type { ChannelRef } from '../memory/paths';
 import type { ChannelStore } from '../memory/store';
-import { botThereSince, serverFirstSeen } from './firstSeen';
+import { botThereSince } from './firstSeen';
 import { gatherAll } from './gather';
 import { placeAllowed } from './gate';
 import type { ConfigFile } from '../config/schema';
@@ -34,7 +34,7 @@ export async function findMissingCondensations(client: Client<true>, store: Chan
       if (allow && !placeAllowed(guild.id, ch.id, null, allow)) continue;
       const ref: ChannelRef = { kind: 'discord', guildId: guild.id, channelId: ch.id };
       const ledger = await skipIfMalformed(() => readLedger(store, ref), null);
-      const there = ledger && botThereSince(ledger.firstRunAt, await serverFirstSeen(store, guild.id));
+      const there = ledger && await botThereSince(store, guild.id, ledger.firstRunAt);
       if (!ledger || !there) continue;
       const archived = await ch.threads.fetchArchived({ limit: LOOKBACK }).catch(() => null);
       for (const thread of archived?.threads.values() ?? []) {

@@ -1,6 +1,9 @@
 import path from 'node:path';
+import type { Client } from 'discord.js';
+import type { Logger } from '../log/logger';
 import { isSnowflake } from '../memory/paths';
 import type { ChannelStore } from '../memory/store';
+import { ownsGuild, shardsOf } from './ownership';
 
 /**
  * When the bot first saw each server, recorded at start-up (and when it joins one). Automatic
@@ -19,12 +22,18 @@ export function firstSeenFile(root: string, guildId: string): string {
   return path.join(root, guildId, '.minutes', 'first-seen.json');
 }
 
-export async function noteServersSeen(store: ChannelStore, guildIds: Iterable<string>, now: Date): Promise<void> {
-  for (const id of guildIds) {
-    if (!isSnowflake(id)) continue;
-    const file = firstSeenFile(store.root, id);
-    if ((await store.readState<FirstSeen>(file))?.firstSeenAt) continue;
-    await store.writePrivateState(file, { version: 1, firstSeenAt: now.toISOString() } satisfies FirstSeen);
+/** Records the servers this shard owns that have no record yet; a failure is logged, never thrown. */
+export async function noteServersSeen(client: Client, store: ChannelStore, guildIds: string[], now: Date, log: Logger): Promise<void> {
+  const shards = shardsOf(client);
+  try {
+    for (const id of guildIds) {
+      if (!isSnowflake(id) || !ownsGuild(id, shards.ids, shards.count)) continue;
+      const file = firstSeenFile(store.root, id);
+      if ((await store.readState<FirstSeen>(file))?.firstSeenAt) continue;
+      await store.writePrivateState(file, { version: 1, firstSeenAt: now.toISOString() } satisfies FirstSeen);
+    }
+  } catch (err) {
+    log.warn({ err: (err as Error).message }, 'could not record when the bot first saw its servers; check the data root');
   }
 }
 
@@ -36,7 +45,8 @@ export async function serverFirstSeen(store: ChannelStore, guildId: string): Pro
 }
 
 /** Since when the bot has been in a channel: the earlier of its server's sighting and its ledger's first run. */
-export function botThereSince(ledgerFirstRun: string | undefined, serverSeen: Date | undefined): Date | undefined {
+export async function botThereSince(store: ChannelStore, guildId: string, ledgerFirstRun: string | undefined): Promise<Date | undefined> {
+  const serverSeen = await serverFirstSeen(store, guildId);
   const times = [ledgerFirstRun ? Date.parse(ledgerFirstRun) : NaN, serverSeen?.getTime() ?? NaN].filter((t) => Number.isFinite(t));
   return times.length ? new Date(Math.min(...times)) : undefined;
 }

@@ -5,7 +5,7 @@ import {
 } from 'discord.js';
 import cron, { type ScheduledTask } from 'node-cron';
 import { autoGate } from '../condense/gate';
-import { botThereSince, noteServersSeen, serverFirstSeen } from './firstSeen';
+import { botThereSince, noteServersSeen } from './firstSeen';
 import { ensureFirstRun, lastCondensedMessageId, ledgerFile, listRetryable, readLedger, releaseLeases, skipIfMalformed } from '../condense/ledger';
 import { Secretary, CondenseResult, SecretaryOptions } from '../condense/secretary';
 import { humanMessages, messagesSince } from '../condense/transcript';
@@ -71,14 +71,9 @@ export class DiscordSecretary implements SecretaryCommands {
     const { client } = this.o;
     client.on(Events.MessageReactionAdd, (r, u) => { void this.events.run('reaction', () => this.onReaction(r, u)); });
     client.on(Events.ThreadUpdate, (before, after) => { void this.events.run('threadUpdate', () => this.onThreadUpdate(before, after)); });
-    client.once(Events.ClientReady, () => {
-      void this.events.run('sweep', async () => {
-        await this.noteServers([...client.guilds.cache.keys()]);
-        await this.resumeInterrupted({ atStart: true });
-        await this.sweep();
-      });
-    });
-    client.on(Events.GuildCreate, (g) => { void this.events.run('guildCreate', () => this.noteServers([g.id])); });
+    const seen = (ids: string[]) => noteServersSeen(this.o.client, this.o.runtime.store, ids, this.o.runtime.clock(), this.log);
+    client.once(Events.ClientReady, () => { void this.events.run('sweep', async () => { await seen([...client.guilds.cache.keys()]); await this.resumeInterrupted({ atStart: true }); await this.sweep(); }); });
+    client.on(Events.GuildCreate, (g) => { void this.events.run('guildCreate', () => seen([g.id])); });
   }
 
   start(): void {
@@ -107,14 +102,6 @@ export class DiscordSecretary implements SecretaryCommands {
     // Keyed by the ledger the record goes to: a private thread keeps its own, apart from its channel's.
     const key = ledgerFile(this.o.runtime.store.paths(ref), ref);
     return this.firstRuns.run(key, () => ensureFirstRun(this.o.runtime.store, ref, this.o.runtime.clock()).then(() => undefined));
-  }
-
-  /** Start-up and joining: automatic condensations count from when the bot first saw a server. */
-  private async noteServers(ids: string[]): Promise<void> {
-    const shards = shardsOf(this.o.client);
-    const owned = ids.filter((id) => ownsGuild(id, shards.ids, shards.count));
-    await noteServersSeen(this.o.runtime.store, owned, this.o.runtime.clock())
-      .catch((err: Error) => this.log.warn({ err: err.message }, 'could not record when the bot first saw its servers; check the data root'));
   }
 
   /** Waits for a first-run record this process started for the conversation's ledger, if any. */
@@ -216,7 +203,7 @@ export class DiscordSecretary implements SecretaryCommands {
         const ref: ChannelRef = { kind: 'discord', guildId: guild.id, channelId: ch.id };
         await this.firstRunNoted(ref);
         const ledger = await skipIfMalformed(() => readLedger(this.o.runtime.store, ref), null);
-        const since = ledger && botThereSince(ledger.firstRunAt, await serverFirstSeen(this.o.runtime.store, guild.id));
+        const since = ledger && await botThereSince(this.o.runtime.store, guild.id, ledger.firstRunAt);
         if (!since) continue;
         // Private archived threads need Manage Threads to list; without it they are skipped.
         const lists = await Promise.all(['public', 'private'].map((type) =>
@@ -339,7 +326,7 @@ export class DiscordSecretary implements SecretaryCommands {
     const ledger = await readLedger(this.o.runtime.store, ref);
     const messages = await gatherAll(thread);
     const since = messagesSince(humanMessages(messages), lastCondensedMessageId(ledger, thread.id));
-    const there = ref.kind === 'discord' ? botThereSince(ledger.firstRunAt, await serverFirstSeen(this.o.runtime.store, ref.guildId)) : undefined;
+    const there = ref.kind === 'discord' ? await botThereSince(this.o.runtime.store, ref.guildId, ledger.firstRunAt) : undefined;
     const verdict = autoGate({ humanSinceLast: since, archivedAt, botFirstRanAt: there });
     if (!verdict.ok) {
       this.log.debug({ thread: thread.id, reason: verdict.reason }, 'automatic condensation skipped');

@@ -8,7 +8,7 @@ import { redactSecrets } from '../memory/secrets';
 import { MalformedStateError } from '../memory/store';
 import { ModelError } from '../llm/errors';
 import type { SideTaskDeps } from '../upkeep/sideTask';
-import { composeContext, ContextData, currentDecisions, activeConstraints, decisionIdFor, EMPTY_CONTEXT } from './contextDoc';
+import { composeContext, ContextData, currentDecisions, activeConstraints, decisionIdFor, EMPTY_CONTEXT, lapsedConstraintMemoryIds } from './contextDoc';
 import { draftCondensation } from './draft';
 import { foldCondensation } from './fold';
 import {
@@ -361,13 +361,9 @@ export class Secretary {
     if (decisionMemoryId && oldMemoryIds.length > 1) {
       await pointSuperseded(this.store, ref, oldMemoryIds.slice(1).map((id) => ({ id })), decisionMemoryId, this.now);
     }
-    // A replaced decision's constraints lapse from CONTEXT.md's Active Constraints (unless still
-    // owned by a current decision): strike them in MEMORY.md too, or the two files disagree.
-    const stillActive = new Set(activeConstraints(ctx).map((c) => c.text.toLowerCase()));
-    const lapsed = ctx.constraints.filter((c) => supersedes.includes(c.decisionId) && c.memoryId && !stillActive.has(c.text.toLowerCase()));
-    if (decisionMemoryId && lapsed.length) {
-      await pointSuperseded(this.store, ref, lapsed.map((c) => ({ id: c.memoryId })), decisionMemoryId, this.now);
-    }
+    // Constraints that lapsed from CONTEXT.md with their decision are struck in MEMORY.md too.
+    const lapsed = lapsedConstraintMemoryIds(ctx, supersedes);
+    if (decisionMemoryId && lapsed.length) await pointSuperseded(this.store, ref, lapsed.map((id) => ({ id })), decisionMemoryId, this.now);
     const constraintMemoryIds = constraintTexts.map((t) => findEntryId(memory, t)).filter((x): x is string => !!x);
     // Link the decision to its MEMORY entry, so a later supersede can strike it through.
     await this.store.exclusive(p, async () => {
