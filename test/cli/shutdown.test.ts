@@ -22,13 +22,13 @@ describe('console shutdown with a hung model', () => {
     fake.setHandler((req) => (req.model === DEFAULT_MODELS.anthropic.chat ? 'ok' : { text: '{}', delayMs: 60_000 }));
     const env = { ANTHROPIC_API_KEY: 'k', ANTHROPIC_BASE_URL: fake.anthropicBaseURL, MINUTES_DATA_DIR: path.join(tmp.dir, 'data'), LOG_FORMAT: 'json' };
     const t0 = Date.now();
-    const r = await withCapturedIO((io) => runChat({ channel: 'team', shutdownBudgetMs: 800 }, io), {
+    const r = await withCapturedIO((io) => runChat({ channel: 'team', shutdownBudgetMs: 2_000 }, io), {
       env, cwd: tmp.dir, input: ['we decided to ship on Friday', 'and Priya owns the release notes'],
     });
     const returnedAfter = Date.now() - t0;
     expect(r.code).toBe(1);
     expect(r.stderr).toMatch(/exiting anyway/);
-    expect(returnedAfter).toBeLessThan(5_000);
+    expect(returnedAfter).toBeLessThan(6_000);
     const sent = fake.requests.length;
     const side = fake.requests.filter((q) => q.model !== DEFAULT_MODELS.anthropic.chat);
     expect(side.length).toBeGreaterThan(0);
