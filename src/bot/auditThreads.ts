@@ -5,7 +5,10 @@ import { lastCondensedMessageId, readLedger, skipIfMalformed } from '../condense
 import { humanMessages, messagesSince } from '../condense/transcript';
 import type { ChannelRef } from '../memory/paths';
 import type { ChannelStore } from '../memory/store';
+import { botThereSince } from './firstSeen';
 import { gatherAll } from './gather';
+import { placeAllowed } from './gate';
+import type { ConfigFile } from '../config/schema';
 import { ownsGuild, shardsOf } from './ownership';
 
 /** A resolved or archived thread with enough discussion and no condensation of it. */
@@ -20,7 +23,7 @@ export interface MissingCondensation {
 const LOOKBACK = 50;
 
 /** The Discord part of the audit: threads in channels the bot works in. */
-export async function findMissingCondensations(client: Client<true>, store: ChannelStore): Promise<MissingCondensation[]> {
+export async function findMissingCondensations(client: Client<true>, store: ChannelStore, allow?: ConfigFile['discord']): Promise<MissingCondensation[]> {
   const out: MissingCondensation[] = [];
   const shards = shardsOf(client);
   for (const guild of client.guilds.cache.values()) {
@@ -28,14 +31,16 @@ export async function findMissingCondensations(client: Client<true>, store: Chan
     if (!ownsGuild(guild.id, shards.ids, shards.count)) continue;
     for (const ch of guild.channels.cache.values()) {
       if (ch.type !== ChannelType.GuildText && ch.type !== ChannelType.GuildForum) continue;
+      if (allow && !placeAllowed(guild.id, ch.id, null, allow)) continue;
       const ref: ChannelRef = { kind: 'discord', guildId: guild.id, channelId: ch.id };
       const ledger = await skipIfMalformed(() => readLedger(store, ref), null);
-      if (!ledger?.firstRunAt) continue;
+      const there = ledger && await botThereSince(store, guild.id, ledger.firstRunAt);
+      if (!ledger || !there) continue;
       const archived = await ch.threads.fetchArchived({ limit: LOOKBACK }).catch(() => null);
       for (const thread of archived?.threads.values() ?? []) {
         const messages = await gatherAll(thread).catch(() => []);
         const since = messagesSince(humanMessages(messages), lastCondensedMessageId(ledger, thread.id));
-        const verdict = autoGate({ humanSinceLast: since, archivedAt: thread.archivedAt ?? undefined, botFirstRanAt: new Date(ledger.firstRunAt) });
+        const verdict = autoGate({ humanSinceLast: since, archivedAt: thread.archivedAt ?? undefined, botFirstRanAt: there });
         if (verdict.ok) out.push({ guildId: guild.id, channelId: ch.id, threadId: thread.id, name: thread.name });
       }
     }

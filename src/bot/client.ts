@@ -8,7 +8,11 @@ import type { ShardSet } from './ownership';
  * `shards` is left unset in production: discord.js then takes SHARDS/SHARD_COUNT from the sharding
  * manager's environment, and setting it here would make every shard process claim the same shards.
  */
-export function createDiscordClient(o: { apiUrl: string; shards?: ShardSet }): Client {
+export function createDiscordClient(o: {
+  apiUrl: string; shards?: ShardSet;
+  /** One REST request's limit, without retries (the doctor's quick check); discord.js defaults otherwise. */
+  restTimeoutMs?: number;
+}): Client {
   return new Client({
     ...(o.shards ? { shards: [...o.shards.ids], shardCount: o.shards.count } : {}),
     intents: [
@@ -19,7 +23,7 @@ export function createDiscordClient(o: { apiUrl: string; shards?: ShardSet }): C
     ],
     partials: [Partials.Message, Partials.Channel, Partials.Reaction, Partials.User, Partials.GuildMember, Partials.ThreadMember],
     allowedMentions: { parse: [], repliedUser: false },
-    rest: { api: o.apiUrl },
+    rest: { api: o.apiUrl, ...(o.restTimeoutMs ? { timeout: o.restTimeoutMs, retries: 0 } : {}) },
   });
 }
 

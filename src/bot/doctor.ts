@@ -12,14 +12,22 @@ export interface Finding {
 
 /** How long the gateway may take to become ready before the doctor gives up on it. */
 const READY_TIMEOUT_MS = 20_000;
+/** How long one REST request may take. */
+const REST_TIMEOUT_MS = 10_000;
 
 /**
  * Discord checks: the token, the privileged intent, and each configured channel's permissions.
  * Logs in like the bot does (the gateway is the only place the effective permissions are known).
  */
-export async function discordFindings(o: { token: string; apiUrl: string; discord: ConfigFile['discord'] }): Promise<Finding[]> {
+export async function discordFindings(o: {
+  token: string; apiUrl: string; discord: ConfigFile['discord'];
+  /** Per REST request; tests shorten it. */
+  restTimeoutMs?: number;
+}): Promise<Finding[]> {
   const out: Finding[] = [];
-  const client = createDiscordClient({ apiUrl: o.apiUrl });
+  const restTimeoutMs = o.restTimeoutMs ?? REST_TIMEOUT_MS;
+  // A short limit and no retries: discord.js's own (15 s, 3 retries) kept a dead URL waiting 60 s.
+  const client = createDiscordClient({ apiUrl: o.apiUrl, restTimeoutMs });
   let timer: NodeJS.Timeout | undefined;
   try {
     const ready = new Promise<Client<true>>((resolve, reject) => {
@@ -38,6 +46,8 @@ export async function discordFindings(o: { token: string; apiUrl: string; discor
       } else if (e.code === 'DisallowedIntents' || /4014|intent/i.test(e.message ?? '')) {
         out.push({ ok: true, check: 'token', detail: 'accepted' });
         out.push({ ok: false, check: 'intents', detail: 'the Message Content intent is off: enable it under Developer Portal → your app → Bot → Privileged Gateway Intents' });
+      } else if ((err as Error).name === 'AbortError' || /aborted/i.test(e.message ?? '')) {
+        out.push({ ok: false, check: 'token', detail: `Discord's REST API at ${o.apiUrl} did not answer within ${restTimeoutMs / 1000} s: check DISCORD_API_URL and the network` });
       } else {
         out.push({ ok: false, check: 'token', detail: `could not reach Discord (${(e.message ?? '').split('\n')[0]}): check DISCORD_API_URL and the network` });
       }

@@ -5,6 +5,7 @@ import {
 } from 'discord.js';
 import cron, { type ScheduledTask } from 'node-cron';
 import { autoGate } from '../condense/gate';
+import { botThereSince, noteServersSeen } from './firstSeen';
 import { ensureFirstRun, lastCondensedMessageId, ledgerFile, listRetryable, readLedger, releaseLeases, skipIfMalformed } from '../condense/ledger';
 import { Secretary, CondenseResult, SecretaryOptions } from '../condense/secretary';
 import { humanMessages, messagesSince } from '../condense/transcript';
@@ -70,7 +71,9 @@ export class DiscordSecretary implements SecretaryCommands {
     const { client } = this.o;
     client.on(Events.MessageReactionAdd, (r, u) => { void this.events.run('reaction', () => this.onReaction(r, u)); });
     client.on(Events.ThreadUpdate, (before, after) => { void this.events.run('threadUpdate', () => this.onThreadUpdate(before, after)); });
-    client.once(Events.ClientReady, () => { void this.events.run('sweep', async () => { await this.resumeInterrupted({ atStart: true }); await this.sweep(); }); });
+    const seen = (ids: string[]) => noteServersSeen(this.o.client, this.o.runtime.store, ids, this.o.runtime.clock(), this.log);
+    client.once(Events.ClientReady, () => { void this.events.run('sweep', async () => { await seen([...client.guilds.cache.keys()]); await this.resumeInterrupted({ atStart: true }); await this.sweep(); }); });
+    client.on(Events.GuildCreate, (g) => { void this.events.run('guildCreate', () => seen([g.id])); });
   }
 
   start(): void {
@@ -200,14 +203,15 @@ export class DiscordSecretary implements SecretaryCommands {
         const ref: ChannelRef = { kind: 'discord', guildId: guild.id, channelId: ch.id };
         await this.firstRunNoted(ref);
         const ledger = await skipIfMalformed(() => readLedger(this.o.runtime.store, ref), null);
-        if (!ledger?.firstRunAt) continue;
+        const since = ledger && await botThereSince(this.o.runtime.store, guild.id, ledger.firstRunAt);
+        if (!since) continue;
         // Private archived threads need Manage Threads to list; without it they are skipped.
         const lists = await Promise.all(['public', 'private'].map((type) =>
           ch.threads.fetchArchived({ type: type as 'public' | 'private', limit: SWEEP_LOOKBACK }).catch(() => null)));
         for (const thread of lists.flatMap((l) => [...(l?.threads.values() ?? [])])) {
           if (done >= SWEEP_MAX_PER_RUN || this.events.closing) return done;
           const when = thread.archivedAt ?? undefined;
-          if (when && when.getTime() < Date.parse(ledger.firstRunAt)) continue;
+          if (when && when.getTime() < since.getTime()) continue;
           const r = await this.autoCondense(thread, when);
           if (r && r.status === 'done') done++;
         }
@@ -294,7 +298,7 @@ export class DiscordSecretary implements SecretaryCommands {
       for (const line of formatAudit(a)) this.log.warn({ channel: refLabel(ref) }, `audit: ${line}`);
     }
     if (!this.o.client.isReady()) return;
-    for (const m of await findMissingCondensations(this.o.client, this.o.runtime.store)) {
+    for (const m of await findMissingCondensations(this.o.client, this.o.runtime.store, this.config)) {
       this.log.warn({ thread: m.threadId }, `audit: thread "${m.name}" was resolved with enough discussion but has no condensation; queued`);
       const ref: ChannelRef = { kind: 'discord', guildId: m.guildId, channelId: m.channelId };
       await this.o.runtime.store.appendJsonl(ref, queueFile(this.o.runtime.store, ref), { threadId: m.threadId, at: this.o.runtime.clock().toISOString() });
@@ -315,12 +319,15 @@ export class DiscordSecretary implements SecretaryCommands {
   // ---- the pipeline on Discord ----------------------------------------------------------------
 
   private async autoCondense(thread: AnyThreadChannel, archivedAt: Date | undefined): Promise<CondenseResult | null> {
+    // The allowlists decide where the Secretary works, automatic triggers included.
+    if (!placeAllowed(thread.guildId, thread.parentId ?? thread.id, thread.id, this.config)) return null;
     const ref = this.refOf(thread);
     await this.firstRunNoted(ref);
     const ledger = await readLedger(this.o.runtime.store, ref);
     const messages = await gatherAll(thread);
     const since = messagesSince(humanMessages(messages), lastCondensedMessageId(ledger, thread.id));
-    const verdict = autoGate({ humanSinceLast: since, archivedAt, botFirstRanAt: ledger.firstRunAt ? new Date(ledger.firstRunAt) : undefined });
+    const there = ref.kind === 'discord' ? await botThereSince(this.o.runtime.store, ref.guildId, ledger.firstRunAt) : undefined;
+    const verdict = autoGate({ humanSinceLast: since, archivedAt, botFirstRanAt: there });
     if (!verdict.ok) {
       this.log.debug({ thread: thread.id, reason: verdict.reason }, 'automatic condensation skipped');
       return null;

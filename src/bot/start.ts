@@ -18,6 +18,26 @@ export interface RunningBot {
   stop(): Promise<void>;
 }
 
+/**
+ * Stops the bot; if that takes longer than `budgetMs` (a hung model holding a turn or a
+ * condensation), the model requests in flight are aborted so the stop can finish.
+ */
+export async function stopWithin(running: RunningBot, budgetMs: number, logger: Logger): Promise<void> {
+  const timer = setTimeout(() => {
+    logger.warn({ budgetMs }, 'still waiting on the model at the end of the shutdown budget; aborting its requests (an interrupted condensation resumes at the next start)');
+    running.runtime.abortModelCalls('the shutdown budget ran out');
+  }, budgetMs);
+  timer.unref();
+  try {
+    await running.stop();
+  } finally {
+    clearTimeout(timer);
+  }
+}
+
+/** How long `npm start` lets replies and writes in flight finish before aborting model requests. */
+const SHUTDOWN_BUDGET_MS = 20_000;
+
 export class StartupError extends Error {
   override name = 'StartupError';
 }
@@ -126,7 +146,7 @@ async function serve(o: { settings: Settings; logger: Logger; io: CliIO }, shard
     // second process on this shard's guilds and folders, so this one winds down on its own.
     if (shard) process.once('disconnect', () => stop('the sharding manager exited'));
   });
-  await running.stop();
+  await stopWithin(running, SHUTDOWN_BUDGET_MS, o.logger);
   o.logger.info('stopped cleanly');
   return 0;
 }

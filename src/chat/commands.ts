@@ -47,7 +47,8 @@ export async function memoryCommand(ctx: CommandContext, ref: ChannelRef): Promi
   const text = await ctx.store.read(ctx.store.parentRef(ref), 'MEMORY.md');
   const entries = parseMemory(text ?? '').filter((l) => l.kind === 'entry' && !l.superseded);
   if (!entries.length) return 'MEMORY.md has no entries yet.';
-  return entries.map((e) => e.raw.trim()).join('\n');
+  // A damaged file's control bytes (escape sequences, NUL) are not shown, on Discord or a terminal.
+  return entries.map((e) => e.raw.trim().replace(/[\u0000-\u0008\u000b-\u001f\u007f]/g, '')).join('\n');
 }
 
 export async function forgetCommand(ctx: CommandContext, ref: ChannelRef, id: string): Promise<string> {

@@ -10,7 +10,7 @@ import { KeyedQueue } from '../memory/queue';
 import type { RecallResult } from '../memory/recall';
 import type { RecallService } from '../memory/hybridRecall';
 import { renderRecallBlock } from '../prompt/recallBlock';
-import { redactSecrets } from '../memory/secrets';
+import { containsSecret, redactSecrets } from '../memory/secrets';
 import type { ChannelStore } from '../memory/store';
 import { assemblePrompt, AssembledPrompt } from '../prompt/assemble';
 import { BOT_INSTRUCTIONS } from '../prompt/instructions';
@@ -18,7 +18,7 @@ import {
   ConversationState, conversationFile, emptyConversation, InboundMessage, loadConversation, mergeUserTurn, renderUserPart, withoutMessage,
 } from './conversation';
 import type { UsageBook } from './usage';
-import { explicitMemoryOps } from '../upkeep/consolidate';
+import { explicitMemoryRequest } from '../upkeep/explicitRequests';
 import { TEMPLATES } from '../memory/templates';
 
 export interface ChatSettings {
@@ -46,6 +46,8 @@ export interface ChatEngineOptions {
   instructions?: string;
   usage: UsageBook;
 }
+
+const SECRET_NOT_STORED = '(That looked like a password, key or private URL: it was not stored; memory and logs keep [redacted] in its place.)';
 
 /** A cheap pre-check for "remember that …" / "forget …" before any file is read. */
 const EXPLICIT_REQUEST = /\b(remember|note|forget)\b/i;
@@ -233,6 +235,10 @@ export class ChatEngine {
     // Upkeep starts its own work here; it must not run as part of this turn's context (it would
     // bypass the turn queue when it replaces the conversation).
     this.turnContext.exit(() => this.o.hooks?.afterTurn?.(ref, next));
+    // The person should know a password they typed was kept out of memory (unless a note said so).
+    if (messages.some((m) => m.addressed !== false && containsSecret(m.content)) && !memoryNotes.some((n) => /not stored/.test(n))) {
+      memoryNotes.push(SECRET_NOT_STORED);
+    }
     const text = memoryNotes.length ? `${res.text}\n\n_${memoryNotes.join(' ')}_` : res.text;
     return { text, usage: res.usage, recall: result, prompt };
   }
@@ -242,13 +248,19 @@ export class ChatEngine {
     const notes: string[] = [];
     const memory = (await this.o.store.read(this.o.store.parentRef(ref), 'MEMORY.md').catch(() => null)) ?? '';
     for (const m of asking) {
-      const proposed = explicitMemoryOps(m.content, memory, `${m.authorName}, msg ${m.id}`);
-      const ops = proposed.filter((op) => op.op !== 'forget' || m.mayForget !== false);
-      if (ops.length < proposed.length) notes.push('(Only admins can make me forget a memory entry.)');
+      const request = explicitMemoryRequest(m.content, memory, `${m.authorName}, msg ${m.id}`);
+      const mayForget = m.mayForget !== false;
+      const ops = request.ops.filter((op) => op.op !== 'forget' || mayForget);
+      if (request.forgetAsked && !mayForget) notes.push('(Only admins can make me forget a memory entry.)');
+      else notes.push(...request.notes);
       if (!ops.length) continue;
       try {
         const r = await this.o.store.applyMemoryOps(ref, ops);
-        for (const a of r.applied) notes.push(a.op.op === 'forget' ? `(Forgot memory entry ${a.id}.)` : `(Saved to memory as ${a.id}.)`);
+        // Say exactly what changed, in the entry's own words, so a misheard request is seen at once.
+        for (const a of r.applied) {
+          if (a.op.op === 'forget') notes.push(`(Forgot ${a.id}: "${r.forgotten.find((f) => f.id === a.id)?.text ?? a.op.text ?? ''}".)`);
+          else notes.push(`(Saved to memory as ${a.id}: "${a.op.text}".)`);
+        }
         for (const sk of r.skipped) notes.push(`(Not saved to memory: ${sk.why}.)`);
       } catch (err) {
         this.o.logger.warn({ err: (err as Error).message }, 'explicit memory request failed');

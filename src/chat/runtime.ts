@@ -2,6 +2,7 @@ import { providerEnv, type Settings } from '../config/load';
 import type { Logger } from '../log/logger';
 import { createModelClient } from '../llm/provider';
 import type { ModelClient } from '../llm/types';
+import { stoppable } from '../llm/shutdown';
 import { buildRecallService, RecallService } from '../memory/hybridRecall';
 import { recallDirs } from '../memory/paths';
 import { ChannelStore } from '../memory/store';
@@ -23,6 +24,8 @@ export interface Runtime {
   usage: UsageBook;
   /** Finishes queued turns and writes, then stops the model limiter. */
   close(): Promise<void>;
+  /** Shutdown budget spent: aborts the model requests in flight and refuses any later one. */
+  abortModelCalls(reason: string): void;
 }
 
 export interface RuntimeOptions {
@@ -45,7 +48,7 @@ export async function createRuntime(settings: Settings, logger: Logger, opts: Ru
     onWrite: (p) => recall?.warm(recallDirs(p, settings.dataDir)),
   });
   const { config } = settings;
-  const model = opts.model ?? await createModelClient({
+  const model = stoppable(opts.model ?? await createModelClient({
     logger,
     env: providerEnv(settings),
     provider: config.provider,
@@ -57,7 +60,7 @@ export async function createRuntime(settings: Settings, logger: Logger, opts: Ru
     },
     retry: { maxAttempts: config.limits.maxRetries + 1 },
     timeoutMs: config.limits.timeoutMs,
-  });
+  }));
   const usage = new UsageBook(store);
   recall = buildRecallService({ semantic: settings.semantic, logger: logger.child({ component: 'recall' }), clock });
   let upkeep: Upkeep | undefined;
@@ -83,6 +86,7 @@ export async function createRuntime(settings: Settings, logger: Logger, opts: Ru
   const up = upkeep;
   return {
     settings, logger, clock, store, model, recall, engine, upkeep: up, usage,
+    abortModelCalls: (reason) => model.abortAll(reason),
     async close() {
       await engine.idle();
       await up.stop();

@@ -21,9 +21,21 @@ export interface ConsoleOptions {
 
 export const SEPARATOR = '---';
 
+/**
+ * A line that is `---` after any number of backslashes gets one more, so `---` and a literal `\---`
+ * print differently and a reader gets the text back by removing one backslash from such lines.
+ */
 export function escapeBlock(text: string): string {
-  return text.split('\n').map((l) => (l === SEPARATOR ? `\\${SEPARATOR}` : l)).join('\n');
+  return text.split('\n').map((l) => (/^\\*---$/.test(l) ? `\\${l}` : l)).join('\n');
 }
+
+/** Terminal control bytes (escape sequences, NUL, bell) from a damaged file never reach the screen. */
+export function printable(text: string): string {
+  return text.replace(/[\u0000-\u0008\u000b-\u001f\u007f]/g, '');
+}
+
+/** `/memroy` is a mistyped command; `/etc/hosts is wrong` is a message that starts with a path. */
+const COMMAND_LIKE = /^\/[a-z]+$/i;
 
 export async function runConsole(o: ConsoleOptions): Promise<void> {
   const { runtime, ref } = o;
@@ -31,7 +43,7 @@ export async function runConsole(o: ConsoleOptions): Promise<void> {
   const rl = readline.createInterface({ input: o.input, terminal: false, crlfDelay: Infinity });
   let seq = 0;
   const write = (text: string) => {
-    o.output.write(`${escapeBlock(text.replace(/\s+$/, ''))}\n`);
+    o.output.write(`${escapeBlock(printable(text).replace(/\s+$/, ''))}\n`);
     if (!o.interactive) o.output.write(`${SEPARATOR}\n`);
   };
   if (o.interactive) o.output.write('> ');
@@ -49,7 +61,9 @@ export async function runConsole(o: ConsoleOptions): Promise<void> {
   async function handleLine(line: string): Promise<string> {
     const trimmed = line.trim();
     if (!trimmed) return 'error: empty message; type a message or /recall, /memory, /context, /new, /status';
-    if (trimmed.startsWith('/')) {
+    // Read from the raw line: a leading space turns a would-be command into a message.
+    const [first] = line.split(/\s+/);
+    if (COMMAND_LIKE.test(first)) {
       const [cmd, ...rest] = trimmed.split(/\s+/);
       const arg = trimmed.slice(cmd.length).trim();
       switch (cmd) {
@@ -60,7 +74,7 @@ export async function runConsole(o: ConsoleOptions): Promise<void> {
         case '/context': return contextCommand(ctx, ref);
         case '/new': return newCommand(ctx, ref);
         case '/status': return statusCommand(ctx, ref);
-        default: return `error: unknown command ${cmd}; try /recall, /memory, /context, /new, /status`;
+        default: return `error: unknown command ${cmd}; try /recall, /memory, /context, /new, /status (start the line with a space to send it as a message)`;
       }
     }
     seq++;
@@ -74,5 +88,6 @@ export async function runConsole(o: ConsoleOptions): Promise<void> {
 function oneLineError(err: unknown): string {
   if (err instanceof ModelError) return err.userMessage();
   const msg = err instanceof Error ? err.message : String(err);
-  return msg.split('\n')[0];
+  // Control bytes (a NUL from a broken body) never reach the terminal or a script's parser.
+  return msg.split('\n')[0].replace(/[\u0000-\u0008\u000b-\u001f\u007f]/g, '');
 }

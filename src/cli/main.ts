@@ -1,4 +1,5 @@
 import { Command, CommanderError, InvalidArgumentError } from 'commander';
+import { PROJECT_ROOT } from '../config/load';
 
 /**
  * The `minutes` command. Each subcommand's module is required only when it runs, so `recall`
@@ -10,10 +11,12 @@ export interface CliIO {
   stdin: NodeJS.ReadableStream & { isTTY?: boolean };
   env: NodeJS.ProcessEnv;
   cwd: string;
+  /** Where `.env` is also looked for (the installed package's root); tests leave it unset. */
+  projectRoot?: string;
 }
 
 export function defaultIO(): CliIO {
-  return { stdout: process.stdout, stderr: process.stderr, stdin: process.stdin, env: process.env, cwd: process.cwd() };
+  return { stdout: process.stdout, stderr: process.stderr, stdin: process.stdin, env: process.env, cwd: process.cwd(), projectRoot: PROJECT_ROOT };
 }
 
 export async function run(argv: string[], io: CliIO = defaultIO()): Promise<number> {

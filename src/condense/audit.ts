@@ -21,6 +21,8 @@ export interface StaleLine {
   decisionId: string;
   replacedBy: string;
   fixed: boolean;
+  /** SESSION.md lines are not the audit's to edit: reported, but they do not fail `audit --fix`. */
+  unfixable?: boolean;
 }
 
 export interface ChannelAudit {
@@ -149,7 +151,7 @@ export async function auditChannel(o: AuditOptions): Promise<ChannelAudit> {
   }
   for (const s of sessions) {
     for (const h of check(s, await readText(s))) {
-      report.staleLines.push({ file: path.relative(p.channelDir, s), line: h.line, text: h.text, decisionId: h.d.id, replacedBy: h.by.id, fixed: false });
+      report.staleLines.push({ file: path.relative(p.channelDir, s), line: h.line, text: h.text, decisionId: h.d.id, replacedBy: h.by.id, fixed: false, unfixable: true });
     }
   }
   return report;
@@ -188,7 +190,8 @@ export function formatAudit(a: ChannelAudit): string[] {
   if (a.context) out.push(`${a.channel}: ${a.context}${a.contextFixed ? ' — re-rendered' : ''}`);
   for (const u of a.unfolded) out.push(`${a.channel}: condensations/${u} is not folded into CONTEXT.md (an interrupted condensation; it is retried from the ledger)`);
   for (const s of a.staleLines) {
-    out.push(`${a.channel}: ${s.file}:${s.line} still states superseded decision ${s.decisionId} (replaced by ${s.replacedBy}): "${s.text}"${s.fixed ? ' — marked superseded' : ''}`);
+    out.push(`${a.channel}: ${s.file}:${s.line} still states superseded decision ${s.decisionId} (replaced by ${s.replacedBy}): "${s.text}"${s.fixed ? ' — marked superseded' : ''}`
+      + (s.unfixable ? ' — not fixable by the audit: the bot rewrites SESSION.md at its next session refresh, or edit the line by hand' : ''));
   }
   return out;
 }

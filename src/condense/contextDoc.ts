@@ -63,6 +63,17 @@ export function activeConstraints(data: ContextData): ContextConstraint[] {
   });
 }
 
+/**
+ * MEMORY.md ids of the constraints of `replaced` decisions that no current decision still owns:
+ * they left Active Constraints, so MEMORY.md must not keep listing them as current.
+ */
+export function lapsedConstraintMemoryIds(data: ContextData, replaced: string[]): string[] {
+  const stillActive = new Set(activeConstraints(data).map((c) => c.text.toLowerCase()));
+  return data.constraints
+    .filter((c) => replaced.includes(c.decisionId) && c.memoryId && !stillActive.has(c.text.toLowerCase()))
+    .map((c) => c.memoryId as string);
+}
+
 function newestFirst<T extends { date: string }>(xs: T[]): T[] {
   // Stable on ties: among same-day decisions the later-filed one comes first.
   return xs.map((x, i) => ({ x, i })).sort((a, b) => (b.x.date.localeCompare(a.x.date)) || b.i - a.i).map((e) => e.x);

@@ -1,3 +1,4 @@
+import os from 'node:os';
 import path from 'node:path';
 import type { ChannelPaths, ChannelRef } from '../memory/paths';
 import { ChannelStore, MalformedStateError } from '../memory/store';
@@ -38,6 +39,8 @@ export interface LedgerEntry {
   updatedAt: string;
   /** A running entry older than this is taken to belong to a crashed process. */
   leaseUntil?: string;
+  /** Who holds the lease: a holder on this host whose pid is gone crashed, and is taken over. */
+  leaseHolder?: LeaseHolder;
   supersededBy?: string;
 }
 
@@ -51,6 +54,29 @@ export interface Ledger {
 }
 
 export const EMPTY_LEDGER: Ledger = { version: 1, entries: {} };
+
+export interface LeaseHolder {
+  host: string;
+  pid: number;
+}
+
+export function thisProcess(): LeaseHolder {
+  return { host: os.hostname(), pid: process.pid };
+}
+
+/**
+ * Whether a lease's holder is known to be dead: same host, not this process, and no process with
+ * its pid (kill 0 answers ESRCH). A holder on another host, or one we cannot check, is alive.
+ */
+export function leaseHolderGone(holder: LeaseHolder | undefined): boolean {
+  if (!holder || holder.host !== os.hostname() || holder.pid === process.pid || !Number.isInteger(holder.pid) || holder.pid <= 0) return false;
+  try {
+    process.kill(holder.pid, 0);
+    return false;
+  } catch (err) {
+    return (err as NodeJS.ErrnoException).code === 'ESRCH';
+  }
+}
 
 /** A failed condensation is retried this many times in all, then left for a person. */
 export const MAX_ATTEMPTS = 5;

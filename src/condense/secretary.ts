@@ -8,11 +8,11 @@ import { redactSecrets } from '../memory/secrets';
 import { MalformedStateError } from '../memory/store';
 import { ModelError } from '../llm/errors';
 import type { SideTaskDeps } from '../upkeep/sideTask';
-import { composeContext, ContextData, currentDecisions, activeConstraints, decisionIdFor, EMPTY_CONTEXT } from './contextDoc';
+import { composeContext, ContextData, currentDecisions, activeConstraints, decisionIdFor, EMPTY_CONTEXT, lapsedConstraintMemoryIds } from './contextDoc';
 import { draftCondensation } from './draft';
 import { foldCondensation } from './fold';
 import {
-  contextFile, latestForThread, LEASE_MS, Ledger, LedgerEntry, mutateLedger, mutateLedgerLocked, readLedger,
+  contextFile, latestForThread, LEASE_MS, LeaseHolder, leaseHolderGone, Ledger, LedgerEntry, mutateLedger, mutateLedgerLocked, readLedger, thisProcess,
 } from './ledger';
 import { findEntryId, pointSuperseded } from './memoryLink';
 import { markerFor, markFileSuperseded, readFrontmatter, renderCondensation, renderFile, renderPost, slugify, SupersededRef } from './render';
@@ -57,7 +57,7 @@ export type CondenseResult =
     replaced: string[];
   }
   | { status: 'already'; key: string; entry: LedgerEntry }
-  | { status: 'in-progress'; key: string }
+  | { status: 'in-progress'; key: string; leaseUntil?: string; holder?: LeaseHolder }
   | { status: 'empty' }
   | { status: 'failed'; key: string; error: string; userMessage: string; attempts: number };
 
@@ -113,7 +113,10 @@ export class Secretary {
       l.firstRunAt ??= nowIso;
       const e = l.entries[key];
       if (e?.status === 'done') return { kind: 'already' as const, entry: e };
-      if (e?.status === 'running' && e.leaseUntil && Date.parse(e.leaseUntil) > this.now.getTime()) return { kind: 'busy' as const };
+      // A live lease blocks, unless its holder crashed on this host (kill -9 leaves it behind).
+      if (e?.status === 'running' && e.leaseUntil && Date.parse(e.leaseUntil) > this.now.getTime() && !leaseHolderGone(e.leaseHolder)) {
+        return { kind: 'busy' as const, leaseUntil: e.leaseUntil, holder: e.leaseHolder };
+      }
       const entry: LedgerEntry = e ?? {
         key, status: 'running', trigger: target.trigger,
         conversation: { label: refLabel(ref), threadId, privateThread: ref.privateThread || undefined, channelName: target.channelName, threadName: target.threadName },
@@ -123,11 +126,12 @@ export class Secretary {
       entry.attempts += 1;
       entry.updatedAt = nowIso;
       entry.leaseUntil = new Date(this.now.getTime() + LEASE_MS).toISOString();
+      entry.leaseHolder = thisProcess();
       l.entries[key] = entry;
       return { kind: 'go' as const, resumed: e !== undefined, entry: structuredClone(entry) };
     });
     if (claim.kind === 'already') return { status: 'already', key, entry: claim.entry };
-    if (claim.kind === 'busy') return { status: 'in-progress', key };
+    if (claim.kind === 'busy') return { status: 'in-progress', key, leaseUntil: claim.leaseUntil, holder: claim.holder };
 
     let entry = claim.entry;
     const notices: string[] = [];
@@ -253,6 +257,7 @@ export class Secretary {
       entry = await record((e, l) => {
         e.status = 'done';
         e.leaseUntil = undefined;
+        e.leaseHolder = undefined;
         e.lastError = undefined;
         for (const k of e.replacesKeys ?? []) if (l.entries[k]) l.entries[k].supersededBy = key;
       });
@@ -268,6 +273,7 @@ export class Secretary {
         e.status = 'failed';
         e.lastError = message;
         e.leaseUntil = undefined;
+        e.leaseHolder = undefined;
         e.updatedAt = this.now.toISOString();
         return e.attempts;
       }).catch((recordErr: unknown) => {
@@ -355,6 +361,9 @@ export class Secretary {
     if (decisionMemoryId && oldMemoryIds.length > 1) {
       await pointSuperseded(this.store, ref, oldMemoryIds.slice(1).map((id) => ({ id })), decisionMemoryId, this.now);
     }
+    // Constraints that lapsed from CONTEXT.md with their decision are struck in MEMORY.md too.
+    const lapsed = lapsedConstraintMemoryIds(ctx, supersedes);
+    if (decisionMemoryId && lapsed.length) await pointSuperseded(this.store, ref, lapsed.map((id) => ({ id })), decisionMemoryId, this.now);
     const constraintMemoryIds = constraintTexts.map((t) => findEntryId(memory, t)).filter((x): x is string => !!x);
     // Link the decision to its MEMORY entry, so a later supersede can strike it through.
     await this.store.exclusive(p, async () => {

@@ -31,14 +31,22 @@ export interface Settings {
  * Loads `.env` from `cwd` if present. Variables already set win; a missing file is fine (unlike
  * `node --env-file` on Node 20, which fails on it).
  */
-export function loadDotEnv(cwd: string, env: NodeJS.ProcessEnv): void {
-  const file = path.join(cwd, '.env');
-  if (!fs.existsSync(file)) return;
-  const parsed = dotenv.parse(fs.readFileSync(file));
-  for (const [k, v] of Object.entries(parsed)) {
-    if (env[k] === undefined) env[k] = v;
+export function loadDotEnv(cwd: string, env: NodeJS.ProcessEnv, projectRoot?: string): void {
+  // The working directory's first (it wins), then the project root's, as the README promises:
+  // `npx minutes …` run from a subfolder still finds the keys.
+  const dirs = [cwd, ...(projectRoot && path.resolve(projectRoot) !== path.resolve(cwd) ? [projectRoot] : [])];
+  for (const dir of dirs) {
+    const file = path.join(dir, '.env');
+    if (!fs.existsSync(file)) continue;
+    const parsed = dotenv.parse(fs.readFileSync(file));
+    for (const [k, v] of Object.entries(parsed)) {
+      if (env[k] === undefined) env[k] = v;
+    }
   }
 }
+
+/** The folder holding this package's package.json (src/config or dist/config, two levels down). */
+export const PROJECT_ROOT = path.resolve(__dirname, '..', '..');
 
 /** http(s) for APIs, redis(s) for REDIS_URL: `localhost:11434` parses as a URL but is a mistake. */
 const urlValue = (key: string) => z.url({ protocol: key === 'REDIS_URL' ? /^rediss?$/ : /^https?$/ });
@@ -68,7 +76,8 @@ export function loadSettings(opts: { env: NodeJS.ProcessEnv; cwd: string; needs:
     configFile,
     config,
     discord: null,
-    anthropic: { apiKey: blank('ANTHROPIC_API_KEY'), baseURL: urls.ANTHROPIC_BASE_URL },
+    // The SDK appends /v1/messages: a base copied with /v1 (as OpenAI's is written) would 404.
+    anthropic: { apiKey: blank('ANTHROPIC_API_KEY'), baseURL: urls.ANTHROPIC_BASE_URL?.replace(/\/v1\/?$/, '').replace(/\/$/, '') },
     openai: { apiKey: blank('OPENAI_API_KEY'), baseURL: urls.OPENAI_BASE_URL },
     redisUrl: urls.REDIS_URL,
     log: { level: envLog.level ?? config.log.level, format: envLog.format ?? config.log.format },
@@ -120,9 +129,12 @@ function resolveConfigFile(env: NodeJS.ProcessEnv, cwd: string): string | null {
 export function readConfigFile(file: string): ConfigFile {
   let raw: unknown;
   try {
-    raw = JSON.parse(fs.readFileSync(file, 'utf8'));
+    // Some editors save a byte-order mark; it is not part of the JSON.
+    raw = JSON.parse(fs.readFileSync(file, 'utf8').replace(/^\uFEFF/, ''));
   } catch (err) {
-    throw new ConfigError(`config file ${file} is not valid JSON (${(err as Error).message}); fix it or see minutes.config.example.json`);
+    // The parser quotes the text it choked on; invisible characters in it would make the line unreadable.
+    const why = (err as Error).message.replace(/[\u0000-\u001f\u007f\u200b-\u200f\u2028\u2029\uFEFF]/g, '');
+    throw new ConfigError(`config file ${file} is not valid JSON (${why}); fix it or see minutes.config.example.json`);
   }
   const r = ConfigFileSchema.safeParse(raw);
   if (!r.success) {

@@ -1,5 +1,6 @@
 import Anthropic from '@anthropic-ai/sdk';
 import type { AdapterCall, ProviderAdapter } from './adapter';
+import { malformedResponse } from './errors';
 import type { ModelRequest, ModelResponse, Usage } from './types';
 
 /** The API rejects a request with more than four cache_control blocks. */
@@ -70,6 +71,10 @@ export function keepLastBreakpoints(flags: boolean[], max: number): boolean[] {
 }
 
 function toResponse(message: Anthropic.Message, requestedModel: string): ModelResponse {
+  // A proxy or a wrong URL can answer 200 with anything ({}, an event stream, text).
+  if (!message || typeof message !== 'object' || !Array.isArray(message.content)) {
+    throw malformedResponse('anthropic', typeof message === 'string' ? 'text, not a message' : 'a message without content');
+  }
   const text = message.content.map((b) => (b.type === 'text' ? b.text : '')).join('');
   return {
     text,

@@ -1,6 +1,6 @@
 import type { Logger } from '../log/logger';
 import type { ProviderAdapter } from './adapter';
-import { ModelError, toModelError } from './errors';
+import { ModelError, providerWords, toModelError } from './errors';
 import type { ModelLimiter } from './limiter';
 import { DEFAULT_RETRY_POLICY, realSleep, withRetry, type RetryPolicy, type Sleep } from './retry';
 import type { ModelClient, ModelRequest, ModelResponse } from './types';
@@ -32,7 +32,7 @@ export function createClientCore(opts: ClientCoreOptions): ModelClient {
   const policy: RetryPolicy = { ...DEFAULT_RETRY_POLICY, ...opts.retry };
   let closed = false;
 
-  async function attempt(req: ModelRequest, state: { streamed: boolean }): Promise<ModelResponse> {
+  async function attempt(req: ModelRequest, state: { streamed: boolean; timeouts: number }): Promise<ModelResponse> {
     req.signal?.throwIfAborted();
     const ctrl = new AbortController();
     let timedOut = false;
@@ -53,13 +53,22 @@ export function createClientCore(opts: ClientCoreOptions): ModelClient {
       return await adapter.send({ req, model: models[req.purpose], maxTokens: req.maxTokens ?? opts.maxTokens[req.purpose], signal: ctrl.signal, onText });
     } catch (err) {
       if (req.signal?.aborted) throw req.signal.reason;
-      if (timedOut) throw new ModelError('timeout', `${provider}: no complete answer within ${opts.timeoutMs} ms`, { provider, cause: err });
+      if (timedOut) {
+        // A hung connection often works on a fresh one: retry once; a second hang would only
+        // double the wait, so then the person is told what to check.
+        state.timeouts++;
+        const { name, urlVar } = providerWords(provider);
+        throw new ModelError('timeout', `${provider}: no complete answer within ${opts.timeoutMs} ms`, {
+          provider, cause: err, retryable: state.timeouts < 2 && !state.streamed,
+          hint: `${name} did not answer within ${Math.round(opts.timeoutMs / 1000)} s (tried ${state.timeouts}×); check that the server at ${urlVar} is up and not overloaded, then try again.`,
+        });
+      }
       const mapped = toModelError(err, provider);
       if (!mapped) throw err;
       // The person has already seen part of this reply; a retry would show it twice.
       if (state.streamed && mapped.retryable) {
         throw new ModelError(mapped.kind, `${mapped.message} (after partial output, not retried)`, {
-          provider, status: mapped.status, retryAfterMs: mapped.retryAfterMs, retryable: false, cause: err,
+          provider, status: mapped.status, retryAfterMs: mapped.retryAfterMs, retryable: false, hint: mapped.hint, cause: err,
         });
       }
       throw mapped;
@@ -74,7 +83,7 @@ export function createClientCore(opts: ClientCoreOptions): ModelClient {
     models,
     async complete(req: ModelRequest): Promise<ModelResponse> {
       if (closed) throw new Error('model client is closed');
-      const state = { streamed: false };
+      const state = { streamed: false, timeouts: 0 };
       const started = Date.now();
       const res = await withRetry(
         () => abortable(limiter.schedule(() => attempt(req, state), { expirationMs: opts.timeoutMs + 10_000, priority: PRIORITY[req.purpose] }), req.signal),

@@ -23,6 +23,8 @@ export interface ModelErrorOptions {
   retryAfterMs?: number;
   /** Overrides the kind's default, e.g. an overload after part of a reply was already streamed. */
   retryable?: boolean;
+  /** The one line a person sees instead of the kind's default: what happened and what to check. */
+  hint?: string;
   cause?: unknown;
 }
 
@@ -43,6 +45,8 @@ export class ModelError extends Error {
   readonly status?: number;
   readonly retryAfterMs?: number;
   readonly #retryable?: boolean;
+  /** What happened and what to check, for a person (see ModelErrorOptions.hint). */
+  readonly hint?: string;
 
   constructor(kind: ModelErrorKind, message: string, opts: ModelErrorOptions = {}) {
     super(oneLine(redactSecrets(message)), opts.cause === undefined ? undefined : { cause: opts.cause });
@@ -51,6 +55,7 @@ export class ModelError extends Error {
     this.status = opts.status;
     this.retryAfterMs = opts.retryAfterMs;
     this.#retryable = opts.retryable;
+    this.hint = opts.hint === undefined ? undefined : oneLine(redactSecrets(opts.hint));
   }
 
   /** Worth another attempt after a pause. Timeouts are not: a retry would double the user's wait. */
@@ -60,6 +65,7 @@ export class ModelError extends Error {
 
   /** One line that is safe to show in a Discord channel: no status codes, bodies or keys. */
   userMessage(): string {
+    if (this.hint) return this.hint;
     if (this.kind === 'rate_limited' && this.retryAfterMs !== undefined && this.retryAfterMs >= 1000) {
       return `The model provider is rate-limiting the bot; please try again in about ${Math.ceil(this.retryAfterMs / 1000)} s.`;
     }
@@ -80,12 +86,57 @@ export function toModelError(err: unknown, provider: ProviderName): ModelError |
   if (err instanceof Anthropic.APIConnectionError || err instanceof OpenAI.APIConnectionError) {
     return new ModelError('unavailable', `${provider}: ${err.message}`, { provider, cause: err });
   }
+  const broken = brokenResponse(err, provider);
+  if (broken) return broken;
   if (err instanceof Anthropic.APIError) {
     return classify(provider, err, { status: err.status, type: err.type, code: err.errorCode, headers: err.headers });
   }
   if (err instanceof OpenAI.APIError) {
     return classify(provider, err, { status: err.status, type: err.type, code: err.code, headers: err.headers });
   }
+  return undefined;
+}
+
+/** How a person names the provider, and the variable that points the bot at it. */
+export function providerWords(provider: ProviderName): { name: string; urlVar: string } {
+  return provider === 'anthropic'
+    ? { name: 'Anthropic', urlVar: 'ANTHROPIC_BASE_URL' }
+    : { name: 'The OpenAI-compatible server', urlVar: 'OPENAI_BASE_URL' };
+}
+
+/**
+ * A 200 whose body is not the provider's response ({}, an event stream to a plain call, an HTML
+ * page from a proxy). Retried like a 5xx: a proxy's hiccup passes; a wrong URL is named.
+ */
+export function malformedResponse(provider: ProviderName, what: string): ModelError {
+  const { name, urlVar } = providerWords(provider);
+  return new ModelError('unavailable', `${provider}: the response was ${what}`, {
+    provider,
+    hint: `${name} sent an answer the bot could not read (${what}); check that ${urlVar} points at the provider's API `
+      + `(Anthropic without /v1, OpenAI-compatible with /v1) and that no proxy rewrites it, then try again.`,
+  });
+}
+
+/**
+ * Failures below the SDK's own error types: the connection dropped while the body was read (undici's
+ * "terminated"), or a body that is not JSON (the SDK's JSON.parse). Their raw messages are not fit
+ * to show (a parser error quotes the body, NUL bytes and all).
+ */
+function brokenResponse(err: unknown, provider: ProviderName): ModelError | undefined {
+  // By name, not instanceof: fetch's errors come from Node's own realm, which need not be ours.
+  if (!err || typeof err !== 'object') return undefined;
+  const e = err as { name?: unknown; message?: unknown; cause?: { code?: unknown } };
+  const code = typeof e.cause?.code === 'string' ? e.cause.code : '';
+  // Anthropic's stream helper rewraps it as AnthropicError("TypeError: terminated").
+  const terminated = (e.name === 'TypeError' && e.message === 'terminated') || (typeof e.message === 'string' && /^TypeError: terminated$/.test(e.message));
+  if (terminated || /^UND_ERR_SOCKET|^ECONNRESET$/.test(code)) {
+    const { name, urlVar } = providerWords(provider);
+    return new ModelError('unavailable', `${provider}: the connection closed in the middle of the answer`, {
+      provider, cause: err,
+      hint: `${name} closed the connection in the middle of its answer; check the network and any proxy at ${urlVar}, then try again.`,
+    });
+  }
+  if (e.name === 'SyntaxError') return malformedResponse(provider, 'not JSON');
   return undefined;
 }
 

@@ -1,5 +1,6 @@
 import OpenAI from 'openai';
 import type { AdapterCall, ProviderAdapter } from './adapter';
+import { malformedResponse } from './errors';
 import type { ModelRequest, ModelResponse, Usage } from './types';
 
 export const OPENAI_DEFAULT_BASE_URL = 'https://api.openai.com/v1';
@@ -37,6 +38,10 @@ export function createOpenAIAdapter(opts: OpenAIAdapterOptions): ProviderAdapter
       const params = buildOpenAIParams(call.req, call.model, call.maxTokens, field);
       if (!call.onText) {
         const completion = await sdk.chat.completions.create(params, { signal: call.signal });
+        // A proxy or a wrong URL can answer 200 with anything ({}, an event stream, text).
+        if (!completion || typeof completion !== 'object' || !Array.isArray(completion.choices)) {
+          throw malformedResponse('openai', typeof completion === 'string' ? 'text, not a completion' : 'a completion without choices');
+        }
         const choice = completion.choices[0];
         return {
           text: choice?.message.content ?? '',

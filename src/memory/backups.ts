@@ -10,11 +10,36 @@ export function backupDir(p: ChannelPaths): string {
   return path.join(p.channelStateDir, 'backups');
 }
 
+/**
+ * State files (ledger, context.json) are rewritten at every step of a condensation, five times in
+ * one run: a backup per write would rotate the state from before the run out of the five slots.
+ * Within this long after a backup, a state file is not backed up again, so the slot kept is the one
+ * from before the burst (the condensation lease is as long: one run fits in it).
+ */
+export const STATE_BACKUP_BURST_MS = 10 * 60_000;
+
+const backupBase = (p: ChannelPaths, file: string) => path.relative(p.channelDir, file).replace(/[\\/]/g, '__');
+const stampOf = (at: Date) => at.toISOString().replace(/[:.]/g, '-');
+
+/** When the newest backup of `file` was taken (from its name), or null when it has none. */
+export async function newestBackupAt(p: ChannelPaths, file: string): Promise<Date | null> {
+  const base = backupBase(p, file);
+  const names = (await fs.readdir(backupDir(p)).catch(() => [] as string[])).filter((f) => f.startsWith(`${base}.`) && f.endsWith('.bak')).sort();
+  const m = /\.(\d{4}-\d\d-\d\dT\d\d)-(\d\d)-(\d\d)-(\d{3})Z\.bak$/.exec(names[names.length - 1] ?? '');
+  return m ? new Date(`${m[1]}:${m[2]}:${m[3]}.${m[4]}Z`) : null;
+}
+
+export async function backedUpWithinBurst(p: ChannelPaths, file: string, now: Date): Promise<boolean> {
+  const last = await newestBackupAt(p, file);
+  const age = last ? now.getTime() - last.getTime() : Infinity;
+  return age >= 0 && age < STATE_BACKUP_BURST_MS;
+}
+
 /** Keeps `content` as the newest backup of `file` (markdown or a `.minutes/` state file). */
 export async function keepBackup(p: ChannelPaths, file: string, content: string, at: Date): Promise<void> {
   const dir = backupDir(p);
-  const base = path.relative(p.channelDir, file).replace(/[\\/]/g, '__');
-  const stamp = at.toISOString().replace(/[:.]/g, '-');
+  const base = backupBase(p, file);
+  const stamp = stampOf(at);
   await atomicWrite(path.join(dir, `${base}.${stamp}.bak`), content);
   const mine = (await fs.readdir(dir)).filter((f) => f.startsWith(`${base}.`) && f.endsWith('.bak')).sort();
   for (const old of mine.slice(0, Math.max(0, mine.length - BACKUPS_KEPT))) {

@@ -11,7 +11,8 @@ import { matchesTombstone, Tombstone } from './tombstones';
 export type MemoryOp =
   | { op: 'add'; text: string; source: string; reason?: string; explicit?: boolean; section?: string }
   | { op: 'supersede'; id: string; text: string; source: string; reason?: string; explicit?: boolean }
-  | { op: 'forget'; id: string; reason?: string };
+  /** `text` finds a hand-written line that has no id yet (then `id` is empty). */
+  | { op: 'forget'; id: string; text?: string; reason?: string };
 
 export interface AppliedOp {
   op: MemoryOp;
@@ -61,17 +62,27 @@ export function applyMemoryOps(original: string, ops: MemoryOp[], opts: ApplyOps
 
   const current = (): MemoryLine[] => parseMemory(out.join('\n'));
   const findById = (id: string): MemoryLine | undefined => current().find((l) => l.kind === 'entry' && l.id === id);
-  const existsSameText = (text: string): boolean => {
+  /** Exact text, or (for an add) the same entry with a word or two added or dropped. */
+  const existsSameText = (text: string, near: boolean): boolean => {
     const norm = normalizeForCompare(text);
     const words = wordSet(norm);
     return current().some((l) => {
       if (l.kind !== 'entry' || l.superseded) return false;
       const other = normalizeForCompare(l.text);
-      return other === norm || nearSame(words, wordSet(other));
+      return other === norm || (near && nearSame(words, wordSet(other)));
     });
   };
 
   for (const op of ops) {
+    if (op.op === 'forget' && !op.id && op.text) {
+      // Ids were just given to hand-written lines above; the line is found by its words.
+      const line = current().find((l) => l.kind === 'entry' && !l.superseded && l.text === op.text);
+      if (!line?.id) { result.skipped.push({ op, why: `no entry "${op.text}" in MEMORY.md` }); continue; }
+      out.splice(line.index, 1);
+      result.forgotten.push({ id: line.id, text: line.text });
+      result.applied.push({ op, id: line.id });
+      continue;
+    }
     if (op.op === 'forget') {
       if (!ENTRY_ID.test(op.id)) { result.skipped.push({ op, why: `"${op.id}" is not an entry id (ids look like m-1a2b3c)` }); continue; }
       const line = findById(op.id);
@@ -83,12 +94,12 @@ export function applyMemoryOps(original: string, ops: MemoryOp[], opts: ApplyOps
     }
     const text = oneLine(op.text);
     if (!text) { result.skipped.push({ op, why: 'empty text' }); continue; }
-    if (containsSecret(text)) { result.skipped.push({ op, why: 'looks like it contains a secret; secrets are never written to memory' }); continue; }
+    if (containsSecret(text)) { result.skipped.push({ op, why: 'it looks like it contains a password, key or private URL, which is not stored' }); continue; }
     if (!op.explicit && matchesTombstone(text, opts.tombstones)) {
       result.skipped.push({ op, why: 'matches a forgotten entry' });
       continue;
     }
-    if (existsSameText(text)) { result.skipped.push({ op, why: 'already in MEMORY.md' }); continue; }
+    if (existsSameText(text, op.op === 'add')) { result.skipped.push({ op, why: 'already in MEMORY.md' }); continue; }
     const id = newEntryId(taken, opts.random);
     const entry = formatEntry({ id, text, source: op.source, date });
     if (op.op === 'supersede') {
@@ -146,17 +157,18 @@ function wordSet(norm: string): Set<string> {
 }
 
 /**
- * The same entry with a word or two changed or added: at least five words each, four in five of all
- * their words shared, and no number that differs (port 6543 is not port 6544). Consolidation shows
- * the model only a slice of a large memory, so this check, over every entry, keeps a repeat out.
+ * The same entry with a word or two added or dropped ("still", "now", an adjective): at least five
+ * words each, one's words all inside the other's, four in five shared, and no number among the
+ * difference. A word *replaced* ("MySQL" → "Postgres") is a different statement, never a repeat.
+ * Consolidation shows the model only a slice of a large memory, so this check, over every entry, is
+ * what keeps a repeat of an entry it was not shown out.
  */
 function nearSame(a: Set<string>, b: Set<string>): boolean {
   if (a.size < 5 || b.size < 5) return false;
-  let inter = 0;
-  for (const w of a) if (b.has(w)) inter++;
-  if (inter / (a.size + b.size - inter) < NEAR_SAME_JACCARD) return false;
-  for (const w of a) if (!b.has(w) && /\d/.test(w)) return false;
-  for (const w of b) if (!a.has(w) && /\d/.test(w)) return false;
+  const [small, large] = a.size <= b.size ? [a, b] : [b, a];
+  for (const w of small) if (!large.has(w)) return false;
+  if (small.size / large.size < NEAR_SAME_JACCARD) return false;
+  for (const w of large) if (!small.has(w) && /\d/.test(w)) return false;
   return true;
 }
 

@@ -11,6 +11,19 @@ const CREDENTIAL_WORD =
 /** Start of a credential word: a word boundary, or `_` as in `AWS_SECRET_ACCESS_KEY` / `MY_API_KEY`. */
 const WORD_START = '(?:\\b|(?<=_))';
 const WORD_END = '(?![A-Za-z0-9])';
+/**
+ * Short names people say aloud ("the root pw is …", "the wifi pass is …"). Only before "is", `:` or
+ * `=`: "pass the salt" and "we pass 100000 requests" are not credentials.
+ */
+const SPOKEN_WORD = '(?:pw|pass|passcode|passphrase|password|passwd|pwd)';
+/** What a password is for, between the word and "is": "the password for the prod db is …", "the pw of db-1 is …". */
+const FOR_WHAT = '(?:\\s+(?:for|of|on|to|at)\\s+(?:the\\s+)?[\\w.@-]+(?:\\s+[\\w.@-]+){0,2})?';
+/**
+ * A spoken value that looks like a password: a digit, or a symbol inside it ("required", and
+ * "wrong!" with its sentence's own punctuation, do not).
+ */
+const LOOKS_LIKE_PASSWORD = '(?=[^\\s\'"`,;]*(?:[0-9]|[!@#$%^&*+=?~|][^\\s\'"`,;.!?]))';
+const QUOTED_VALUE = '(?:"[^"\\n]{4,200}"|\'[^\'\\n]{4,200}\'|`[^`\\n]{4,200}`)';
 
 const SECRET_PATTERNS: RegExp[] = [
   /\bsk-ant-[A-Za-z0-9_-]{10,}/g, // Anthropic keys
@@ -26,6 +39,9 @@ const SECRET_PATTERNS: RegExp[] = [
   /\bxox[abposr]-[A-Za-z0-9-]{10,}/g, // Slack tokens
   /\bAKIA[0-9A-Z]{16}\b/g, // AWS access key ids
   /\bAIza[0-9A-Za-z_-]{35}\b/g, // Google API keys
+  // Incoming webhook URLs: whoever has one can post to the channel. The host stays readable.
+  /(?<=\bhooks\.slack\.com\/(?:services|workflows|triggers)\/)[A-Za-z0-9_/-]{10,}/gi,
+  /(?<=\bdiscord(?:app)?\.com\/api\/(?:v\d+\/)?webhooks\/)\d+\/[A-Za-z0-9_-]{20,}/gi,
   /\b(?<=Bearer\s+)[A-Za-z0-9._~+/=-]{8,}/gi, // Authorization headers quoted in error messages
   // JWTs. Anchored on "not inside a token run" rather than \b: with \b every '-' in a long run of
   // "eyJ-eyJ-…" starts a new attempt that scans to the run's end (quadratic: 100 KB took 14 s).
@@ -40,6 +56,13 @@ const SECRET_PATTERNS: RegExp[] = [
   new RegExp(`${WORD_START}${CREDENTIAL_WORD}${WORD_END}(["']?\\s*[:=]\\s*)(?:"[^"\\n]{4,200}"|'[^'\\n]{4,200}'|\`[^\`\\n]{4,200}\`)`, 'gi'),
   // "password: hunter", "API_KEY=abc…": an unquoted value after `:` or `=`.
   new RegExp(`${WORD_START}${CREDENTIAL_WORD}${WORD_END}(["']?\\s*[:=]\\s*)[^\\s'"\`,;]{6,}`, 'gi'),
+  // Said in words: "the password for prod is Winter2026!Zebra", "the root pw is Tr0ub4dor&3x", the
+  // SSH passphrase for deploy is "blue sky 42 tango". Quoted: any value; unquoted: only one that
+  // looks like a password ("the password for staging is required" stays readable).
+  new RegExp(`${WORD_START}${SPOKEN_WORD}${WORD_END}(${FOR_WHAT}\\s+(?:is|was|=|:)\\s*)(?:${QUOTED_VALUE}|${LOOKS_LIKE_PASSWORD}[^\\s'"\`,;]{6,})`, 'gi'),
+  // A login pair: "prod login is admin / Winter2026!Zebra", "creds: deploy:Hunter22!". The user
+  // name stays; the password after the slash or colon goes.
+  new RegExp(`${WORD_START}(?:login|logon|creds)${WORD_END}(${FOR_WHAT}(?:\\s+(?:is|are)\\s+|\\s*[:=]\\s*)[^\\s/:]{1,64}\\s*[/:]\\s*)${LOOKS_LIKE_PASSWORD}[^\\s'"\`,;]{4,}`, 'gi'),
   // "token is abc123…", "password hunter2": after "is" or a space, only a value with a digit
   // ("the password is required" stays readable).
   new RegExp(`${WORD_START}${CREDENTIAL_WORD}${WORD_END}(\\s+is\\s+|\\s+)(?=\\S*[0-9])[^\\s'"\`,;]{6,}`, 'gi'),

@@ -2,7 +2,7 @@ import fs from 'node:fs/promises';
 import path from 'node:path';
 import { Logger, silentLogger } from '../log/logger';
 import { atomicWrite, NotUtf8Error, readTextForWrite, readTextIfExists, replaceIfUnchanged, stageWrite } from './atomicWrite';
-import { keepBackup, sweepLeftovers } from './backups';
+import { backedUpWithinBurst, keepBackup, sweepLeftovers } from './backups';
 import { withChannelLock } from './lock';
 import { applyMemoryOps, ApplyOpsResult, MemoryOp } from './memoryOps';
 import { ChannelPaths, channelPaths, ChannelRef } from './paths';
@@ -292,7 +292,8 @@ export class ChannelStore {
     const text = JSON.stringify(value, null, 2) + '\n';
     const prev = await readTextIfExists(file);
     if (prev === text) return;
-    if (prev) await this.backup(p, file, prev);
+    // One backup per burst (a condensation's steps): the state from before it stays in the slots.
+    if (prev && !(await backedUpWithinBurst(p, file, this.clock()))) await this.backup(p, file, prev);
     await atomicWrite(file, text);
   }
 

@@ -1,12 +1,12 @@
 import { z } from 'zod';
 import type { ConversationState } from '../chat/conversation';
-import { normalizeForCompare, parseMemory } from '../memory/entries';
 import type { MemoryOp } from '../memory/memoryOps';
 import { redactSecrets } from '../memory/secrets';
 import type { ChannelRef } from '../memory/paths';
 import { runSideTask, SideTaskDeps, transcriptOf } from './sideTask';
 import { memorySlice } from './memorySlice';
 import { tagged } from '../prompt/tags';
+import { explicitMemoryRequest } from './explicitRequests';
 
 /**
  * MEMORY.md consolidation: the model proposes operations on entries from the messages since this
@@ -133,26 +133,7 @@ function authorOf(part: string | undefined): string | undefined {
   return part ? /^\[[^\]]*\] ([^:]+):/.exec(part)?.[1] : undefined;
 }
 
-/**
- * "remember that …" and "forget …" from a person are applied at once, not at the next upkeep.
- * Pure: returns the operations, given the text of the message and the current MEMORY.md.
- */
+/** Kept for callers that need only the operations; the rules live in explicitRequests.ts. */
 export function explicitMemoryOps(message: string, memory: string, source: string): MemoryOp[] {
-  // The mention that addressed the bot ("<@123>", or "@Minutes" once rendered) is not part of it.
-  const text = message.replace(/<@!?&?\d+>/g, '').trim().replace(/^@[\w.-]+[,:]?\s+/, '');
-  const remember = /^(?:please\s+)?(?:remember|note)(?:\s+that)?[:,]?\s+([\s\S]{8,})$/i.exec(text);
-  if (remember) return [{ op: 'add', text: remember[1].trim().replace(/[.!]+$/, ''), source, explicit: true, reason: 'asked to remember' }];
-  const forget = /^(?:please\s+)?forget(?:\s+that|\s+about)?[:,]?\s+([\s\S]{4,})$/i.exec(text);
-  if (!forget) return [];
-  const want = new Set(normalizeForCompare(forget[1]).split(' ').filter((w) => w.length > 2));
-  let best: { id: string; score: number } | undefined;
-  for (const l of parseMemory(memory)) {
-    if (l.kind !== 'entry' || l.superseded || !l.id) continue;
-    const words = new Set(normalizeForCompare(l.text).split(' ').filter((w) => w.length > 2));
-    let shared = 0;
-    for (const w of want) if (words.has(w)) shared++;
-    const score = want.size ? shared / want.size : 0;
-    if (score >= 0.6 && (!best || score > best.score)) best = { id: l.id, score };
-  }
-  return best ? [{ op: 'forget', id: best.id, reason: 'asked to forget' }] : [];
+  return explicitMemoryRequest(message, memory, source).ops;
 }

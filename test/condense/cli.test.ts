@@ -1,7 +1,8 @@
 import fs from 'node:fs';
+import { spawn } from 'node:child_process';
 import path from 'node:path';
 import { runAudit } from '../../src/cli/commands/audit';
-import { runCondense } from '../../src/cli/commands/condense';
+import { copyForDryRun, runCondense } from '../../src/cli/commands/condense';
 import type { CliIO } from '../../src/cli/main';
 import { Secretary } from '../../src/condense/secretary';
 import { renderContextBody, splitContext } from '../../src/condense/contextDoc';
@@ -80,6 +81,57 @@ describe('offline condense and the audit', () => {
     expect(again.stdout).toMatch(/Already condensed: condensations\/2026-11-20-database-choice.md/);
   });
 
+  it('condense: a broken ledger is one line, said once, with the path as the user gave the folder', async () => {
+    const dir = path.join('teams', 'ops', 'chan');
+    fs.mkdirSync(path.join(tmp.dir, dir, '.minutes'), { recursive: true });
+    fs.writeFileSync(path.join(tmp.dir, dir, '.minutes', 'ledger.json'), '{bad');
+    fs.writeFileSync(path.join(tmp.dir, 't.jsonl'), '{"author":"al","timestamp":"2026-11-20T10:00:00Z","content":"decision: use Postgres"}\n');
+    // LOG_LEVEL unset, as a person runs it (the test helper sets it otherwise).
+    const r = await cli((io) => runCondense({ channelDir: dir, transcript: 't.jsonl', apply: true }, io), { ...env(), LOG_LEVEL: undefined }, tmp.dir);
+    expect(r.code).toBe(1);
+    const lines = r.stderr.trim().split('\n');
+    expect(lines).toHaveLength(1);
+    expect(lines[0]).toMatch(/^minutes condense: /);
+    expect(lines[0]).toContain(`${path.join(dir, '.minutes', 'ledger.json')} is not valid JSON`);
+    expect(lines[0].split('is not valid JSON')).toHaveLength(2);
+  });
+
+  it('condense: the dry run copies only what the pipeline reads, and works with TMPDIR inside the folder', async () => {
+    const dir = path.join(tmp.dir, 'big');
+    fs.mkdirSync(path.join(dir, 'threads', '300000000000000003'), { recursive: true });
+    fs.mkdirSync(path.join(dir, '.minutes', 'backups'), { recursive: true });
+    fs.mkdirSync(path.join(dir, 'condensations'));
+    fs.writeFileSync(path.join(dir, 'MEMORY.md'), '# Channel Memory\n\n## Durable Facts\n\n- The importer reads CSV files\n');
+    fs.writeFileSync(path.join(dir, 'condensations', '2026-11-01-x.md'), 'old condensation\n');
+    fs.writeFileSync(path.join(dir, '.minutes', 'ledger.json'), '{"version":1,"entries":{}}\n');
+    fs.writeFileSync(path.join(dir, '.minutes', 'backups', 'MEMORY.md.1'), 'backup\n');
+    fs.writeFileSync(path.join(dir, '.minutes', 'conversation.json'), '{}\n');
+    fs.writeFileSync(path.join(dir, 'log.jsonl'), `${JSON.stringify({ type: 'message', content: 'x'.repeat(1000) })}\n`.repeat(2000));
+    fs.writeFileSync(path.join(dir, 'threads', '300000000000000003', 'log.jsonl'), 'thread log\n');
+    const copy = path.join(tmp.dir, 'copy');
+    await copyForDryRun(dir, copy);
+    const files = Object.keys(snapshot(copy)).sort();
+    expect(files).toEqual(['.minutes/ledger.json', 'MEMORY.md', 'condensations/2026-11-01-x.md']);
+
+    // TMPDIR inside the folder: a whole-folder copy would be a copy into itself.
+    const innerTmp = path.join(dir, 'tmp');
+    fs.mkdirSync(innerTmp);
+    fs.writeFileSync(path.join(tmp.dir, 't.jsonl'), '{"author":"al","timestamp":"2026-11-20T10:00:00Z","content":"decision: we use Postgres as the database"}\n');
+    const script = `require('./src/cli/main.ts').run(['node', 'minutes', 'condense', '--channel-dir', ${JSON.stringify(dir)}, '--transcript', ${JSON.stringify(path.join(tmp.dir, 't.jsonl'))}]).then((c) => { process.exitCode = c; })`;
+    // Asynchronous: the fake model server answering it runs in this process.
+    const proc = spawn(process.execPath, ['-r', './test/helpers/register-ts.js', '-e', script], {
+      cwd: path.resolve(__dirname, '../..'), env: { ...process.env, ...env(), TMPDIR: innerTmp },
+    });
+    const child = { stdout: '', stderr: '', status: null as number | null };
+    proc.stdout.on('data', (d) => { child.stdout += d; });
+    proc.stderr.on('data', (d) => { child.stderr += d; });
+    child.status = await new Promise<number | null>((resolve) => proc.once('close', resolve));
+    expect(child.stderr).not.toMatch(/Error|subdirectory/i);
+    expect(child.status).toBe(0);
+    expect(child.stdout).toMatch(/Dry run: nothing was written/);
+    expect(fs.readdirSync(innerTmp)).toEqual([]);
+  });
+
   it('condense: a bad transcript line is one clear message, exit code 2', async () => {
     const dir = path.join(tmp.dir, 'c');
     fs.mkdirSync(dir);
@@ -128,5 +180,10 @@ describe('offline condense and the audit', () => {
     const clean = await cli((io) => runAudit({}, io), env(), tmp.dir);
     // Only the SESSION.md line is left: SESSION.md is re-rendered by code, so the audit only reports it.
     expect(clean.stdout.trim().split('\n')).toEqual([expect.stringMatching(/SESSION\.md:5/)]);
+    // That line is not the audit's to fix: it says so, and --fix does not fail on it forever.
+    expect(clean.stdout).toMatch(/not fixable by the audit/);
+    const again = await cli((io) => runAudit({ fix: true }, io), env(), tmp.dir);
+    expect(again.stdout).toMatch(/SESSION\.md:5 .*not fixable by the audit/);
+    expect(again.code).toBe(0);
   });
 });

@@ -1,7 +1,8 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { ConfigError } from '../../src/config/errors';
-import { loadDotEnv, loadSettings } from '../../src/config/load';
+import { loadDotEnv, loadSettings, PROJECT_ROOT } from '../../src/config/load';
+import { defaultIO } from '../../src/cli/main';
 import { ConfigFileSchema } from '../../src/config/schema';
 import { makeTmpDir } from '../helpers/tmp';
 
@@ -113,5 +114,49 @@ describe('recall by meaning: recall.semantic', () => {
     expect(withConfig(other, { OPENAI_API_KEY: 'sk-chat' }).api?.apiKey).toBeUndefined();
     expect(withConfig(other, { OPENAI_API_KEY: 'sk-chat', MINUTES_EMBEDDINGS_KEY: 'emb' }).api?.apiKey).toBe('emb');
     expect(() => withConfig({ recall: { semantic: 'yes' } })).toThrow(/recall\.semantic: must be "local", "api" or "off"/);
+  });
+});
+
+describe('files a new user made', () => {
+  it('a config file saved with a UTF-8 BOM (as some editors do) is read', () => {
+    fs.writeFileSync(path.join(tmp.dir, 'c.json'), '\uFEFF' + JSON.stringify({ recall: { maxItems: 5 } }));
+    const s = loadSettings({ env: { MINUTES_CONFIG: 'c.json' }, cwd: tmp.dir, needs: [] });
+    expect(s.config.recall.maxItems).toBe(5);
+  });
+
+  it('a config error never carries an invisible character', () => {
+    fs.writeFileSync(path.join(tmp.dir, 'c.json'), '\uFEFF\u200b{ not json');
+    let msg = '';
+    try { loadSettings({ env: { MINUTES_CONFIG: 'c.json' }, cwd: tmp.dir, needs: [] }); } catch (err) { msg = (err as Error).message; }
+    expect(msg).toMatch(/not valid JSON/);
+    expect(msg).not.toMatch(/[\uFEFF\u200b\u0000-\u001f]/);
+  });
+
+  it('.env is read from the project root as well as the working directory (the working directory wins)', () => {
+    const root = path.join(tmp.dir, 'project');
+    const cwd = path.join(root, 'some', 'subfolder');
+    fs.mkdirSync(cwd, { recursive: true });
+    fs.writeFileSync(path.join(root, '.env'), 'ANTHROPIC_API_KEY=from-root\nDISCORD_TOKEN=root-token\n');
+    fs.writeFileSync(path.join(cwd, '.env'), 'ANTHROPIC_API_KEY=from-cwd\n');
+    const env: NodeJS.ProcessEnv = {};
+    loadDotEnv(cwd, env, root);
+    expect(env).toEqual({ ANTHROPIC_API_KEY: 'from-cwd', DISCORD_TOKEN: 'root-token' });
+  });
+
+  it('the command line reads the project root this package lives in', () => {
+    expect(fs.existsSync(path.join(PROJECT_ROOT, 'package.json'))).toBe(true);
+    expect(JSON.parse(fs.readFileSync(path.join(PROJECT_ROOT, 'package.json'), 'utf8')).name).toBe('minutes');
+    expect(defaultIO().projectRoot).toBe(PROJECT_ROOT);
+  });
+});
+
+describe('ANTHROPIC_BASE_URL with or without /v1', () => {
+  it.each([
+    ['http://proxy.internal:8080', 'http://proxy.internal:8080'],
+    ['http://proxy.internal:8080/v1', 'http://proxy.internal:8080'],
+    ['http://proxy.internal:8080/anthropic/v1/', 'http://proxy.internal:8080/anthropic'],
+  ])('%s reaches the SDK as %s (it appends /v1/messages itself)', (given, used) => {
+    const s = loadSettings({ env: { ANTHROPIC_BASE_URL: given, ANTHROPIC_API_KEY: 'k' }, cwd: tmp.dir, needs: ['provider'] });
+    expect(s.anthropic.baseURL).toBe(used);
   });
 });

@@ -29,6 +29,15 @@ describe('MEMORY.md entry format', () => {
 describe('applyMemoryOps', () => {
   const base = '# Channel Memory\n\n## Durable Facts\n\n- We deploy with **GitHub Actions**, not Jenkins\nhand note without bullet\n';
 
+  it('an add that repeats an entry with a word added or dropped is skipped; a replaced word or number is a new statement', () => {
+    const mem = '# Channel Memory\n\n## Durable Facts\n\n- [m-aaaa01] The billing service stores invoices in MySQL [from: t, 2026-11-01]\n- [m-aaaa02] The staging database listens on port 6543 [from: t, 2026-11-01]\n';
+    const add = (text: string) => applyMemoryOps(mem, [{ op: 'add', text, source: 's' }], { now, tombstones: [], random });
+    expect(add('The billing service still stores invoices in MySQL').skipped.map((x) => x.why)).toEqual(['already in MEMORY.md']);
+    expect(add('The billing service stores invoices in Postgres').applied).toHaveLength(1);
+    expect(add('The staging database listens on port 6544').applied).toHaveLength(1);
+    expect(add('The staging database listens on port 6543 and 6544').applied).toHaveLength(1);
+  });
+
   it('gives hand-written lines an id and keeps their words and order', () => {
     const r = applyMemoryOps(base, [{ op: 'add', text: 'Staging lives at staging.example.org', source: 'test' }], { now, tombstones: [], random });
     const entries = parseMemory(r.text).filter((l) => l.kind === 'entry');

@@ -36,6 +36,32 @@ describe('secrets', () => {
     expect(out).toContain('[redacted]');
   });
 
+  // What a new user typed in a day (issue 15): passwords said in words, short names for them, a
+  // login pair, a webhook URL and a quoted passphrase. Each was saved verbatim before.
+  const spoken: [string, string, string][] = [
+    ['password named for a system', 'the password for prod is Winter2026!Zebra', 'Winter2026!Zebra'],
+    ['"pw"', 'the root pw is Tr0ub4dor&3x', 'Tr0ub4dor&3x'],
+    ['"pass"', 'the wifi pass is CorrectHorse42', 'CorrectHorse42'],
+    ['a login pair', 'prod login is admin / Winter2026!Zebra', 'Winter2026!Zebra'],
+    ['Slack webhook URL', `alerts go to https://hooks.slack.com/services/T0${rnd(8).toUpperCase()}/B0${rnd(8).toUpperCase()}/${rnd(24)}`, rnd(24)],
+    ['quoted passphrase with spaces', 'the SSH passphrase for deploy is "blue sky 42 tango"', 'blue sky 42 tango'],
+    ['password for a longer name', 'the password for the prod db is Hunter22!', 'Hunter22!'],
+    ['symbols without digits', 'the vault pw is p@ss#word', 'p@ss#word'],
+    ['Discord webhook URL', `https://discord.com/api/webhooks/123456789012345678/${rnd(60)}`, rnd(60)],
+  ];
+
+  it.each(spoken)('%s said in words is found and redacted', (_what, text, secret) => {
+    expect(containsSecret(text)).toBe(true);
+    const out = redactSecrets(text);
+    expect(out).not.toContain(secret);
+    expect(out).toContain('[redacted]');
+  });
+
+  it('a spoken password keeps the sentence readable', () => {
+    expect(redactSecrets('the password for prod is Winter2026!Zebra, ask Priya')).toBe('the password for prod is [redacted], ask Priya');
+    expect(redactSecrets('the wifi pass is CorrectHorse42')).toBe('the wifi pass is [redacted]');
+  });
+
   it('keeps the words around a secret readable', () => {
     expect(redactSecrets('the staging password: correcthorsebattery, ask Priya')).toBe('the staging password: [redacted], ask Priya');
     expect(redactSecrets('db at postgres://app:s3cretpass@db.internal/app')).toBe('db at postgres://app:[redacted]@db.internal/app');
@@ -48,6 +74,17 @@ describe('secrets', () => {
     'Priya owns the auth service',
     'see https://example.com/docs/setup for the steps',
     'the secret sauce is the cache',
+    'the password policy is 12 characters',
+    'pass the salt',
+    'we pass 100000 requests a day through the proxy',
+    'the login page is slow / flaky since Monday',
+    'the password for staging is in 1Password',
+    'the build pass rate is 98 percent',
+    'see https://hooks.slack.com/ for setup',
+    'the password is wrong!',
+    'the wifi pass is broken?!',
+    'the password for the new hire is on the wiki',
+    'pin the version: node 20.17.0',
   ])('leaves ordinary text alone: %s', (text) => {
     expect(containsSecret(text)).toBe(false);
     expect(redactSecrets(text)).toBe(text);

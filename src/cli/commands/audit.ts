@@ -24,7 +24,15 @@ export async function runAudit(opts: AuditCliOptions, io: CliIO): Promise<number
   const logger = quietLoggerFor(io);
   if (!logger) return 2;
   const withDiscord = Boolean((io.env.DISCORD_TOKEN ?? '').trim()) && !opts.channelDir;
-  if (!(io.env.DISCORD_TOKEN ?? '').trim()) {
+  const rootStat = opts.channelDir ? null : fs.statSync(settings.dataDir, { throwIfNoEntry: false });
+  if (!opts.channelDir && !rootStat?.isDirectory()) {
+    // "All 0 channel folders are consistent" for a mistyped path would hide the mistake.
+    const what = rootStat ? 'is not a folder' : 'does not exist';
+    io.stderr.write(`minutes audit: the data root ${settings.dataDir} ${what}: set MINUTES_DATA_DIR to your channels folder, or use --channel-dir\n`);
+    return 2;
+  }
+  // One folder is checked from its files alone; the Discord part is only for the whole data root.
+  if (!opts.channelDir && !(io.env.DISCORD_TOKEN ?? '').trim()) {
     io.stderr.write('minutes audit: DISCORD_TOKEN is not set: checking the files only (threads without a condensation are not checked)\n');
   }
   const now = new Date();
@@ -53,6 +61,6 @@ export async function runAudit(opts: AuditCliOptions, io: CliIO): Promise<number
   }
   io.stdout.write(lines.length ? `${lines.join('\n')}\n` : (audits.length === 1 ? 'The channel folder is consistent.\n' : `All ${audits.length} channel folders are consistent.\n`));
   const remaining = audits.some((a) => !auditIsClean(a) && (
-    (a.context && !a.contextFixed) || a.unfolded.length > 0 || a.staleLines.some((s) => !s.fixed)));
+    (a.context && !a.contextFixed) || a.unfolded.length > 0 || a.staleLines.some((s) => !s.fixed && !s.unfixable)));
   return remaining || missing > 0 ? 1 : 0;
 }

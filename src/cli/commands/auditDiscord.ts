@@ -12,7 +12,7 @@ export async function auditDiscord(settings: Settings, fix: boolean, logger: Log
     await client.login(settings.discord!.token);
     await ready;
     const store = new ChannelStore({ root: settings.dataDir, logger });
-    const missing = await findMissingCondensations(client as never, store);
+    const missing = await findMissingCondensations(client as never, store, settings.config.discord);
     const lines: string[] = [];
     for (const m of missing) {
       const ref = { kind: 'discord' as const, guildId: m.guildId, channelId: m.channelId };

@@ -7,7 +7,7 @@ import { orConfigErrorLine } from './quietLogger';
 
 /** Loads `.env` and validates what this command needs; a problem becomes one line on stderr. */
 export function settingsFor(io: CliIO, needs: Need[]): Settings | null {
-  loadDotEnv(io.cwd, io.env);
+  loadDotEnv(io.cwd, io.env, io.projectRoot);
   return orConfigErrorLine(io, () => loadSettings({ env: io.env, cwd: io.cwd, needs }));
 }
 

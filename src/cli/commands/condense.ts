@@ -59,6 +59,27 @@ export function parseTranscript(raw: string, file: string): TranscriptMessage[] 
   return out;
 }
 
+/** Runtime state the Secretary never reads: the conversation, usage, locks, kept unreadable copies. */
+const NOT_READ_STATE = /^(conversation\.json|usage\.json|upkeep\.json|lock|console\.lock|.*\.unreadable)$/;
+
+/**
+ * The scratch copy for a dry run: the memory files at the top of the folder (not the cold log),
+ * `condensations/`, and `.minutes/`'s own files (not backups or the conversation). Copying the
+ * whole folder took 17 s for 181 MB of logs and threads, and failed when TMPDIR was inside it.
+ */
+export async function copyForDryRun(from: string, to: string): Promise<void> {
+  const files = async (dir: string) =>
+    (await fsp.readdir(dir, { withFileTypes: true }).catch(() => [])).filter((e) => e.isFile()).map((e) => e.name);
+  const copy = async (rel: string) => {
+    await fsp.mkdir(path.dirname(path.join(to, rel)), { recursive: true });
+    await fsp.copyFile(path.join(from, rel), path.join(to, rel));
+  };
+  await fsp.mkdir(to, { recursive: true });
+  for (const f of await files(from)) if (f !== 'log.jsonl') await copy(f);
+  for (const f of await files(path.join(from, 'condensations'))) await copy(path.join('condensations', f));
+  for (const f of await files(path.join(from, '.minutes'))) if (!NOT_READ_STATE.test(f)) await copy(path.join('.minutes', f));
+}
+
 async function listWatched(dir: string): Promise<Map<string, string>> {
   const out = new Map<string, string>();
   const add = async (rel: string) => {
@@ -83,7 +104,9 @@ export async function runCondense(opts: CondenseCliOptions, io: CliIO): Promise<
 
   const settings = settingsFor(io, ['provider']);
   if (!settings) return 2;
-  const logger: Logger | null = quietLoggerFor(io);
+  // 'fatal' unless LOG_LEVEL says otherwise: the command reports its own failure in one line, and
+  // the store's log line for the same problem would say it twice, as raw JSON.
+  const logger: Logger | null = quietLoggerFor(io, 'fatal');
   if (!logger) return 2;
   let runtime;
   try {
@@ -102,10 +125,10 @@ export async function runCondense(opts: CondenseCliOptions, io: CliIO): Promise<
   try {
     let workDir = channelDir;
     if (!opts.apply) {
-      // Dry run: the same pipeline on a scratch copy; the lock file is not copied.
+      // Dry run: the same pipeline on a scratch copy of what it reads.
       scratch = await fsp.mkdtemp(path.join(os.tmpdir(), 'minutes-condense-'));
       workDir = path.join(scratch, 'channel');
-      await fsp.cp(channelDir, workDir, { recursive: true, filter: (src) => path.basename(src) !== 'lock' });
+      await copyForDryRun(channelDir, workDir);
     }
     const before = await listWatched(channelDir);
     const store = new FolderStore(workDir, { clock: runtime.clock, logger });
@@ -119,8 +142,19 @@ export async function runCondense(opts: CondenseCliOptions, io: CliIO): Promise<
       io.stdout.write(`Already condensed: condensations/${result.entry.steps.filed ?? '?'} (ledger key ${result.key.slice(0, 12)}).\n`);
       return 0;
     }
-    if (result.status === 'in-progress') return fail(io, 'this discussion is being condensed by another process right now', 1);
-    if (result.status === 'failed') return fail(io, `${result.userMessage} (${result.error})`, 1);
+    if (result.status === 'in-progress') {
+      // A dead holder on this host was already taken over; this one is alive or on another host.
+      const who = result.holder ? ` (pid ${result.holder.pid} on ${result.holder.host})` : '';
+      return fail(io, `this discussion is being condensed by another process${who} until ${result.leaseUntil ?? 'its lease ends'}; `
+        + `if that process is gone, set the entry's "leaseUntil" to a past time in ${path.join(opts.channelDir, '.minutes', 'ledger.json')}, or wait`, 1);
+    }
+    if (result.status === 'failed') {
+      // Paths in store messages are relative to the folder's parent; show them as the user gave the folder.
+      const given = `${path.normalize(opts.channelDir).replace(/[\\/]+$/, '')}${path.sep}`;
+      const asGiven = (m: string) => m.replace(new RegExp(`(^|[\\s(])${escapeRegExp(base + path.sep)}`, 'g'), (_all, lead: string) => lead + given);
+      const said = result.userMessage.includes(result.error) ? result.userMessage : `${result.userMessage} (${result.error})`;
+      return fail(io, asGiven(said), 1);
+    }
 
     io.stdout.write(`${result.body}\n\n`);
     const after = await listWatched(workDir);
@@ -136,4 +170,8 @@ export async function runCondense(opts: CondenseCliOptions, io: CliIO): Promise<
     if (scratch) await fsp.rm(scratch, { recursive: true, force: true });
     await runtime.close();
   }
+}
+
+function escapeRegExp(s: string): string {
+  return s.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
 }

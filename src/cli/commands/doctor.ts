@@ -11,7 +11,7 @@ import type { CliIO } from '../main';
  * 0 only when all is well.
  */
 export async function runDoctor(io: CliIO): Promise<number> {
-  loadDotEnv(io.cwd, io.env);
+  loadDotEnv(io.cwd, io.env, io.projectRoot);
   const findings: Finding[] = [];
   let settings: Settings | null = null;
   try {

@@ -8,8 +8,8 @@ import type { CliIO } from '../main';
  * otherwise, so their stdout stays the result and stderr stays quiet. A bad LOG_LEVEL is one line
  * on stderr and null.
  */
-export function quietLoggerFor(io: CliIO): Logger | null {
-  return orConfigErrorLine(io, () => createLogger({ level: logSettingsFromEnv(io.env).level ?? 'warn', format: 'json', destination: io.stderr }));
+export function quietLoggerFor(io: CliIO, defaultLevel = 'warn'): Logger | null {
+  return orConfigErrorLine(io, () => createLogger({ level: logSettingsFromEnv(io.env).level ?? defaultLevel, format: 'json', destination: io.stderr }));
 }
 
 /** Runs `fn`; a ConfigError becomes one line on stderr (`minutes: …`) and null. Anything else is a bug and throws. */

@@ -13,6 +13,7 @@ import type { AddressInfo } from 'node:net';
 import { anthropicBlocks, describeAnthropic, sendAnthropicError, sendAnthropicReply, validateAnthropic } from './anthropicRoute';
 import { describeOpenAI, sendOpenAIError, sendOpenAIReply, serializeOpenAI, validateOpenAI } from './openaiRoute';
 import { AutoPrefixCache, BreakpointPrefixCache } from './prefixCache';
+import { isBrokenReply, sendBroken, type FakeBrokenReply } from './broken';
 import { sendJson } from './sse';
 import { FakeEmbeddings, fakeEmbeddings, sendEmbeddings } from './embeddingsRoute';
 import { estimateTokens } from './tokens';
@@ -112,6 +113,7 @@ export async function startFakeModelServer(opts: FakeModelServerOptions = {}): P
     };
     const record: RecordedRequest = { ...fakeReq, status: 0 };
     requests.push(record);
+    res.on('close', () => { if (!res.writableFinished) record.clientClosed = true; });
     inFlight++;
     maxInFlight = Math.max(maxInFlight, inFlight);
     try {
@@ -133,6 +135,10 @@ export async function startFakeModelServer(opts: FakeModelServerOptions = {}): P
       const reply = invalid ? { error: invalid } : normalise(queue.length > 0 ? queue.shift()! : await handler(fakeReq));
       await wait((opts.latencyMs ?? 0) + (reply.delayMs ?? 0));
       if (res.destroyed) return;
+      if (isBrokenReply(reply)) {
+        record.status = reply.broken === 'hang' ? 0 : 200;
+        return await sendBroken(res, reply.broken, () => wait(24 * 3600_000), { api, stream: fakeReq.stream });
+      }
       if (isErrorReply(reply)) return sendError(reply);
       record.status = 200;
       record.usage = api === 'anthropic'
@@ -180,7 +186,7 @@ export async function startFakeModelServer(opts: FakeModelServerOptions = {}): P
   };
 }
 
-function normalise(reply: FakeReply): FakeTextReply | FakeErrorReply {
+function normalise(reply: FakeReply): FakeTextReply | FakeErrorReply | FakeBrokenReply {
   return typeof reply === 'string' ? { text: reply } : reply;
 }
 

@@ -35,6 +35,8 @@ export interface RecordedRequest extends FakeRequest {
   status: number;
   /** Set for successful replies. */
   usage?: FakeUsage;
+  /** The client closed the connection before the answer was complete (it aborted or gave up). */
+  clientClosed?: boolean;
 }
 
 export interface FakeTextReply {
@@ -68,10 +70,10 @@ export interface FakeErrorReply {
   delayMs?: number;
 }
 
-/** A plain string is a text reply. */
-export type FakeReply = string | FakeTextReply | FakeErrorReply;
+/** A plain string is a text reply; `{ broken }` is a misbehaving server (see broken.ts). */
+export type FakeReply = string | FakeTextReply | FakeErrorReply | import('./broken').FakeBrokenReply;
 export type FakeHandler = (req: FakeRequest) => FakeReply | Promise<FakeReply>;
 
-export function isErrorReply(r: FakeTextReply | FakeErrorReply): r is FakeErrorReply {
+export function isErrorReply(r: object): r is FakeErrorReply {
   return 'error' in r;
 }

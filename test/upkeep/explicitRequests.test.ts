@@ -1,0 +1,107 @@
+import fs from 'node:fs';
+import path from 'node:path';
+import { explicitMemoryRequest } from '../../src/upkeep/explicitRequests';
+import { startFakeModelServer, FakeModelServer } from '../fakes/model/server';
+import { blocks, runCli } from '../helpers/cli';
+import { makeTmpDir } from '../helpers/tmp';
+
+const MEMORY = [
+  '# Channel Memory', '',
+  '- [m-111111] The demo for Acme is on Friday [from: a, 2026-11-01]',
+  '- [m-222222] The demo for Globex is on Monday [from: b, 2026-11-01]',
+  '- [m-333333] Deploys happen from the release branch only [from: a, 2026-11-01]',
+  'Staging database is db-staging-3 on port 6543',
+  '',
+].join('\n');
+
+describe('which messages are requests to remember or forget', () => {
+  it.each([
+    'remember when we moved to Postgres?',
+    'remember what port staging uses?',
+    'note sure why the build failed',
+    'do you remember that the demo moved?',
+    'what do we remember about deploys?',
+  ])('a question or a chance word is not an instruction: %s', (text) => {
+    expect(explicitMemoryRequest(text, MEMORY, 's').ops).toEqual([]);
+  });
+
+  it.each([
+    ['ok, remember that the demo is on Friday at 3pm', 'the demo is on Friday at 3pm'],
+    ['Thanks! Please remember that the demo is on Friday', 'the demo is on Friday'],
+    ['<@123> remember that the VPN config lives in ops/vpn', 'the VPN config lives in ops/vpn'],
+    ['Great call. Note: invoices go out on the 1st. See you', 'invoices go out on the 1st'],
+    ['could you remember that staging resets nightly?', 'staging resets nightly'],
+  ])('a request anywhere in the message counts: %s', (text, saved) => {
+    expect(explicitMemoryRequest(text, MEMORY, 's').ops).toEqual([expect.objectContaining({ op: 'add', text: saved, explicit: true })]);
+  });
+
+  it('"forget" with nothing matching says so', () => {
+    const r = explicitMemoryRequest('forget about the weather report', MEMORY, 's');
+    expect(r.ops).toEqual([]);
+    expect(r.notes.join(' ')).toMatch(/Nothing forgotten: no memory entry matches "the weather report"/);
+  });
+
+  it('"forget" that matches two entries asks which one, naming both', () => {
+    const r = explicitMemoryRequest('forget the demo date', MEMORY, 's');
+    expect(r.ops).toEqual([]);
+    const note = r.notes.join(' ');
+    expect(note).toMatch(/2 entries match/);
+    expect(note).toContain('[m-111111] The demo for Acme is on Friday');
+    expect(note).toContain('[m-222222] The demo for Globex is on Monday');
+    expect(note).toMatch(/forget m-111111/);
+  });
+
+  it('"forget" picks the one entry it names, by words or by id', () => {
+    expect(explicitMemoryRequest('please forget that the Globex demo is on Monday', MEMORY, 's').ops)
+      .toEqual([expect.objectContaining({ op: 'forget', id: 'm-222222' })]);
+    expect(explicitMemoryRequest('forget m-333333', MEMORY, 's').ops).toEqual([expect.objectContaining({ op: 'forget', id: 'm-333333' })]);
+  });
+
+  it('"forget" finds a hand-written line that has no id yet', () => {
+    expect(explicitMemoryRequest('forget the staging database port', MEMORY, 's').ops)
+      .toEqual([expect.objectContaining({ op: 'forget', text: 'Staging database is db-staging-3 on port 6543' })]);
+  });
+});
+
+describe('the reply says exactly what was saved or forgotten', () => {
+  let fake: FakeModelServer;
+  let tmp: ReturnType<typeof makeTmpDir>;
+  beforeEach(async () => {
+    tmp = makeTmpDir();
+    fake = await startFakeModelServer();
+  });
+  afterEach(async () => {
+    await fake.close();
+    tmp.cleanup();
+  });
+
+  it('saves, forgets a hand-written line, asks when two match, says when nothing does', async () => {
+    const dir = path.join(tmp.dir, 'data', 'local', 'team');
+    fs.mkdirSync(dir, { recursive: true });
+    fs.writeFileSync(path.join(dir, 'MEMORY.md'), MEMORY);
+    const env = { ANTHROPIC_API_KEY: 'test-key', ANTHROPIC_BASE_URL: fake.anthropicBaseURL, MINUTES_DATA_DIR: path.join(tmp.dir, 'data') };
+    const r = await runCli(['chat', '--channel', 'team'], {
+      env, cwd: tmp.dir,
+      input: [
+        'Thanks! Please remember that the release freeze starts on the 18th',
+        'remember what port staging uses?',
+        'forget the staging database port',
+        'forget the demo date',
+        'forget about the weather report',
+      ],
+    });
+    expect(r.code).toBe(0);
+    const b = blocks(r.stdout);
+    expect(b[0]).toMatch(/Saved to memory as m-[0-9a-f]{6}: "the release freeze starts on the 18th"/);
+    expect(b[1]).not.toMatch(/Saved/);
+    expect(b[2]).toMatch(/Forgot m-[0-9a-f]{6}: "Staging database is db-staging-3 on port 6543"/);
+    expect(b[3]).toMatch(/2 entries match .*forget m-111111/);
+    expect(b[4]).toMatch(/Nothing forgotten: no memory entry matches "the weather report"/);
+    const memory = fs.readFileSync(path.join(dir, 'MEMORY.md'), 'utf8');
+    expect(memory).toContain('the release freeze starts on the 18th');
+    expect(memory).not.toContain('db-staging-3');
+    expect(memory).not.toContain('port staging uses');
+    expect(memory).toContain('The demo for Acme is on Friday');
+    expect(memory).toContain('The demo for Globex is on Monday');
+  });
+});
