@@ -8,6 +8,7 @@ import { withVariants } from './recallVariants';
 import { TopK } from './recallTopK';
 import { DenseScorer, fuse } from './recallFusion';
 import { DEFAULT_TUNING, RecallTuning } from './recallTuning';
+import { rareQueryStems } from './recallRareWords';
 
 /**
  * Targeted recall: before each model call, the few entries of the channel's memory that matter for
@@ -203,6 +204,8 @@ function score(index: Index, input: RecallInput, now: Date, P: RecallTuning, den
   let nTouched = 0;
   let stamp = index.scratch.stamp;
   const topical: { t: string; spec: number }[] = [];
+  const rare = P.rareDfMax > 0 ? rareQueryStems(input.query.length > 2_000 ? input.query.slice(0, 2_000) : input.query) : undefined;
+  let rareWord = false;
   for (const { t, w } of P.fuzzyWeight > 0 ? withVariants(index, terms, input.query, P.fuzzyWeight) : terms.map((t) => ({ t, w: 1 }))) {
     const df = index.df.get(t) ?? 0;
     const hd = index.head.get(t);
@@ -217,6 +220,7 @@ function score(index: Index, input: RecallInput, now: Date, P: RecallTuning, den
       spec = Math.max(spec, w * P.rareFloor);
       if (df > 0) topical.push({ t, spec });
     }
+    if (rare && w === 1 && df > 0 && df <= P.rareDfMax && rare.has(t)) rareWord = true;
     stamp++;
     const p = index.post.get(t);
     if (p) {
@@ -283,7 +287,7 @@ function score(index: Index, input: RecallInput, now: Date, P: RecallTuning, den
     top.push(id, sc * mult, e, m);
   }
   if (stamp > 1e9) index.scratch.stamp = 0;
-  const gate = top.size > 0 && passesGate(index, best, bestId, topical, P);
+  const gate = top.size > 0 && (passesGate(index, best, bestId, topical, P) || (rareWord && best >= P.rareWordMin));
   const tie = (x: number, y: number) => cands[x].rank - cands[y].rank || x - y;
   let ranked = top.sorted(tie);
   const cos = dense?.(index);

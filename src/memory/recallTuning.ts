@@ -54,6 +54,13 @@ export interface RecallTuning {
   prfWeight: number;
   /** Default item cap proportional to the budget: one item per this many characters, at least DEFAULT_MAX_ITEMS (0 = fixed cap). */
   charsPerItem: number;
+  /**
+   * One word suffices when the channel uses it in at most rareDfMax entries and it is rare in the
+   * language (recallRareWords.ts: "buildkite", "db-staging-3", "6543"): the best candidate then needs
+   * only rareWordMin. rareDfMax 0 = off.
+   */
+  rareDfMax: number;
+  rareWordMin: number;
   /** Meaning (recallFusion.ts): its share of the fused score, 0–1. */
   denseWeight: number;
   /** Meaning admits at most this many candidates that share no evidence word with the message. */
@@ -87,6 +94,8 @@ export const DEFAULT_TUNING: RecallTuning = {
   prfDocs: 10,
   prfTerms: 8,
   prfWeight: 0.3,
+  rareDfMax: 3,
+  rareWordMin: 0.7,
   denseWeight: 0.3,
   denseCandidates: 50,
   denseAdmit: 0.4,
