@@ -10,6 +10,7 @@ import { KeyedQueue } from '../memory/queue';
 import type { RecallResult } from '../memory/recall';
 import type { RecallService } from '../memory/hybridRecall';
 import { renderRecallBlock } from '../prompt/recallBlock';
+import { decisionLogSources, sourcesLine } from './cite';
 import { containsSecret, redactSecrets } from '../memory/secrets';
 import type { ChannelStore } from '../memory/store';
 import { assemblePrompt, AssembledPrompt } from '../prompt/assemble';
@@ -239,7 +240,9 @@ export class ChatEngine {
     if (messages.some((m) => m.addressed !== false && containsSecret(m.content)) && !memoryNotes.some((n) => /not stored/.test(n))) {
       memoryNotes.push(SECRET_NOT_STORED);
     }
-    const text = memoryNotes.length ? `${res.text}\n\n_${memoryNotes.join(' ')}_` : res.text;
+    const cited = sourcesLine(decisionLogSources(res.text, result.items));
+    const body = cited ? `${res.text}\n\n${cited}` : res.text;
+    const text = memoryNotes.length ? `${body}\n\n_${memoryNotes.join(' ')}_` : body;
     return { text, usage: res.usage, recall: result, prompt };
   }
 

@@ -26,6 +26,8 @@ export interface Block {
   line: number;
   /** ISO date (YYYY-MM-DD) from the provenance tag, else the heading path, else the file. */
   date?: string;
+  /** Where the block was posted (a condensation's pinned message), so an answer can cite it. */
+  link?: string;
 }
 
 const HEADING_RE = /^\s{0,3}(#{1,6})\s+(.*?)\s*#*\s*$/;
@@ -198,8 +200,10 @@ export function condensationBlocks(text: string, fileName: string): Block[] | nu
   const lines = content.split(/\r?\n/);
   // Drop the condensation heading itself; the topic becomes the root heading of every block.
   const filtered = lines.map((l) => (topicLine && l.trim() === topicLine[0].trim() ? '' : l));
+  // Only a web link: the frontmatter is written by us but may be edited by anyone.
+  const link = typeof data.post_url === 'string' && /^https?:\/\/[^\s<>]+$/.test(data.post_url) ? data.post_url : undefined;
   return paragraphBlocks(filtered.join('\n'), fileDate, { splitLabels: true, startLine: bodyStart, rootHeading: topic })
-    .map((b) => ({ ...b, heading: b.heading || topic }));
+    .map((b) => ({ ...b, heading: b.heading || topic, ...(link ? { link } : {}) }));
 }
 
 function toIsoDate(v: unknown): string | undefined {

@@ -37,6 +37,8 @@ export interface RecallItem {
   lexical: number;
   /** Cosine similarity with the message; absent when the entry had no vector (yet) or meaning was off. */
   semantic?: number;
+  /** For a condensation line: the pinned post it came from. */
+  link?: string;
 }
 
 export interface RecallResult {
@@ -126,6 +128,7 @@ export function createRecall(opts: RecallOptions = {}): LexicalRecall {
     const cands: Candidate[] = [];
     for (const s of list) for (const c of sources.candidates(s)) cands.push(c);
     sources.prune(new Set(list.map((s) => s.abs)));
+    linkCondensationEntries(cands);
     const index = buildIndex(cands, tuning);
     cachedIndex = { key, index };
     return index;
@@ -143,6 +146,24 @@ export function createRecall(opts: RecallOptions = {}): LexicalRecall {
       }
     },
   };
+}
+
+/**
+ * A MEMORY.md entry the Secretary wrote from a condensation (`[from: condensation <file>, …]`)
+ * carries that condensation's post link, so an answer resting on it can cite the pinned post even
+ * when de-duplication keeps the MEMORY.md copy. Recomputed at every index build (the link appears
+ * once the post is made; the candidates are cached per file).
+ */
+function linkCondensationEntries(cands: Candidate[]): void {
+  const links = new Map<string, string>();
+  for (const c of cands) if (c.kind === 'condensation' && c.link) links.set(c.file.slice(c.file.lastIndexOf('/') + 1), c.link);
+  for (const c of cands) {
+    if (c.kind !== 'memory') continue;
+    const from = /\[from: condensation ([^,\]]+)/.exec(c.text)?.[1]?.trim();
+    const link = from ? links.get(from) : undefined;
+    if (link) c.link = link;
+    else delete c.link;
+  }
 }
 
 function buildIndex(cands: Candidate[], P: RecallTuning): Index {

@@ -133,6 +133,7 @@ export function pack(index: Index, ranked: Scored[], budget: number, maxItems: n
       items.push({
         file: c.file, heading: c.heading, text: c.text, score: round3(m.score), lexical: round3(m.lexical),
         ...(m.semantic !== undefined ? { semantic: round3(m.semantic) } : {}),
+        ...(c.link ? { link: c.link } : {}),
       });
     }
   }

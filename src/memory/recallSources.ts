@@ -42,6 +42,8 @@ export interface Candidate {
   group?: { key: string; header: string };
   /** Whitespace-normalised text without bullet marker: compared with the caller's exclude set. */
   norm: string;
+  /** The posted message a condensation line came from (its frontmatter's post_url). */
+  link?: string;
 }
 
 export interface FsLike {
@@ -213,7 +215,7 @@ export class SourceCache {
         out.push({
           file: src.label, kind: src.kind, rank: src.rank, heading: b.heading, text: b.text, body: b.body, line: b.line,
           day: isoToDay(b.date), terms: Array.from(counts.keys()), tfs: Array.from(counts.values()), len: toks.length,
-          headingTerms: ht, norm: normalizeForExclude(b.text), tagged: TAG_RE.test(b.text),
+          headingTerms: ht, norm: normalizeForExclude(b.text), tagged: TAG_RE.test(b.text), ...(b.link ? { link: b.link } : {}),
         });
       }
       return out;

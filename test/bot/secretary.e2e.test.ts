@@ -1,4 +1,5 @@
 import fs from 'node:fs';
+import matter from 'gray-matter';
 import path from 'node:path';
 import type { FakeRequest } from '../fakes/model/types';
 import type { FakeChannel, FakeGuild, FakeUser } from '../fakes/discord/state';
@@ -80,6 +81,31 @@ describe('the Secretary on Discord', () => {
     await new Promise((r) => setTimeout(r, 800));
     expect(condensationPosts()).toHaveLength(1);
     expect(fs.readdirSync(path.join(channelDir(), 'condensations'))).toHaveLength(1);
+  });
+
+  it('an answer that rests on a pinned condensation links its post; an unrelated answer does not', async () => {
+    const thread = h.discord.createThread(general.id, { name: 'release day', ownerId: alice.id });
+    const ids = discuss(thread, [[alice, 'Which weekday do we release?'], [bo, 'Fridays are risky.'], [alice, 'we decide: production releases happen on Tuesdays after the standup']]);
+    h.discord.react(thread.id, ids[0], alice.id, '📝');
+    await h.discord.waitForBotMessage(general.id, { match: (m) => m.content.includes('📝 Condensation'), timeoutMs: 8000 });
+    await h.discord.waitFor(() => (fs.existsSync(path.join(channelDir(), 'condensations')) ? true : undefined), 5000, 'the file');
+    const file = fs.readdirSync(path.join(channelDir(), 'condensations'))[0];
+    await h.discord.waitFor(() => (/post_url: /.test(read(`condensations/${file}`)) ? true : undefined), 5000, 'post_url');
+    const url = String(matter(read(`condensations/${file}`), {}).data.post_url);
+    expect(url).toMatch(/^https:\/\/discord\.com\/channels\//);
+    // A model that answers from what was recalled, as a real one would.
+    h.model.setHandler((req) => {
+      if (/Secretary of a team/.test(req.system)) return secretaryModel(req);
+      if (/recalled_memory/.test(req.lastUserText) && /Tuesdays/.test(req.lastUserText)) return 'Production releases happen on Tuesdays, after the standup.';
+      return 'No idea, sorry.';
+    });
+    const q = h.discord.userSays(general.id, alice.id, 'on which weekday do production releases happen?', { mentionsBot: true });
+    const reply = await h.discord.waitForBotMessage(general.id, { after: q.id });
+    expect(reply.content).toContain(`-# From the decision log: <${url}>`);
+    expect(h.discord.pingsNobody(reply)).toBe(true);
+    const q2 = h.discord.userSays(general.id, alice.id, 'tell me a joke about penguins', { mentionsBot: true });
+    const reply2 = await h.discord.waitForBotMessage(general.id, { after: q2.id });
+    expect(reply2.content).not.toContain('decision log');
   });
 
   it('reads a thread that needs two pages of history whole', async () => {
