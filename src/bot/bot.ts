@@ -5,7 +5,7 @@ import {
 } from 'discord.js';
 import type { CommandContext } from '../chat/commands';
 import { botPermissionsIn, canSpeak, missingPermissions } from './permissions';
-import { handleSlash, isAdmin, SecretaryCommands, slashCommandDefinitions } from './slash';
+import { handleSlash, isAdmin, SecretaryCommands, slashCommandDefinitions, ThreadCommands } from './slash';
 import type { InboundMessage } from '../chat/conversation';
 import type { Runtime } from '../chat/runtime';
 import { ModelError } from '../llm/errors';
@@ -34,6 +34,7 @@ export interface BotOptions {
   client: Client;
   runtime: Runtime;
   secretary?: SecretaryCommands & { noteChannel?(ref: ChannelRef): Promise<void> };
+  threads?: ThreadCommands;
   /** Wait before showing "typing" (default TYPING_DELAY_MS). */
   typingDelayMs?: number;
   /** Timing marks per triggering message, for the load benchmark. */
@@ -97,7 +98,7 @@ export class MinutesBot {
       store: this.o.runtime.store, engine: this.o.runtime.engine, clock: this.o.runtime.clock, usage: this.o.runtime.usage,
       actor: ix.user.globalName ?? ix.user.username,
     };
-    await handleSlash(ix, { ctx, ref, config: this.o.runtime.settings.config, secretary: this.o.secretary });
+    await handleSlash(ix, { ctx, ref, config: this.o.runtime.settings.config, secretary: this.o.secretary, threads: this.o.threads });
   }
 
   private async refForInteraction(ix: ChatInputCommandInteraction): Promise<ChannelRef | null> {

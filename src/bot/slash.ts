@@ -25,6 +25,8 @@ export function slashCommandDefinitions() {
       .addStringOption((o) => o.setName('topic').setDescription('optional topic hint')),
     new SlashCommandBuilder().setName('resolve').setDescription('Condense this thread, then archive it'),
     new SlashCommandBuilder().setName('condensations').setDescription("List this channel's condensations"),
+    new SlashCommandBuilder().setName('thread').setDescription('Open a titled thread from the latest message (in a forum: a post) for a focused topic')
+      .addStringOption((o) => o.setName('topic').setDescription('what the thread is for (needed in a forum)')),
   ].map((b) => b.toJSON());
 }
 
@@ -35,7 +37,16 @@ export interface SecretaryCommands {
   list(ref: ChannelRef): Promise<string>;
 }
 
-const EPHEMERAL = new Set(['recall', 'memory show', 'status', 'condensations']);
+/** `/thread`, supplied by the thread opener when it is wired. */
+export interface ThreadCommands {
+  command(ix: ChatInputCommandInteraction, topic: string | null): Promise<string>;
+}
+
+/**
+ * Answers only the asker sees. `/thread` is among them: its answer is a link to the thread (which
+ * everyone sees open) or a one-line refusal.
+ */
+const EPHEMERAL = new Set(['recall', 'memory show', 'status', 'condensations', 'thread']);
 
 /** Pure: admin rights are the configured roles, or Manage Messages when none are configured. */
 export function isAdmin(roleIds: string[], canManageMessages: boolean, d: ConfigFile['discord']): boolean {
@@ -48,7 +59,7 @@ export function isAdmin(roleIds: string[], canManageMessages: boolean, d: Config
  */
 export async function handleSlash(
   ix: ChatInputCommandInteraction,
-  o: { ctx: CommandContext; ref: ChannelRef; config: ConfigFile; secretary?: SecretaryCommands },
+  o: { ctx: CommandContext; ref: ChannelRef; config: ConfigFile; secretary?: SecretaryCommands; threads?: ThreadCommands },
 ): Promise<void> {
   const sub = ix.options.getSubcommand(false);
   const name = sub ? `${ix.commandName} ${sub}` : ix.commandName;
@@ -69,7 +80,7 @@ export async function handleSlash(
   await answer(ix, text, name);
 }
 
-async function run(name: string, ix: ChatInputCommandInteraction, o: { ctx: CommandContext; ref: ChannelRef; secretary?: SecretaryCommands }): Promise<string> {
+async function run(name: string, ix: ChatInputCommandInteraction, o: { ctx: CommandContext; ref: ChannelRef; secretary?: SecretaryCommands; threads?: ThreadCommands }): Promise<string> {
   const { ctx, ref } = o;
   switch (name) {
     case 'recall': return recallCommand(ctx, ref, ix.options.getString('query', true));
@@ -81,6 +92,7 @@ async function run(name: string, ix: ChatInputCommandInteraction, o: { ctx: Comm
     case 'condense': return o.secretary ? o.secretary.condense(ix, ref, ix.options.getString('topic')) : 'The Secretary is not available in this version.';
     case 'resolve': return o.secretary ? o.secretary.resolve(ix, ref) : 'The Secretary is not available in this version.';
     case 'condensations': return o.secretary ? o.secretary.list(ref) : 'No condensations yet.';
+    case 'thread': return o.threads ? o.threads.command(ix, ix.options.getString('topic')) : 'Opening threads is not available in this version.';
     default: return `Unknown command /${name}.`;
   }
 }

@@ -7,6 +7,7 @@ import { BotOptions, MinutesBot } from './bot';
 import { createDiscordClient } from './client';
 import type { ShardSet } from './ownership';
 import { DiscordSecretary } from './secretaryGlue';
+import { ThreadOpener } from './threadOpener';
 import type { SecretaryOptions } from '../condense/secretary';
 
 export interface RunningBot {
@@ -56,9 +57,11 @@ export async function launchBot(
   const runtime = await createRuntime(settings, logger, { scheduleUpkeep: true, ...opts });
   const client = createDiscordClient({ apiUrl: settings.discord.apiUrl, shards: opts.shards });
   const secretary = new DiscordSecretary({ client, runtime, fault: opts.secretaryFault });
-  const bot = new MinutesBot({ client, runtime, trace: opts.trace, secretary });
+  const threads = new ThreadOpener({ client, runtime });
+  const bot = new MinutesBot({ client, runtime, trace: opts.trace, secretary, threads });
   bot.attach();
   secretary.attach();
+  threads.attach();
   secretary.start();
   client.once('clientReady', (c) => {
     // The sentence model loads now, off the event loop, not when the first message asks for it.
@@ -71,6 +74,7 @@ export async function launchBot(
     await client.login(settings.discord.token);
   } catch (err) {
     await secretary.stop();
+    await threads.stop();
     await runtime.close().catch(() => undefined);
     await client.destroy();
     throw new StartupError(loginProblem(err));
@@ -83,6 +87,7 @@ export async function launchBot(
       // condensations they started), then the Secretary's own events and sweeps.
       await bot.drain();
       await secretary.stop();
+      await threads.stop();
       await runtime.close();
       await client.destroy();
     },
