@@ -35,6 +35,8 @@ export interface BotOptions {
   runtime: Runtime;
   secretary?: SecretaryCommands & { noteChannel?(ref: ChannelRef): Promise<void> };
   threads?: ThreadCommands;
+  /** Sees every person's message in places the bot works (noticing decisions nobody condensed). */
+  noticer?: { observe(m: Message, ref: ChannelRef): void };
   /** Wait before showing "typing" (default TYPING_DELAY_MS). */
   typingDelayMs?: number;
   /** Timing marks per triggering message, for the load benchmark. */
@@ -137,6 +139,7 @@ export class MinutesBot {
     if (decision === 'ignore') return;
     const ref = this.refFor(m);
     if (!ref) return;
+    this.o.noticer?.observe(m, ref);
     const isActive = decision === 'answer' || this.isActive(ref);
     if (!isActive) return;
     const inbound = this.toInbound(m, botId);

@@ -8,6 +8,7 @@ import { createDiscordClient } from './client';
 import type { ShardSet } from './ownership';
 import { DiscordSecretary } from './secretaryGlue';
 import { ThreadOpener } from './threadOpener';
+import { DecisionNoticer } from './decisionNoticer';
 import type { SecretaryOptions } from '../condense/secretary';
 
 export interface RunningBot {
@@ -58,7 +59,8 @@ export async function launchBot(
   const client = createDiscordClient({ apiUrl: settings.discord.apiUrl, shards: opts.shards });
   const secretary = new DiscordSecretary({ client, runtime, fault: opts.secretaryFault });
   const threads = new ThreadOpener({ client, runtime });
-  const bot = new MinutesBot({ client, runtime, trace: opts.trace, secretary, threads });
+  const noticer = new DecisionNoticer({ client, runtime });
+  const bot = new MinutesBot({ client, runtime, trace: opts.trace, secretary, threads, noticer });
   bot.attach();
   secretary.attach();
   threads.attach();
@@ -75,6 +77,7 @@ export async function launchBot(
   } catch (err) {
     await secretary.stop();
     await threads.stop();
+    await noticer.stop();
     await runtime.close().catch(() => undefined);
     await client.destroy();
     throw new StartupError(loginProblem(err));
@@ -88,6 +91,7 @@ export async function launchBot(
       await bot.drain();
       await secretary.stop();
       await threads.stop();
+      await noticer.stop();
       await runtime.close();
       await client.destroy();
     },

@@ -37,9 +37,11 @@ export const ConfigFileSchema = z.strictObject({
     condenseUsers: ids,
     /** Forum tag names that mean "resolved". */
     resolvedTags: z.array(z.string().min(1)).default(['resolved', 'Resolved']),
+    /** The Secretary offers, once, to condense a discussion that reached a decision nobody condensed. */
+    offerCondense: z.boolean().default(true),
   }).default({
     guilds: [], channels: [], roles: [], users: [], alwaysOnChannels: [], adminRoles: [],
-    condenseRoles: [], condenseUsers: [], resolvedTags: ['resolved', 'Resolved'],
+    condenseRoles: [], condenseUsers: [], resolvedTags: ['resolved', 'Resolved'], offerCondense: true,
   }),
   recall: z.strictObject({
     budgetChars: z.number().int().min(200).max(20_000).optional(),

@@ -1,0 +1,99 @@
+import { Client, Message, PermissionFlagsBits } from 'discord.js';
+import type { Runtime } from '../chat/runtime';
+import { judgeDiscussion, Observed, WINDOW, worthAsking } from '../condense/notice';
+import type { ChannelRef } from '../memory/paths';
+import { NO_PINGS } from './client';
+import { InFlight } from './inFlight';
+
+/**
+ * Notices, off the reply path, when a discussion reaches a decision nobody condensed, and offers
+ * once to condense it (the 📝 hint). Each thread is judged at most once, ever (recorded in the
+ * channel's `.minutes/noticed.json` before the model is asked); in a channel, a judged stretch of
+ * discussion is forgotten and the next needs as many new messages. Nothing is asked where the bot
+ * may not post, and `discord.offerCondense: false` turns it off.
+ */
+interface NoticedState {
+  version: 1;
+  /** Thread id → when it was judged, and whether an offer was posted. */
+  threads: Record<string, { at: string; offered: boolean }>;
+  /** Channel discussions offered, newest last (bounded). */
+  offers: { at: string; firstMessageId: string }[];
+}
+
+/** Conversations whose recent messages are kept in memory; the least recent are dropped. */
+const MAX_CONVERSATIONS = 500;
+const MAX_OFFERS_KEPT = 200;
+
+export class DecisionNoticer {
+  private readonly windows = new Map<string, Observed[]>();
+  private readonly busy = new Set<string>();
+  private readonly events: InFlight;
+
+  constructor(private readonly o: { client: Client; runtime: Runtime }) {
+    this.events = new InFlight((err, event) => o.runtime.logger.error({ err, event }, 'decision noticer failed'));
+  }
+
+  async stop(): Promise<void> {
+    await this.events.close();
+  }
+
+  /** A person's message in a place the bot works; returns at once. */
+  observe(m: Message, ref: ChannelRef): void {
+    // System messages ("alice started a thread") are not discussion.
+    if (!this.o.runtime.settings.config.discord.offerCondense || m.author.bot || m.system || !m.content.trim()) return;
+    const key = ref.kind === 'discord' ? (ref.threadId ?? ref.channelId) : ref.name;
+    const w = this.windows.get(key) ?? [];
+    this.windows.delete(key); // re-inserted last: the map's order is least recent first
+    w.push({ id: m.id, authorId: m.author.id, authorName: m.member?.displayName ?? m.author.username, content: m.content, at: m.createdTimestamp });
+    if (w.length > WINDOW) w.splice(0, w.length - WINDOW);
+    this.windows.set(key, w);
+    if (this.windows.size > MAX_CONVERSATIONS) this.windows.delete(this.windows.keys().next().value as string);
+    if (this.busy.has(key) || !worthAsking(w)) return;
+    this.busy.add(key);
+    void this.events.run('notice', () => this.judge(key, ref, m).finally(() => this.busy.delete(key)));
+  }
+
+  private async judge(key: string, ref: ChannelRef, m: Message): Promise<void> {
+    const rt = this.o.runtime;
+    const window = this.windows.get(key) ?? [];
+    if (!this.mayPost(m)) return;
+    const parent = rt.store.parentRef(ref);
+    const file = `${rt.store.paths(parent).channelStateDir}/noticed.json`;
+    const state = (await rt.store.readState<NoticedState>(file)) ?? { version: 1, threads: {}, offers: [] };
+    const threadId = ref.kind === 'discord' ? ref.threadId : undefined;
+    if (threadId && state.threads[threadId]) return;
+    const at = rt.clock().toISOString();
+    // Recorded before asking: a crash or a restart never makes the same thread cost a second call.
+    if (threadId) {
+      state.threads[threadId] = { at, offered: false };
+      await rt.store.writeState(parent, file, state);
+    }
+    this.windows.delete(key);
+    const deps = { model: rt.model, store: rt.store, logger: rt.logger, clock: rt.clock, usage: rt.usage };
+    const verdict = await judgeDiscussion(deps, ref, window);
+    if (!verdict.decided || !verdict.decision) return;
+    const first = window[0];
+    const how = threadId
+      ? 'react 📝 here or run /condense (/resolve also archives the thread)'
+      : `run /condense, or react 📝 to the discussion's first message: https://discord.com/channels/${m.guildId}/${m.channelId}/${first.id}`;
+    const ch = m.channel;
+    if (!ch.isSendable()) return;
+    await ch.send({ content: `📝 This looks decided: “${clean(verdict.decision)}”. To file it in the channel's decision log, ${how}.`, allowedMentions: NO_PINGS });
+    if (threadId) state.threads[threadId] = { at, offered: true };
+    else state.offers = [...state.offers, { at, firstMessageId: first.id }].slice(-MAX_OFFERS_KEPT);
+    await rt.store.writeState(parent, file, state);
+  }
+
+  private mayPost(m: Message): boolean {
+    const me = this.o.client.user;
+    const ch = m.channel;
+    if (!me || ch.isDMBased() || !('permissionsFor' in ch)) return false;
+    const perms = ch.permissionsFor(me);
+    return Boolean(perms?.has([PermissionFlagsBits.ViewChannel, ch.isThread() ? PermissionFlagsBits.SendMessagesInThreads : PermissionFlagsBits.SendMessages]));
+  }
+}
+
+/** The model's sentence as plain text: no mentions, no markup that escapes the quotes. */
+function clean(text: string): string {
+  return text.replace(/<[@#][!&]?\d+>/g, '').replace(/@(everyone|here)\b/g, '$1').replace(/[`*_~|]/g, '').replace(/\s+/g, ' ').trim();
+}
