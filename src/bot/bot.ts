@@ -5,7 +5,7 @@ import {
 } from 'discord.js';
 import type { CommandContext } from '../chat/commands';
 import { botPermissionsIn, canSpeak, missingPermissions } from './permissions';
-import { handleSlash, isAdmin, SecretaryCommands, slashCommandDefinitions, ThreadCommands } from './slash';
+import { ActionItemCommands, handleSlash, isAdmin, SecretaryCommands, slashCommandDefinitions, ThreadCommands } from './slash';
 import type { InboundMessage } from '../chat/conversation';
 import type { Runtime } from '../chat/runtime';
 import { ModelError } from '../llm/errors';
@@ -35,6 +35,7 @@ export interface BotOptions {
   runtime: Runtime;
   secretary?: SecretaryCommands & { noteChannel?(ref: ChannelRef): Promise<void> };
   threads?: ThreadCommands;
+  actions?: ActionItemCommands;
   /** Sees every person's message in places the bot works (noticing decisions nobody condensed). */
   noticer?: { observe(m: Message, ref: ChannelRef): void };
   /** Wait before showing "typing" (default TYPING_DELAY_MS). */
@@ -100,7 +101,7 @@ export class MinutesBot {
       store: this.o.runtime.store, engine: this.o.runtime.engine, clock: this.o.runtime.clock, usage: this.o.runtime.usage,
       actor: ix.user.globalName ?? ix.user.username,
     };
-    await handleSlash(ix, { ctx, ref, config: this.o.runtime.settings.config, secretary: this.o.secretary, threads: this.o.threads });
+    await handleSlash(ix, { ctx, ref, config: this.o.runtime.settings.config, secretary: this.o.secretary, threads: this.o.threads, actions: this.o.actions });
   }
 
   private async refForInteraction(ix: ChatInputCommandInteraction): Promise<ChannelRef | null> {

@@ -294,7 +294,7 @@ export class DiscordSecretary implements SecretaryCommands {
   /** The scheduled audit: files only (the sweep covers threads missing a condensation). */
   async audit(): Promise<void> {
     for (const ref of await this.ownedRefs()) {
-      const a = await auditChannel({ store: this.o.runtime.store, ref, fix: true, now: this.o.runtime.clock() });
+      const a = await auditChannel({ store: this.o.runtime.store, ref, fix: true, now: this.o.runtime.clock(), staleActionDays: this.o.runtime.settings.config.actions.staleAfterDays });
       for (const line of formatAudit(a)) this.log.warn({ channel: refLabel(ref) }, `audit: ${line}`);
     }
     if (!this.o.client.isReady()) return;

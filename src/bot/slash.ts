@@ -25,6 +25,8 @@ export function slashCommandDefinitions() {
       .addStringOption((o) => o.setName('topic').setDescription('optional topic hint')),
     new SlashCommandBuilder().setName('resolve').setDescription('Condense this thread, then archive it'),
     new SlashCommandBuilder().setName('condensations').setDescription("List this channel's condensations"),
+    new SlashCommandBuilder().setName('actions').setDescription("This channel's open action items; done:<id> closes one (its owner or an admin)")
+      .addStringOption((o) => o.setName('done').setDescription('the id of the item to close, like a-1a2b3c')),
     new SlashCommandBuilder().setName('thread').setDescription('Open a titled thread from the latest message (in a forum: a post) for a focused topic')
       .addStringOption((o) => o.setName('topic').setDescription('what the thread is for (needed in a forum)')),
   ].map((b) => b.toJSON());
@@ -42,11 +44,16 @@ export interface ThreadCommands {
   command(ix: ChatInputCommandInteraction, topic: string | null): Promise<string>;
 }
 
+/** `/actions`, supplied when action items are wired. */
+export interface ActionItemCommands {
+  command(ix: ChatInputCommandInteraction, ref: ChannelRef, doneId: string | null, admin: boolean): Promise<string>;
+}
+
 /**
  * Answers only the asker sees. `/thread` is among them: its answer is a link to the thread (which
  * everyone sees open) or a one-line refusal.
  */
-const EPHEMERAL = new Set(['recall', 'memory show', 'status', 'condensations', 'thread']);
+const EPHEMERAL = new Set(['recall', 'memory show', 'status', 'condensations', 'thread', 'actions']);
 
 /** Pure: admin rights are the configured roles, or Manage Messages when none are configured. */
 export function isAdmin(roleIds: string[], canManageMessages: boolean, d: ConfigFile['discord']): boolean {
@@ -59,7 +66,7 @@ export function isAdmin(roleIds: string[], canManageMessages: boolean, d: Config
  */
 export async function handleSlash(
   ix: ChatInputCommandInteraction,
-  o: { ctx: CommandContext; ref: ChannelRef; config: ConfigFile; secretary?: SecretaryCommands; threads?: ThreadCommands },
+  o: { ctx: CommandContext; ref: ChannelRef; config: ConfigFile; secretary?: SecretaryCommands; threads?: ThreadCommands; actions?: ActionItemCommands },
 ): Promise<void> {
   const sub = ix.options.getSubcommand(false);
   const name = sub ? `${ix.commandName} ${sub}` : ix.commandName;
@@ -75,12 +82,15 @@ export async function handleSlash(
       ? 'Only members with one of the configured admin roles can do that.'
       : 'Only members with the Manage Messages permission can do that.';
   } else {
-    text = await run(name, ix, o);
+    text = await run(name, ix, { ...o, admin });
   }
   await answer(ix, text, name);
 }
 
-async function run(name: string, ix: ChatInputCommandInteraction, o: { ctx: CommandContext; ref: ChannelRef; secretary?: SecretaryCommands; threads?: ThreadCommands }): Promise<string> {
+async function run(
+  name: string, ix: ChatInputCommandInteraction,
+  o: { ctx: CommandContext; ref: ChannelRef; secretary?: SecretaryCommands; threads?: ThreadCommands; actions?: ActionItemCommands; admin: boolean },
+): Promise<string> {
   const { ctx, ref } = o;
   switch (name) {
     case 'recall': return recallCommand(ctx, ref, ix.options.getString('query', true));
@@ -92,6 +102,7 @@ async function run(name: string, ix: ChatInputCommandInteraction, o: { ctx: Comm
     case 'condense': return o.secretary ? o.secretary.condense(ix, ref, ix.options.getString('topic')) : 'The Secretary is not available in this version.';
     case 'resolve': return o.secretary ? o.secretary.resolve(ix, ref) : 'The Secretary is not available in this version.';
     case 'condensations': return o.secretary ? o.secretary.list(ref) : 'No condensations yet.';
+    case 'actions': return o.actions ? o.actions.command(ix, ref, ix.options.getString('done'), o.admin) : 'Action items are not available in this version.';
     case 'thread': return o.threads ? o.threads.command(ix, ix.options.getString('topic')) : 'Opening threads is not available in this version.';
     default: return `Unknown command /${name}.`;
   }

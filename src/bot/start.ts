@@ -9,6 +9,7 @@ import type { ShardSet } from './ownership';
 import { DiscordSecretary } from './secretaryGlue';
 import { ThreadOpener } from './threadOpener';
 import { DecisionNoticer } from './decisionNoticer';
+import { ActionCommands } from './actionCommands';
 import type { SecretaryOptions } from '../condense/secretary';
 
 export interface RunningBot {
@@ -60,7 +61,7 @@ export async function launchBot(
   const secretary = new DiscordSecretary({ client, runtime, fault: opts.secretaryFault });
   const threads = new ThreadOpener({ client, runtime });
   const noticer = new DecisionNoticer({ client, runtime });
-  const bot = new MinutesBot({ client, runtime, trace: opts.trace, secretary, threads, noticer });
+  const bot = new MinutesBot({ client, runtime, trace: opts.trace, secretary, threads, noticer, actions: new ActionCommands(runtime) });
   bot.attach();
   secretary.attach();
   threads.attach();

@@ -3,6 +3,7 @@ import path from 'node:path';
 import { normalizeForCompare, parseMemory } from '../memory/entries';
 import { ChannelRef, isLocalName, isSnowflake, refLabel } from '../memory/paths';
 import { ChannelStore, MalformedStateError } from '../memory/store';
+import { ActionItem, staleItems } from './actionItems';
 import { composeContext, ContextData, ContextDecision, contextStaleness, EMPTY_CONTEXT } from './contextDoc';
 import { contextFile } from './ledger';
 import { pointSuperseded } from './memoryLink';
@@ -33,6 +34,8 @@ export interface ChannelAudit {
   /** Condensation files whose decision is not in .minutes/context.json (an interrupted run: retry it). */
   unfolded: string[];
   staleLines: StaleLine[];
+  /** Action items open longer than the configured age (reported; they do not make the audit fail). */
+  staleActions: ActionItem[];
 }
 
 export interface AuditOptions {
@@ -40,7 +43,12 @@ export interface AuditOptions {
   ref: ChannelRef;
   fix?: boolean;
   now: Date;
+  /** Open action items older than this many days are listed (config `actions.staleAfterDays`). */
+  staleActionDays?: number;
 }
+
+/** The default of `actions.staleAfterDays`: two sprints' worth of a typical team's cadence. */
+export const DEFAULT_STALE_ACTION_DAYS = 14;
 
 const STOP = new Set(['the', 'and', 'for', 'with', 'that', 'this', 'are', 'was', 'were', 'will', 'use', 'using', 'used', 'our', 'from', 'into', 'its', 'all', 'not', 'but', 'has', 'have', 'now', 'then', 'than', 'decision', 'decided', 'constraint']);
 
@@ -84,10 +92,11 @@ async function readContextData(store: ChannelStore, file: string): Promise<Conte
 export async function auditChannel(o: AuditOptions): Promise<ChannelAudit> {
   const { store, ref } = o;
   const p = store.paths(ref);
-  const report: ChannelAudit = { channel: refLabel(ref), context: null, contextFixed: false, unfolded: [], staleLines: [] };
+  const report: ChannelAudit = { channel: refLabel(ref), context: null, contextFixed: false, unfolded: [], staleLines: [], staleActions: [] };
   const data = await readContextData(store, contextFile(p, ref));
   // Re-rendering CONTEXT.md from an empty stand-in would drop every decision: report, fix nothing.
   if (data instanceof MalformedStateError) return { ...report, context: data.message };
+  report.staleActions = staleItems(data.actions, o.now, o.staleActionDays ?? DEFAULT_STALE_ACTION_DAYS);
 
   // Condensations on disk that context.json does not know, and the newest one's age.
   let newestCondMtime = 0;
@@ -192,6 +201,9 @@ export function formatAudit(a: ChannelAudit): string[] {
   for (const s of a.staleLines) {
     out.push(`${a.channel}: ${s.file}:${s.line} still states superseded decision ${s.decisionId} (replaced by ${s.replacedBy}): "${s.text}"${s.fixed ? ' — marked superseded' : ''}`
       + (s.unfixable ? ' — not fixable by the audit: the bot rewrites SESSION.md at its next session refresh, or edit the line by hand' : ''));
+  }
+  for (const i of a.staleActions) {
+    out.push(`${a.channel}: action item ${i.id} open since ${i.opened}${i.owner ? ` (${i.owner})` : ''}${i.due ? `, due ${i.due}` : ''}: "${i.text}" — close it with /actions done:${i.id} when done`);
   }
   return out;
 }

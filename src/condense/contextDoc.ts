@@ -1,5 +1,6 @@
 import crypto from 'node:crypto';
 import { TEMPLATES } from '../memory/templates';
+import { ActionItem, formatItem, openItems } from './actionItems';
 
 /**
  * CONTEXT.md is rendered by code from `.minutes/context.json`, never written by a model. The file
@@ -36,6 +37,8 @@ export interface ContextData {
   currentState?: { text: string; date: string };
   decisions: ContextDecision[];
   constraints: ContextConstraint[];
+  /** Absent in files written before action items were tracked. */
+  actions?: ActionItem[];
 }
 
 export const EMPTY_CONTEXT: ContextData = { version: 1, decisions: [], constraints: [] };
@@ -97,6 +100,13 @@ export function renderContextBody(data: ContextData): string {
   const cons = activeConstraints(data);
   for (const c of cons) out.push(`- ${flat(c.text)}`);
   if (!cons.length) out.push('_None._');
+  // Only once a condensation named any: a channel without them keeps the layout it had.
+  if (data.actions?.length) {
+    out.push('', '## Open Action Items', '');
+    const open = openItems(data.actions);
+    for (const i of open) out.push(`- ${formatItem(i)}`);
+    if (!open.length) out.push('_None open._');
+  }
   out.push('', '## Superseded Decisions', '');
   const superseded = newestFirst(data.decisions.filter((d) => d.kind === 'decision' && d.supersededBy));
   for (const d of superseded) {

@@ -1,3 +1,4 @@
+import { foldActionItems } from './actionItems';
 import type { ContextData, ContextDecision } from './contextDoc';
 import type { CondensationDraft, CondensationFacts } from './types';
 
@@ -50,5 +51,8 @@ export function foldCondensation(prev: ContextData, f: FoldInput): ContextData {
   const currentState = f.draft.currentState && (!cur || cur.date <= f.facts.date)
     ? { text: f.draft.currentState, date: f.facts.date }
     : cur;
-  return { version: 1, currentState, decisions, constraints };
+  const { items } = foldActionItems(prev.actions ?? [], {
+    decisionId: f.decisionId, file: f.file, date: f.facts.date, raw: f.draft.actionItems, supersedes: f.supersedes,
+  });
+  return { version: 1, currentState, decisions, constraints, ...(items.length ? { actions: items } : {}) };
 }

@@ -2,19 +2,19 @@ import fs from 'node:fs/promises';
 import path from 'node:path';
 import { atomicWrite, readTextForWrite, readTextIfExists, replaceIfUnchanged } from '../memory/atomicWrite';
 import { renderHistoryBlock } from '../memory/history';
-import type { MemoryOp } from '../memory/memoryOps';
 import { ChannelPaths, ChannelRef, refLabel } from '../memory/paths';
 import { redactSecrets } from '../memory/secrets';
 import { MalformedStateError } from '../memory/store';
 import { ModelError } from '../llm/errors';
 import type { SideTaskDeps } from '../upkeep/sideTask';
-import { composeContext, ContextData, currentDecisions, activeConstraints, decisionIdFor, EMPTY_CONTEXT, lapsedConstraintMemoryIds } from './contextDoc';
+import { composeContext, ContextData, currentDecisions, activeConstraints, decisionIdFor, EMPTY_CONTEXT } from './contextDoc';
 import { draftCondensation } from './draft';
 import { foldCondensation } from './fold';
 import {
   contextFile, latestForThread, LEASE_MS, LeaseHolder, leaseHolderGone, Ledger, LedgerEntry, mutateLedger, mutateLedgerLocked, readLedger, thisProcess,
 } from './ledger';
-import { findEntryId, pointSuperseded } from './memoryLink';
+import { condensationMemoryStep } from './memoryStep';
+import { droppedNow } from './actionItems';
 import { markerFor, markFileSuperseded, readFrontmatter, renderCondensation, renderFile, renderPost, slugify, SupersededRef } from './render';
 import { factsOf, humanMessages, ledgerKey } from './transcript';
 import type { CondensationDraft, CondenseTarget, Poster, TranscriptMessage } from './types';
@@ -221,6 +221,8 @@ export class Secretary {
         await this.store.exclusive(p, async () => {
           const prev = await this.readContext(p, ref);
           const next = foldCondensation(prev, { decisionId, ledgerKey: key, draft, facts: entry.facts, file: fileName, threadId, supersedes });
+          const dropped = droppedNow(prev, next);
+          if (dropped.length) notices.push(`Closed the open action items of the replaced decision: ${dropped.map((i) => `${i.id} (${i.text})`).join('; ')}.`);
           if (!ref.privateThread) {
             // CONTEXT.md first: a crash before context.json leaves a file whose hash still matches.
             await this.store.updateLocked(p, 'CONTEXT.md', (cur) => composeContext(cur, prev, next));
@@ -234,7 +236,7 @@ export class Secretary {
 
       // 5. MEMORY.md by operations.
       if (!entry.steps.memory) {
-        const mem = await this.memoryStep(p, ref, decisionId, draft, supersedes, fileName);
+        const mem = await condensationMemoryStep({ store: this.store, now: this.now, readContext: () => this.readContext(p, ref), contextFile: contextFile(p, ref) }, p, ref, { decisionId, draft, supersedes, fileName });
         await this.opts.fault?.('memory');
         entry = await record((e) => { e.steps.memory = mem; });
       }
@@ -337,47 +339,6 @@ export class Secretary {
       }
     }
     return name;
-  }
-
-  private async memoryStep(
-    p: ChannelPaths, ref: ChannelRef, decisionId: string, draft: CondensationDraft, supersedes: string[], fileName: string,
-  ): Promise<{ decisionMemoryId?: string; constraintMemoryIds: string[] }> {
-    const ctx = await this.readContext(p, ref);
-    const source = `condensation ${fileName}`;
-    const oldMemoryIds = supersedes.map((id) => ctx.decisions.find((d) => d.id === id)?.memoryId).filter((m): m is string => !!m);
-    const decisionText = draft.decision === 'none' ? undefined : `Decision (${draft.topic}): ${draft.decision}`;
-    const constraintTexts = draft.constraints.map((c) => `Constraint: ${c}`);
-    const ops: MemoryOp[] = [];
-    if (decisionText) {
-      // The first replaced entry is superseded in place (the new entry lands right below it).
-      ops.push(oldMemoryIds.length
-        ? { op: 'supersede', id: oldMemoryIds[0], text: decisionText, source, reason: 'condensation' }
-        : { op: 'add', text: decisionText, source, reason: 'condensation', section: 'Decisions' });
-    }
-    for (const text of constraintTexts) ops.push({ op: 'add', text, source, reason: 'condensation', section: 'Constraints' });
-    if (ops.length) await this.store.applyMemoryOps(ref, ops);
-    const memory = (await this.store.read(this.store.parentRef(ref), 'MEMORY.md')) ?? '';
-    const decisionMemoryId = decisionText ? findEntryId(memory, decisionText) : undefined;
-    if (decisionMemoryId && oldMemoryIds.length > 1) {
-      await pointSuperseded(this.store, ref, oldMemoryIds.slice(1).map((id) => ({ id })), decisionMemoryId, this.now);
-    }
-    // Constraints that lapsed from CONTEXT.md with their decision are struck in MEMORY.md too.
-    const lapsed = lapsedConstraintMemoryIds(ctx, supersedes);
-    if (decisionMemoryId && lapsed.length) await pointSuperseded(this.store, ref, lapsed.map((id) => ({ id })), decisionMemoryId, this.now);
-    const constraintMemoryIds = constraintTexts.map((t) => findEntryId(memory, t)).filter((x): x is string => !!x);
-    // Link the decision to its MEMORY entry, so a later supersede can strike it through.
-    await this.store.exclusive(p, async () => {
-      const cur = await this.readContext(p, ref);
-      const d = cur.decisions.find((x) => x.id === decisionId);
-      if (d) d.memoryId = decisionMemoryId;
-      for (const c of cur.constraints) {
-        if (c.decisionId !== decisionId) continue;
-        const id = findEntryId(memory, `Constraint: ${c.text}`);
-        if (id) c.memoryId = id;
-      }
-      await this.store.writeStateLocked(p, contextFile(p, ref), cur);
-    });
-    return { decisionMemoryId, constraintMemoryIds };
   }
 }
 

@@ -67,6 +67,10 @@ export const ConfigFileSchema = z.strictObject({
     /** CONTEXT.md is clipped to this many characters in the prompt. */
     maxChars: z.number().int().min(500).default(12_000),
   }).default({ maxChars: 12_000 }),
+  actions: z.strictObject({
+    /** The audit lists action items open longer than this many days. */
+    staleAfterDays: z.number().int().min(1).max(3650).default(14),
+  }).default({ staleAfterDays: 14 }),
   log: z.strictObject({
     level: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).optional(),
     format: z.enum(['json', 'pretty']).optional(),

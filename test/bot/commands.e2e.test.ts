@@ -31,7 +31,7 @@ describe('slash commands and permissions', () => {
 
   it('registers the commands per guild at start', () => {
     const names = h.discord.commandsIn(guild.id).map((c) => c.name).sort();
-    expect(names).toEqual(['condensations', 'condense', 'context', 'memory', 'new', 'recall', 'resolve', 'status', 'thread']);
+    expect(names).toEqual(['actions', 'condensations', 'condense', 'context', 'memory', 'new', 'recall', 'resolve', 'status', 'thread']);
   });
 
   it('/recall shows exactly what would be injected, only to the caller, acknowledged at once', async () => {

@@ -108,6 +108,8 @@ describe('CONTEXT.md', () => {
       '# Channel Context', '', '## Current State', '', 'Post-CDR _(as of 2026-02-15)_', '',
       '## Key Decisions', '', '1. [2026-02-15] **Material:** Clearceram-Z HS ([condensation](condensations/2026-02-15-material.md))', '',
       '## Active Constraints', '', '- First mode > 150 Hz', '',
+      // The replaced decision's item was dropped with it; the new decision's is open.
+      '## Open Action Items', '', '- `a-a41d43` order samples — al _(from 2026-02-15)_', '',
       '## Superseded Decisions', '', '- ~~[2026-02-05] Material: Zerodur Class 0~~ → Replaced by Clearceram-Z HS (2026-02-15)', '',
     ].join('\n'));
   });

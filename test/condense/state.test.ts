@@ -96,6 +96,20 @@ describe("the Secretary's state files (.minutes/ledger.json, .minutes/context.js
     expect(snapshot()).toEqual(before);
   });
 
+  it('the audit lists action items open longer than the configured age, without failing', async () => {
+    expect((await condense(0)).status).toBe('done');
+    const ctx = JSON.parse(fs.readFileSync(file('.minutes/context.json'), 'utf8'));
+    const item = { id: 'a-0f0f0f', text: 'write the runbook', owner: 'bo', decisionId: ctx.decisions[0].id, opened: '2026-11-21', status: 'open' };
+    ctx.actions = [item, { ...item, id: 'a-0e0e0e', text: 'done already', status: 'done', closed: '2026-11-22' }];
+    fs.writeFileSync(file('.minutes/context.json'), JSON.stringify(ctx));
+    const fresh = await auditChannel({ store, ref: channel, now: clock.now(), staleActionDays: 14 });
+    expect(fresh.staleActions).toEqual([]);
+    const later = new Date(Date.parse(`${item.opened}T00:00:00Z`) + 20 * 86_400_000);
+    const report = await auditChannel({ store, ref: channel, now: later, staleActionDays: 14 });
+    expect(report.staleActions.map((i) => i.id)).toEqual(['a-0f0f0f']);
+    expect(formatAudit(report)).toContain(`${report.channel}: action item a-0f0f0f open since 2026-11-21 (bo): "write the runbook" — close it with /actions done:a-0f0f0f when done`);
+  });
+
   it('keeps backups of both files when they are rewritten', async () => {
     expect((await condense(0)).status).toBe('done');
     expect((await condense(1)).status).toBe('done');

@@ -44,10 +44,10 @@ export async function runAudit(opts: AuditCliOptions, io: CliIO): Promise<number
       return 2;
     }
     const store = new FolderStore(dir, { logger });
-    audits.push({ ...(await auditChannel({ store, ref: { kind: 'local', name: 'channel' }, fix: opts.fix, now })), channel: opts.channelDir });
+    audits.push({ ...(await auditChannel({ store, ref: { kind: 'local', name: 'channel' }, fix: opts.fix, now, staleActionDays: settings.config.actions.staleAfterDays })), channel: opts.channelDir });
   } else {
     const store = new ChannelStore({ root: settings.dataDir, logger });
-    for (const ref of await listChannelRefs(settings.dataDir)) audits.push(await auditChannel({ store, ref, fix: opts.fix, now }));
+    for (const ref of await listChannelRefs(settings.dataDir)) audits.push(await auditChannel({ store, ref, fix: opts.fix, now, staleActionDays: settings.config.actions.staleAfterDays }));
   }
   const lines = audits.flatMap(formatAudit);
   let missing = 0;

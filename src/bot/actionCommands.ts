@@ -1,0 +1,67 @@
+import type { ChatInputCommandInteraction, GuildMember } from 'discord.js';
+import type { Runtime } from '../chat/runtime';
+import { closeItem, formatItem, openItems } from '../condense/actionItems';
+import { composeContext, ContextData, EMPTY_CONTEXT } from '../condense/contextDoc';
+import { contextFile } from '../condense/ledger';
+import type { ChannelRef } from '../memory/paths';
+import { MalformedStateError } from '../memory/store';
+
+/**
+ * `/actions` lists the channel's open action items (only the asker sees it); `/actions done:<id>`
+ * closes one — its owner as written in the condensation, or an admin. Closing re-renders CONTEXT.md
+ * (the item leaves "Open Action Items"; hand edits kept as always) and records in MEMORY.md that the
+ * open loop is done.
+ */
+export class ActionCommands {
+  constructor(private readonly rt: Runtime) {}
+
+  async command(ix: ChatInputCommandInteraction, ref: ChannelRef, doneId: string | null, admin: boolean): Promise<string> {
+    try {
+      return doneId ? await this.done(ix, ref, doneId, admin) : await this.list(ref);
+    } catch (err) {
+      if (err instanceof MalformedStateError) return `Cannot read this channel's action items: ${err.message}.`;
+      throw err;
+    }
+  }
+
+  private async read(ref: ChannelRef): Promise<ContextData> {
+    const c = await this.rt.store.readState<ContextData>(contextFile(this.rt.store.paths(ref), ref), { strict: true });
+    return c && c.version === 1 ? c : structuredClone(EMPTY_CONTEXT);
+  }
+
+  private async list(ref: ChannelRef): Promise<string> {
+    const open = openItems((await this.read(ref)).actions);
+    if (!open.length) return 'No open action items in this channel.';
+    return [`Open action items (${open.length}); close one with /actions done:<id>:`, ...open.map((i) => `- ${formatItem(i)}`)].join('\n');
+  }
+
+  private async done(ix: ChatInputCommandInteraction, ref: ChannelRef, id: string, admin: boolean): Promise<string> {
+    const { store, clock } = this.rt;
+    const p = store.paths(ref);
+    const file = contextFile(p, ref);
+    const who = (ix.member as GuildMember | null)?.displayName ?? ix.user.username;
+    const names = [who, ix.user.username, ix.user.globalName ?? ''].filter(Boolean);
+    const date = clock().toISOString().slice(0, 10);
+    const outcome = await store.exclusive(p, async () => {
+      const prev = await this.read(ref);
+      const item = (prev.actions ?? []).find((i) => i.id === id.trim());
+      if (item && item.status === 'open' && !admin && !(item.owner && names.some((n) => n.toLowerCase() === item.owner!.toLowerCase().replace(/^@/, '')))) {
+        return { why: item.owner ? `only ${item.owner} (its owner) or an admin can close ${item.id}` : `only an admin can close ${item.id} (it has no owner)` };
+      }
+      const r = closeItem(prev.actions ?? [], id, who, date);
+      if (!r.closed) return { why: r.why };
+      const next: ContextData = { ...prev, actions: r.items };
+      // A private thread's context is its own; CONTEXT.md is the parent channel's file.
+      if (!ref.privateThread) await store.updateLocked(p, 'CONTEXT.md', (cur) => composeContext(cur, prev, next));
+      await store.writeStateLocked(p, file, next);
+      return { closed: r.closed };
+    });
+    if (!outcome.closed) return `Nothing closed: ${outcome.why}.`;
+    const c = outcome.closed;
+    if (c.memoryId) {
+      await store.applyMemoryOps(ref, [{ op: 'supersede', id: c.memoryId, text: `Action item ${c.id} done (${date}, ${who}): ${c.text}`, source: `/actions done by ${who}`, reason: 'done' }])
+        .catch((err) => this.rt.logger.warn({ err, id: c.id }, 'could not mark the action item done in MEMORY.md'));
+    }
+    return `Closed ${c.id}: ${c.text}`;
+  }
+}

@@ -1,0 +1,134 @@
+import crypto from 'node:crypto';
+
+/**
+ * Action items a condensation names, tracked until they are done. Kept in the channel's
+ * `.minutes/context.json` beside the decisions (CONTEXT.md lists the open ones), opened by a
+ * condensation, closed by `/actions done <id>` (the owner or an admin), and dropped when the
+ * decision they follow from is replaced (a follow-up of a decision nobody holds any more is not
+ * work to do; the new condensation names its own). All pure.
+ */
+export interface ActionItem {
+  /** `a-` + 6 hex of the decision and the item's text: a resumed condensation upserts, never duplicates. */
+  id: string;
+  text: string;
+  /** As written ("bo"); never turned into a mention. */
+  owner?: string;
+  /** YYYY-MM-DD, when the item said when. */
+  due?: string;
+  decisionId: string;
+  /** The condensation file the item came from. */
+  file?: string;
+  opened: string;
+  status: 'open' | 'done' | 'dropped';
+  closed?: string;
+  /** Who closed it, or what replaced its decision. */
+  closedBy?: string;
+  /** The MEMORY.md entry that records it as an open loop. */
+  memoryId?: string;
+}
+
+const WEEKDAYS = ['sunday', 'monday', 'tuesday', 'wednesday', 'thursday', 'friday', 'saturday'];
+const MS_DAY = 86_400_000;
+
+export function actionIdFor(decisionId: string, text: string): string {
+  return `a-${crypto.createHash('sha256').update(`${decisionId}\u0000${text.toLowerCase()}`).digest('hex').slice(0, 6)}`;
+}
+
+/**
+ * "bo: update the runbook by Friday" → owner "bo", text "update the runbook by Friday", due the next
+ * Friday after `date`. Owners are a short name before a colon; dates are ISO dates after "by" or
+ * "due", a weekday, "tomorrow" or "end of week".
+ */
+export function parseActionItem(raw: string, date: string): { text: string; owner?: string; due?: string } {
+  const line = raw.replace(/\s+/g, ' ').trim();
+  const m = /^([\p{L}\p{N}._' -]{1,32}?)\s*:\s+(.+)$/u.exec(line);
+  const owner = m && !/^(todo|note|action|next)$/i.test(m[1].trim()) ? m[1].trim() : undefined;
+  const text = owner ? m![2] : line;
+  return { text, ...(owner ? { owner } : {}), ...dueOf(text, date) };
+}
+
+function dueOf(text: string, date: string): { due?: string } {
+  const iso = /\b(?:by|due|before|until)\s+(\d{4}-\d{2}-\d{2})\b/i.exec(text);
+  if (iso && !Number.isNaN(Date.parse(`${iso[1]}T00:00:00Z`))) return { due: iso[1] };
+  const base = Date.parse(`${date}T00:00:00Z`);
+  if (Number.isNaN(base)) return {};
+  const day = (n: number) => new Date(base + n * MS_DAY).toISOString().slice(0, 10);
+  if (/\b(?:by|due)\s+tomorrow\b/i.test(text)) return { due: day(1) };
+  const wd = new RegExp(`\\b(?:by|due|on|before)\\s+(?:next\\s+)?(${WEEKDAYS.join('|')})\\b`, 'i').exec(text);
+  if (wd) {
+    const target = WEEKDAYS.indexOf(wd[1].toLowerCase());
+    const today = new Date(base).getUTCDay();
+    return { due: day(((target - today + 7) % 7) || 7) };
+  }
+  if (/\b(?:by|before)\s+(?:the\s+)?end of (?:the\s+)?week\b/i.test(text)) return { due: day(((5 - new Date(base).getUTCDay() + 7) % 7) || 7) };
+  return {};
+}
+
+export interface FoldActions {
+  decisionId: string;
+  file?: string;
+  date: string;
+  /** The condensation's action items as the model wrote them. */
+  raw: string[];
+  /** Decisions this condensation replaces: their open items are dropped. */
+  supersedes: string[];
+}
+
+/** Upserts this condensation's items and drops the open ones of replaced decisions. */
+export function foldActionItems(prev: ActionItem[], f: FoldActions): { items: ActionItem[]; dropped: ActionItem[] } {
+  const items = prev.map((i) => ({ ...i }));
+  for (const raw of f.raw) {
+    const parsed = parseActionItem(raw, f.date);
+    if (!parsed.text || /^none\.?$/i.test(parsed.text)) continue;
+    const id = actionIdFor(f.decisionId, parsed.text);
+    if (items.some((i) => i.id === id)) continue;
+    items.push({ id, ...parsed, decisionId: f.decisionId, ...(f.file ? { file: f.file } : {}), opened: f.date, status: 'open' });
+  }
+  const dropped: ActionItem[] = [];
+  for (const i of items) {
+    if (i.status !== 'open' || !f.supersedes.includes(i.decisionId) || i.decisionId === f.decisionId) continue;
+    Object.assign(i, { status: 'dropped', closed: f.date, closedBy: `its decision was replaced by ${f.decisionId}` });
+    dropped.push(i);
+  }
+  return { items, dropped };
+}
+
+/** Items open in `prev` that `next` dropped (their decision was replaced). */
+export function droppedNow(prev: { actions?: ActionItem[] }, next: { actions?: ActionItem[] }): ActionItem[] {
+  const wasOpen = new Set(openItems(prev.actions).map((i) => i.id));
+  return (next.actions ?? []).filter((i) => i.status === 'dropped' && wasOpen.has(i.id));
+}
+
+export function openItems(items: ActionItem[] | undefined): ActionItem[] {
+  return (items ?? []).filter((i) => i.status === 'open');
+}
+
+/** One line per open item, for CONTEXT.md and `/actions`. */
+export function formatItem(i: ActionItem): string {
+  const who = i.owner ? ` — ${i.owner}` : '';
+  const due = i.due ? `, due ${i.due}` : '';
+  return `\`${i.id}\` ${i.text.replace(/\s+/g, ' ')}${who}${due} _(from ${i.opened})_`;
+}
+
+/** Closes an open item; the reason when it cannot. */
+export function closeItem(items: ActionItem[], id: string, who: string, date: string): { items: ActionItem[]; closed?: ActionItem; why?: string } {
+  const next = items.map((i) => ({ ...i }));
+  const it = next.find((i) => i.id === id.trim());
+  if (!it) return { items, why: `there is no action item ${id.trim()} in this channel (see /actions)` };
+  if (it.status !== 'open') return { items, why: `${it.id} is already ${it.status === 'done' ? 'done' : 'closed'}` };
+  Object.assign(it, { status: 'done', closed: date, closedBy: who });
+  return { items: next, closed: it };
+}
+
+/** Open items older than `days` (by the day they were opened). */
+export function staleItems(items: ActionItem[] | undefined, now: Date, days: number): ActionItem[] {
+  const limit = now.getTime() - days * MS_DAY;
+  return openItems(items).filter((i) => Date.parse(`${i.opened}T00:00:00Z`) < limit);
+}
+
+/** Whether `name` (a member's display or user name) is the item's owner as written. */
+export function isOwner(i: ActionItem, names: string[]): boolean {
+  if (!i.owner) return false;
+  const o = i.owner.toLowerCase().replace(/^@/, '');
+  return names.some((n) => n.toLowerCase() === o);
+}
