@@ -18,8 +18,11 @@ export type SemanticMode = 'off' | 'local' | 'api';
 export interface RecallService {
   readonly semantic: SemanticMode;
   recall(input: RecallInput): Promise<RecallResult>;
-  /** Embeds every candidate of these folders that has no vector yet (the CLI waits for it). */
-  indexAll(input: Pick<RecallInput, 'channelDirs' | 'workspaceDir'>): Promise<void>;
+  /**
+   * Embeds every candidate of these folders that has no vector yet (the CLI waits for it);
+   * `onQueued` hears how many lines that is before the work starts.
+   */
+  indexAll(input: Pick<RecallInput, 'channelDirs' | 'workspaceDir'>, onQueued?: (lines: number) => void): Promise<void>;
   /** Queues those candidates for embedding in the background and returns at once (after a write). */
   warm(input: Pick<RecallInput, 'channelDirs' | 'workspaceDir'>): void;
   /** Texts embedded by this process so far (a warm cache embeds none). */
@@ -99,9 +102,10 @@ export function createRecallService(o: RecallServiceOptions): RecallService {
       }
       return o.lexical.recall(input, (index) => vectors.cosines(index, qv));
     },
-    async indexAll(input) {
+    async indexAll(input, onQueued) {
       if (!vectors) return;
-      await vectors.indexAll(o.lexical.indexOf(input));
+      const queued = vectors.queue(o.lexical.indexOf(input));
+      if (queued > 0) onQueued?.(queued);
       await vectors.idle();
     },
     warm(input) {
@@ -123,6 +127,7 @@ export function createRecallService(o: RecallServiceOptions): RecallService {
     },
     embeddedCount: () => vectors?.embeddedCount ?? 0,
     prepare() {
+      vectors?.loadCache();
       // A failure here is logged by the embedder once; recall then goes by words.
       embedder?.embed(['warm-up'], { priority: 'document' }).catch(() => undefined);
     },

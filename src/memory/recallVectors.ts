@@ -64,9 +64,15 @@ export class CandidateVectors {
     return out;
   }
 
-  /** Queues every candidate of `index` that has no vector, in the background. */
-  queue(index: Index): void {
+  /** Queues every candidate of `index` that has no vector, in the background; how many are waiting. */
+  queue(index: Index): number {
     this.vectorsOf(index);
+    return this.pending.size;
+  }
+
+  /** Reads the cache file now (at start), not on the first message. */
+  loadCache(): void {
+    void this.o.cache.size;
   }
 
   /** Queues every candidate of `index` that has no vector; resolves when the queue has drained. */

@@ -131,7 +131,10 @@ export async function runRecall(opts: RecallCliOptions, io: CliIO): Promise<numb
   // Not a reply: the command waits for every line's vector, then for each query's.
   const recall = buildRecallService({ semantic, logger, queryTimeoutMs: 30_000 });
   try {
-    await recall.indexAll({ channelDirs: [channelDir], workspaceDir });
+    await recall.indexAll({ channelDirs: [channelDir], workspaceDir }, (lines) => {
+      // Only a first run over a large folder takes long enough to need saying (~13 ms a line).
+      if (lines >= 500) io.stderr.write(`minutes recall: embedding ${lines} lines not seen before (about ${Math.max(1, Math.round(lines / 70))} s; cached in ${semantic.cacheDir})\n`);
+    });
     return await answer(recall, { channelDir, workspaceDir, now, queries, hasQueries, opts, io });
   } finally {
     await recall.close();
