@@ -91,7 +91,7 @@ for (const [ti, tuning] of tunings.entries()) {
   for (const budget of budgets) {
     const lines = [];
     for (const { dir, qs } of qsets) {
-      const service = createRecallService({ lexical: createRecall({ tuning }), semantic, embedder, vectors, logger, queryTimeoutMs: 60_000 });
+      const service = createRecallService({ lexical: createRecall({ tuning }), embedder, vectors, logger, queryTimeoutMs: 60_000 });
       await service.indexAll({ channelDirs: [dir] });
       for (const q of qs) {
         const res = await service.recall({ channelDirs: [dir], query: q.question, now: new Date(`${q.asked_after}T00:00:00Z`), budgetChars: Number(budget) });

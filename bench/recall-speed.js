@@ -85,7 +85,7 @@ async function semantic() {
   const cache = new VectorCache({ dir: vectorCache, modelId: embedder.id, logger });
   const vectors = new CandidateVectors({ embedder, cache, logger });
   const lexical = createRecall();
-  const svc = createRecallService({ lexical, semantic: 'local', embedder, vectors, logger, queryTimeoutMs: 60_000 });
+  const svc = createRecallService({ lexical, embedder, vectors, logger, queryTimeoutMs: 60_000 });
   const lines = lexical.indexOf({ channelDirs: [channel] }).n;
   let t = process.hrtime.bigint();
   await svc.indexAll({ channelDirs: [channel] });

@@ -13,10 +13,8 @@ import { hasCjk } from './tokenize';
  * `queryTimeoutMs`; every failure (model not loaded, worker crashed, API down, a Chinese message the
  * model cannot read) means recall by words alone, never no answer.
  */
-export type SemanticMode = 'off' | 'local' | 'api';
 
 export interface RecallService {
-  readonly semantic: SemanticMode;
   recall(input: RecallInput): Promise<RecallResult>;
   /**
    * Embeds every candidate of these folders that has no vector yet (the CLI waits for it);
@@ -25,8 +23,6 @@ export interface RecallService {
   indexAll(input: Pick<RecallInput, 'channelDirs' | 'workspaceDir'>, onQueued?: (lines: number) => void): Promise<void>;
   /** Queues those candidates for embedding in the background and returns at once (after a write). */
   warm(input: Pick<RecallInput, 'channelDirs' | 'workspaceDir'>): void;
-  /** Texts embedded by this process so far (a warm cache embeds none). */
-  embeddedCount(): number;
   /** Loads the model in the background (the bot does at start), so the first message does not wait for it. */
   prepare(): void;
   /** Resolves when background indexing and cache writes are done. */
@@ -36,7 +32,6 @@ export interface RecallService {
 
 export interface RecallServiceOptions {
   lexical: LexicalRecall;
-  semantic: SemanticMode;
   embedder?: Embedder;
   vectors?: CandidateVectors;
   logger: Logger;
@@ -90,7 +85,6 @@ export function createRecallService(o: RecallServiceOptions): RecallService {
   }
 
   return {
-    semantic: o.semantic,
     async recall(input) {
       // An empty channel has nothing to compare with: no model is loaded for it.
       const any = hasCandidates(input);
@@ -125,7 +119,6 @@ export function createRecallService(o: RecallServiceOptions): RecallService {
       timer.unref();
       warming.set(key, timer);
     },
-    embeddedCount: () => vectors?.embeddedCount ?? 0,
     prepare() {
       vectors?.loadCache();
       // A failure here is logged by the embedder once; recall then goes by words.
@@ -156,11 +149,11 @@ export function buildRecallService(o: BuildRecallOptions): RecallService {
   const logger = o.logger;
   const lexical = createRecall({ logger, clock: o.clock });
   const { mode } = o.semantic;
-  if (mode === 'off') return createRecallService({ lexical, semantic: 'off', logger });
+  if (mode === 'off') return createRecallService({ lexical, logger });
   const embedder: Embedder = mode === 'api' && o.semantic.api ? apiEmbedder(o.semantic.api, logger) : new WorkerEmbedder({ logger });
   const cache = new VectorCache({ dir: o.semantic.cacheDir || undefined, modelId: embedder.id, logger });
   const vectors = new CandidateVectors({ embedder, cache, logger });
-  return createRecallService({ lexical, semantic: mode, embedder, vectors, logger, queryTimeoutMs: o.queryTimeoutMs });
+  return createRecallService({ lexical, embedder, vectors, logger, queryTimeoutMs: o.queryTimeoutMs });
 }
 
 /** Loaded only in api mode: the OpenAI SDK is not needed (nor loaded) by words-only or local recall. */

@@ -41,8 +41,6 @@ export class CandidateVectors {
   private running: Promise<void> | undefined;
   /** After a failed batch (a 429, a server down), indexing waits until then; queries still work. */
   private pausedUntil = 0;
-  /** Texts embedded by this process (benchmarks: a warm cache embeds none). */
-  embeddedCount = 0;
 
   constructor(private readonly o: CandidateVectorsOptions) {}
 
@@ -136,7 +134,6 @@ export class CandidateVectors {
       try {
         const vectors = await this.o.embedder.embed(texts, { priority: 'document' });
         this.o.cache.putMany(hashes.map((hash, i) => ({ hash, vector: vectors[i] })));
-        this.embeddedCount += texts.length;
         for (const h of hashes) this.pending.delete(h);
       } catch (err) {
         // The embedder logs its own unavailability once; what is queued stays queued, and the entries

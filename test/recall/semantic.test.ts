@@ -39,10 +39,10 @@ afterEach(() => tmp.cleanup());
 
 function service(embedder: Embedder | undefined, o: { cacheDir?: string; queryTimeoutMs?: number } = {}): { svc: RecallService; vectors?: CandidateVectors } {
   const logger = silentLogger();
-  if (!embedder) return { svc: createRecallService({ lexical: createRecall(), semantic: 'off', logger }) };
+  if (!embedder) return { svc: createRecallService({ lexical: createRecall(), logger }) };
   const cache = new VectorCache({ dir: o.cacheDir, modelId: embedder.id, logger });
   const vectors = new CandidateVectors({ embedder, cache, logger });
-  return { svc: createRecallService({ lexical: createRecall(), semantic: 'local', embedder, vectors, logger, queryTimeoutMs: o.queryTimeoutMs }), vectors };
+  return { svc: createRecallService({ lexical: createRecall(), embedder, vectors, logger, queryTimeoutMs: o.queryTimeoutMs }), vectors };
 }
 
 const ask = (svc: RecallService, query: string): Promise<RecallResult> => svc.recall({ channelDirs: [chan], query, now: NOW });
