@@ -190,7 +190,7 @@ async function main() {
       semantic: { mode: o.semantic, cacheDir: path.join(root, 'bench', 'out', 'load-vectors') },
       dataDir,
       configFile: null,
-      // 0 = unlimited for both (src/chat/runtime.ts): no Bottleneck cap on rate or concurrency.
+      // 0 = unlimited for both (src/app/runtime.ts): no Bottleneck cap on rate or concurrency.
       config: ConfigFileSchema.parse({ limits: { requestsPerMinute: 0, concurrency: 0, maxRetries: 0 } }),
       discord: { token: info.botToken, apiUrl: info.apiUrl },
       anthropic: { apiKey: 'test-key', baseURL: info.modelBaseURL },

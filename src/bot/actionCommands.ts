@@ -1,10 +1,10 @@
 import type { ChatInputCommandInteraction, GuildMember } from 'discord.js';
-import type { Runtime } from '../chat/runtime';
+import type { Runtime } from '../app/runtime';
 import { closeItem, formatItem, openItems } from '../condense/actionItems';
 import { composeContext, ContextData, EMPTY_CONTEXT } from '../condense/contextDoc';
 import { contextFile } from '../condense/ledger';
 import type { ChannelRef } from '../memory/paths';
-import { MalformedStateError } from '../memory/store';
+import { MalformedStateError } from '../memory/storeErrors';
 
 /**
  * `/actions` lists the channel's open action items (only the asker sees it); `/actions done:<id>`

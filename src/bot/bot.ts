@@ -7,7 +7,7 @@ import type { CommandContext } from '../chat/commands';
 import { botPermissionsIn, canSpeak, missingPermissions } from './permissions';
 import { ActionItemCommands, handleSlash, isAdmin, SecretaryCommands, slashCommandDefinitions, ThreadCommands } from './slash';
 import type { InboundMessage } from '../chat/conversation';
-import type { Runtime } from '../chat/runtime';
+import type { Runtime } from '../app/runtime';
 import { ModelError } from '../llm/errors';
 import type { ChannelRef } from '../memory/paths';
 import { refLabel } from '../memory/paths';

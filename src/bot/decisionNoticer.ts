@@ -1,5 +1,5 @@
 import { Client, Message, PermissionFlagsBits } from 'discord.js';
-import type { Runtime } from '../chat/runtime';
+import type { Runtime } from '../app/runtime';
 import { judgeDiscussion, Observed, WINDOW, worthAsking } from '../condense/notice';
 import type { ChannelRef } from '../memory/paths';
 import { NO_PINGS } from './client';

@@ -11,11 +11,10 @@ import { Secretary, CondenseResult, SecretaryOptions } from '../condense/secreta
 import { humanMessages, messagesSince } from '../condense/transcript';
 import type { CondenseTarget, TranscriptMessage } from '../condense/types';
 import { auditChannel, formatAudit, listChannelRefs } from '../condense/audit';
-import { readFrontmatter } from '../condense/render';
-import type { Runtime } from '../chat/runtime';
-import type { ChannelRef } from '../memory/paths';
-import { KeyedQueue, OncePerKey } from '../memory/queue';
-import { refLabel } from '../memory/paths';
+import { listCondensations } from '../condense/listing';
+import type { Runtime } from '../app/runtime';
+import { ChannelRef, refLabel } from '../memory/paths';
+import { KeyedQueue, OncePerKey } from '../shared/queue';
 import { findMissingCondensations, queueFile } from './auditThreads';
 import { discordPoster, gatherAll, gatherFrom } from './gather';
 import { refOfChannel } from './refs';
@@ -129,19 +128,8 @@ export class DiscordSecretary implements SecretaryCommands {
     return `${text}\nArchiving this thread.`;
   }
 
-  async list(ref: ChannelRef): Promise<string> {
-    const dir = this.o.runtime.store.paths(ref).condensations;
-    const files = (await fs.readdir(dir).catch(() => [] as string[])).filter((f) => f.endsWith('.md')).sort().reverse();
-    if (!files.length) return 'No condensations in this channel yet.';
-    const lines: string[] = [];
-    for (const f of files) {
-      const fm = readFrontmatter(await fs.readFile(`${dir}/${f}`, 'utf8').catch(() => ''));
-      const title = (fm?.topic as string | undefined) ?? f.replace(/\.md$/, '');
-      const url = fm?.post_url as string | undefined;
-      const gone = fm?.superseded_by ? ' (superseded)' : '';
-      lines.push(`- ${String(fm?.date ?? f.slice(0, 10))}: ${title}${gone}${url ? ` — ${url}` : ''}`);
-    }
-    return lines.join('\n');
+  list(ref: ChannelRef): Promise<string> {
+    return listCondensations(this.o.runtime.store.paths(ref).condensations);
   }
 
   // ---- events ---------------------------------------------------------------------------------
@@ -294,7 +282,8 @@ export class DiscordSecretary implements SecretaryCommands {
   /** The scheduled audit: files only (the sweep covers threads missing a condensation). */
   async audit(): Promise<void> {
     for (const ref of await this.ownedRefs()) {
-      const a = await auditChannel({ store: this.o.runtime.store, ref, fix: true, now: this.o.runtime.clock(), staleActionDays: this.o.runtime.settings.config.actions.staleAfterDays });
+      const rt = this.o.runtime;
+      const a = await auditChannel({ store: rt.store, ref, fix: true, now: rt.clock(), staleActionDays: rt.settings.config.actions.staleAfterDays });
       for (const line of formatAudit(a)) this.log.warn({ channel: refLabel(ref) }, `audit: ${line}`);
     }
     if (!this.o.client.isReady()) return;

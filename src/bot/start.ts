@@ -1,7 +1,7 @@
 import type { Client } from 'discord.js';
-import type { CliIO } from '../cli/main';
+import type { CliIO } from '../shared/cliIO';
 import { probeWritable, type Settings } from '../config/load';
-import { createRuntime, Runtime, RuntimeOptions } from '../chat/runtime';
+import { createRuntime, Runtime, RuntimeOptions } from '../app/runtime';
 import type { Logger } from '../log/logger';
 import { BotOptions, MinutesBot } from './bot';
 import { createDiscordClient } from './client';

@@ -2,7 +2,7 @@ import {
   ChannelType, ChatInputCommandInteraction, Client, Events, ForumChannel, GuildMember, Message, MessageReaction,
   PartialMessageReaction, PartialUser, PermissionFlagsBits, User,
 } from 'discord.js';
-import type { Runtime } from '../chat/runtime';
+import type { Runtime } from '../app/runtime';
 import { threadTitle } from '../condense/threadTitle';
 import type { ChannelRef } from '../memory/paths';
 import { NO_PINGS } from './client';

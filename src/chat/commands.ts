@@ -3,9 +3,9 @@ import { parseMemory } from '../memory/entries';
 import type { RecallItem } from '../memory/recall';
 import type { ChannelRef } from '../memory/paths';
 import type { ChannelStore } from '../memory/store';
-import { StoreError } from '../memory/store';
+import { StoreError } from '../memory/storeErrors';
 import type { ChatEngine } from './engine';
-import { emptyConversation } from './conversation';
+import { emptyConversation } from '../shared/conversation';
 import type { UsageBook } from './usage';
 import { appendHistoryBlock } from '../memory/history';
 

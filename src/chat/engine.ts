@@ -6,20 +6,19 @@ import { ModelError } from '../llm/errors';
 import type { ModelClient, Usage } from '../llm/types';
 import type { ChannelRef } from '../memory/paths';
 import { recallDirs, workspaceDir } from '../memory/paths';
-import { KeyedQueue } from '../memory/queue';
+import { KeyedQueue } from '../shared/queue';
 import type { RecallResult } from '../memory/recall';
 import type { RecallService } from '../memory/hybridRecall';
 import { renderRecallBlock } from '../prompt/recallBlock';
 import { decisionLogSources, sourcesLine } from './cite';
-import { containsSecret, redactSecrets } from '../memory/secrets';
+import { containsSecret, redactSecrets } from '../shared/secrets';
 import type { ChannelStore } from '../memory/store';
 import { assemblePrompt, AssembledPrompt } from '../prompt/assemble';
 import { BOT_INSTRUCTIONS } from '../prompt/instructions';
-import {
-  ConversationState, conversationFile, emptyConversation, InboundMessage, loadConversation, mergeUserTurn, renderUserPart, withoutMessage,
-} from './conversation';
+import { conversationFile, InboundMessage, loadConversation, mergeUserTurn, renderUserPart, withoutMessage } from './conversation';
+import { ConversationState, emptyConversation } from '../shared/conversation';
 import type { UsageBook } from './usage';
-import { explicitMemoryRequest } from '../upkeep/explicitRequests';
+import { explicitMemoryRequest } from './explicitRequests';
 import { TEMPLATES } from '../memory/templates';
 
 export interface ChatSettings {

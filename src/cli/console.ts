@@ -1,5 +1,5 @@
 import readline from 'node:readline';
-import type { Runtime } from '../chat/runtime';
+import type { Runtime } from '../app/runtime';
 import { contextCommand, forgetCommand, memoryCommand, newCommand, recallCommand, statusCommand, CommandContext } from '../chat/commands';
 import { ModelError } from '../llm/errors';
 import type { ChannelRef } from '../memory/paths';

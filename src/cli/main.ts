@@ -1,20 +1,11 @@
 import { Command, CommanderError, InvalidArgumentError } from 'commander';
 import { PROJECT_ROOT } from '../config/load';
+import type { CliIO } from '../shared/cliIO';
 
 /**
  * The `minutes` command. Each subcommand's module is required only when it runs, so `recall`
  * starts without loading discord.js or a model SDK.
  */
-export interface CliIO {
-  stdout: NodeJS.WritableStream;
-  stderr: NodeJS.WritableStream;
-  stdin: NodeJS.ReadableStream & { isTTY?: boolean };
-  env: NodeJS.ProcessEnv;
-  cwd: string;
-  /** Where `.env` is also looked for (the installed package's root); tests leave it unset. */
-  projectRoot?: string;
-}
-
 export function defaultIO(): CliIO {
   return { stdout: process.stdout, stderr: process.stderr, stdin: process.stdin, env: process.env, cwd: process.cwd(), projectRoot: PROJECT_ROOT };
 }

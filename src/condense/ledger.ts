@@ -1,7 +1,8 @@
 import os from 'node:os';
 import path from 'node:path';
 import type { ChannelPaths, ChannelRef } from '../memory/paths';
-import { ChannelStore, MalformedStateError } from '../memory/store';
+import { ChannelStore } from '../memory/store';
+import { MalformedStateError } from '../memory/storeErrors';
 import type { CondensationDraft, CondensationFacts, PinOutcome } from './types';
 
 /**

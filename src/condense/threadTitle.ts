@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import type { ChannelRef } from '../memory/paths';
-import { redactSecrets } from '../memory/secrets';
+import { redactSecrets } from '../shared/secrets';
 import { tagged } from '../prompt/tags';
 import { runSideTask, SideTaskDeps } from '../upkeep/sideTask';
 

@@ -1,6 +1,6 @@
 import Anthropic from '@anthropic-ai/sdk';
 import OpenAI from 'openai';
-import { redactSecrets } from '../memory/secrets';
+import { redactSecrets } from '../shared/secrets';
 import type { ProviderName } from './types';
 
 /**

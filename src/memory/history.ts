@@ -1,7 +1,7 @@
 import { readTextForWrite } from './atomicWrite';
 import type { ChannelRef } from './paths';
 import type { ChannelStore } from './store';
-import { redactSecrets } from './secrets';
+import { redactSecrets } from '../shared/secrets';
 
 /**
  * HISTORY.md gets one dated block per boundary (compaction, /new, condensation, end of an active

@@ -1,7 +1,7 @@
 import {
   formatEntry, formatSuperseded, hiddenSpans, MemoryLine, newEntryId, normalizeForCompare, oneLine, parseMemory, utcDate, withId, ENTRY_ID,
 } from './entries';
-import { containsSecret } from './secrets';
+import { containsSecret } from '../shared/secrets';
 import { matchesTombstone, Tombstone } from './tombstones';
 
 /**

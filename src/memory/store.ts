@@ -6,19 +6,12 @@ import { backedUpWithinBurst, keepBackup, sweepLeftovers } from './backups';
 import { withChannelLock } from './lock';
 import { applyMemoryOps, ApplyOpsResult, MemoryOp } from './memoryOps';
 import { ChannelPaths, channelPaths, ChannelRef } from './paths';
-import { KeyedQueue, OncePerKey } from './queue';
-import { redactValues } from './secrets';
+import { KeyedQueue, OncePerKey } from '../shared/queue';
+import { redactValues } from '../shared/secrets';
 import { TEMPLATES, TemplateFile } from './templates';
 import { makeTombstone, Tombstone } from './tombstones';
+import { MalformedStateError, StoreError } from './storeErrors';
 
-export class StoreError extends Error {
-  override name = 'StoreError';
-}
-
-/** A `.minutes/` state file that does not parse: rewriting it from empty would drop its history. */
-export class MalformedStateError extends StoreError {
-  override name = 'MalformedStateError';
-}
 /** A rewrite may not shrink a file below this share of its size unless it is an explicit forget. */
 const SHRINK_GUARD = 0.5;
 /** Files smaller than this are exempt from the shrink guard: a near-empty file halves easily. */

@@ -1,5 +1,5 @@
 import type { ChatMessage, SystemBlock } from '../llm/types';
-import type { ConversationState } from '../chat/conversation';
+import type { ConversationState } from '../shared/conversation';
 import { tagged } from './tags';
 
 /**

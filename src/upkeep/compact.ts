@@ -1,6 +1,6 @@
 import path from 'node:path';
 import { z } from 'zod';
-import { ConversationState, conversationTokens, Turn } from '../chat/conversation';
+import { ConversationState, conversationTokens, Turn } from '../shared/conversation';
 import type { ChatEngine } from '../chat/engine';
 import { appendHistoryBlock } from '../memory/history';
 import type { ChannelRef } from '../memory/paths';

@@ -1,12 +1,12 @@
 import { z } from 'zod';
-import type { ConversationState } from '../chat/conversation';
+import type { ConversationState } from '../shared/conversation';
 import type { MemoryOp } from '../memory/memoryOps';
-import { redactSecrets } from '../memory/secrets';
+import { redactSecrets } from '../shared/secrets';
 import type { ChannelRef } from '../memory/paths';
 import { runSideTask, SideTaskDeps, transcriptOf } from './sideTask';
 import { memorySlice } from './memorySlice';
 import { tagged } from '../prompt/tags';
-import { explicitMemoryRequest } from './explicitRequests';
+import { explicitMemoryRequest } from '../chat/explicitRequests';
 
 /**
  * MEMORY.md consolidation: the model proposes operations on entries from the messages since this

@@ -1,8 +1,8 @@
 import { z } from 'zod';
-import type { ConversationState } from '../chat/conversation';
+import type { ConversationState } from '../shared/conversation';
 import { clipWords as clip } from '../memory/entries';
 import type { ChannelRef } from '../memory/paths';
-import { redactSecrets } from '../memory/secrets';
+import { redactSecrets } from '../shared/secrets';
 import { TEMPLATES } from '../memory/templates';
 import { runSideTask, SideTaskDeps, transcriptOf } from './sideTask';
 import { tagged } from '../prompt/tags';

@@ -1,6 +1,6 @@
 import path from 'node:path';
 import cron, { type ScheduledTask } from 'node-cron';
-import { conversationTokens } from '../chat/conversation';
+import { conversationTokens } from '../shared/conversation';
 import type { ChatEngine } from '../chat/engine';
 import { appendHistoryBlock, foldHistoryIfLarge } from '../memory/history';
 import { ChannelRef, refLabel } from '../memory/paths';

@@ -1,6 +1,6 @@
 import type { Client } from 'discord.js';
 import { DiscordSecretary } from '../../src/bot/secretaryGlue';
-import type { Runtime } from '../../src/chat/runtime';
+import type { Runtime } from '../../src/app/runtime';
 import { readLedger } from '../../src/condense/ledger';
 import type { ChannelRef } from '../../src/memory/paths';
 import { startFakeModelServer, type FakeModelServer } from '../fakes/model/server';

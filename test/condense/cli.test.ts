@@ -3,7 +3,7 @@ import { spawn } from 'node:child_process';
 import path from 'node:path';
 import { runAudit } from '../../src/cli/commands/audit';
 import { copyForDryRun, runCondense } from '../../src/cli/commands/condense';
-import type { CliIO } from '../../src/cli/main';
+import type { CliIO } from '../../src/shared/cliIO';
 import { Secretary } from '../../src/condense/secretary';
 import { renderContextBody, splitContext } from '../../src/condense/contextDoc';
 import { parseMemory } from '../../src/memory/entries';

@@ -1,5 +1,6 @@
 import { PassThrough } from 'node:stream';
-import { run, CliIO } from '../../src/cli/main';
+import { run } from '../../src/cli/main';
+import type { CliIO } from '../../src/shared/cliIO';
 
 /** Runs a command function with captured stdout/stderr and scripted stdin lines. */
 export async function withCapturedIO(fn: (io: CliIO) => Promise<number>, o: { env: NodeJS.ProcessEnv; cwd: string; input?: string[] }):

@@ -1,6 +1,6 @@
 import { ConfigFileSchema } from '../../src/config/schema';
 import type { Settings } from '../../src/config/load';
-import { createRuntime, Runtime, RuntimeOptions } from '../../src/chat/runtime';
+import { createRuntime, Runtime, RuntimeOptions } from '../../src/app/runtime';
 import { silentLogger } from '../../src/log/logger';
 import type { FakeModelServer } from '../fakes/model/server';
 

@@ -1,7 +1,7 @@
 import Anthropic from '@anthropic-ai/sdk';
 import OpenAI from 'openai';
 import { ModelError, parseRetryAfter, toModelError, type ModelErrorKind } from '../../src/llm/errors';
-import { redactSecrets } from '../../src/memory/secrets';
+import { redactSecrets } from '../../src/shared/secrets';
 
 const h = (init: Record<string, string>) => new Headers(init);
 

@@ -5,7 +5,8 @@ import { createLogger } from '../../src/log/logger';
 import { stageWrite } from '../../src/memory/atomicWrite';
 import { foldHistoryIfLarge } from '../../src/memory/history';
 import type { ChannelRef } from '../../src/memory/paths';
-import { ChannelStore, StoreError } from '../../src/memory/store';
+import { ChannelStore } from '../../src/memory/store';
+import { StoreError } from '../../src/memory/storeErrors';
 import { makeTmpDir } from '../helpers/tmp';
 
 const ref: ChannelRef = { kind: 'discord', guildId: '111111111111111111', channelId: '222222222222222222' };

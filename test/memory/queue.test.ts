@@ -1,4 +1,4 @@
-import { KeyedQueue, OncePerKey } from '../../src/memory/queue';
+import { KeyedQueue, OncePerKey } from '../../src/shared/queue';
 
 /** A promise with its resolve/reject, to hold a task open while the test looks. */
 function deferred<T = void>(): { promise: Promise<T>; resolve: (v: T) => void; reject: (e: unknown) => void } {

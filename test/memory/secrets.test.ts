@@ -1,4 +1,4 @@
-import { containsSecret, redactSecrets, redactValues } from '../../src/memory/secrets';
+import { containsSecret, redactSecrets, redactValues } from '../../src/shared/secrets';
 
 // Credential-shaped strings built at run time, so this file holds nothing a scanner would flag.
 const rnd = (n: number, alphabet = 'abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789'): string =>

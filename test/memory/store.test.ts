@@ -1,7 +1,8 @@
 import { spawn } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
-import { ChannelStore, StoreError } from '../../src/memory/store';
+import { ChannelStore } from '../../src/memory/store';
+import { StoreError } from '../../src/memory/storeErrors';
 import { ChannelRef, channelPaths, InvalidChannelError } from '../../src/memory/paths';
 import { parseMemory } from '../../src/memory/entries';
 import { TEMPLATES } from '../../src/memory/templates';

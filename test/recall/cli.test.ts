@@ -3,7 +3,8 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { PassThrough } from 'node:stream';
-import { run, CliIO } from '../../src/cli/main';
+import { run } from '../../src/cli/main';
+import type { CliIO } from '../../src/shared/cliIO';
 
 let tmp: string;
 let chan: string;

@@ -1,6 +1,6 @@
 import fs from 'node:fs';
 import path from 'node:path';
-import type { Runtime } from '../../src/chat/runtime';
+import type { Runtime } from '../../src/app/runtime';
 import { DEFAULT_MODELS } from '../../src/llm/provider';
 import { parseMemory } from '../../src/memory/entries';
 import type { ChannelRef } from '../../src/memory/paths';

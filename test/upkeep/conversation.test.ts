@@ -1,8 +1,9 @@
 import crypto from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
-import { conversationTokens, type InboundMessage } from '../../src/chat/conversation';
-import type { Runtime } from '../../src/chat/runtime';
+import { type InboundMessage } from '../../src/chat/conversation';
+import { conversationTokens } from '../../src/shared/conversation';
+import type { Runtime } from '../../src/app/runtime';
 import { DEFAULT_MODELS } from '../../src/llm/provider';
 import { parseMemory } from '../../src/memory/entries';
 import type { ChannelRef } from '../../src/memory/paths';

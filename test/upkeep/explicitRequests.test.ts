@@ -1,6 +1,6 @@
 import fs from 'node:fs';
 import path from 'node:path';
-import { explicitMemoryRequest } from '../../src/upkeep/explicitRequests';
+import { explicitMemoryRequest } from '../../src/chat/explicitRequests';
 import { startFakeModelServer, FakeModelServer } from '../fakes/model/server';
 import { blocks, runCli } from '../helpers/cli';
 import { makeTmpDir } from '../helpers/tmp';

@@ -1,4 +1,4 @@
-import { emptyConversation } from '../../src/chat/conversation';
+import { emptyConversation } from '../../src/shared/conversation';
 import { foldHistory } from '../../src/memory/history';
 import { planCompaction } from '../../src/upkeep/compact';
 import { explicitMemoryOps, gateOps } from '../../src/upkeep/consolidate';

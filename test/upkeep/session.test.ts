@@ -1,6 +1,6 @@
 import fs from 'node:fs';
 import path from 'node:path';
-import type { ConversationState } from '../../src/chat/conversation';
+import type { ConversationState } from '../../src/shared/conversation';
 import type { ModelClient } from '../../src/llm/types';
 import type { ChannelRef } from '../../src/memory/paths';
 import { TEMPLATES } from '../../src/memory/templates';

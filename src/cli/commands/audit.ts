@@ -3,7 +3,7 @@ import path from 'node:path';
 import { auditChannel, auditIsClean, ChannelAudit, formatAudit, listChannelRefs } from '../../condense/audit';
 import { FolderStore } from '../../condense/folderStore';
 import { ChannelStore } from '../../memory/store';
-import type { CliIO } from '../main';
+import type { CliIO } from '../../shared/cliIO';
 import { quietLoggerFor } from './quietLogger';
 import { settingsFor } from './common';
 

@@ -1,11 +1,11 @@
 import os from 'node:os';
-import { createRuntime } from '../../chat/runtime';
+import { createRuntime } from '../../app/runtime';
 import { probeWritableReadOnly, type Settings } from '../../config/load';
 import { ProviderConfigError } from '../../llm/provider';
 import { assertValidRef, ChannelRef, channelPaths, InvalidChannelError } from '../../memory/paths';
 import { runConsole } from '../console';
 import { acquireSessionLock } from '../sessionLock';
-import type { CliIO } from '../main';
+import type { CliIO } from '../../shared/cliIO';
 import { loggerFor, settingsFor } from './common';
 
 /** How long end-of-input may take to finish queued work before the process gives up. */

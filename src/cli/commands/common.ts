@@ -2,7 +2,7 @@ import { ConfigError } from '../../config/errors';
 import { loadDotEnv, loadSettings, Need, Settings } from '../../config/load';
 import { createLogger, Logger } from '../../log/logger';
 import { InvalidChannelError } from '../../memory/paths';
-import type { CliIO } from '../main';
+import type { CliIO } from '../../shared/cliIO';
 import { orConfigErrorLine } from './quietLogger';
 
 /** Loads `.env` and validates what this command needs; a problem becomes one line on stderr. */

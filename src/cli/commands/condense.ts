@@ -2,7 +2,7 @@ import fs from 'node:fs';
 import fsp from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
-import { createRuntime } from '../../chat/runtime';
+import { createRuntime } from '../../app/runtime';
 import { unifiedDiff } from '../../condense/diff';
 import { FolderStore } from '../../condense/folderStore';
 import { Secretary } from '../../condense/secretary';
@@ -10,7 +10,7 @@ import type { TranscriptMessage } from '../../condense/types';
 import { ProviderConfigError } from '../../llm/provider';
 import type { Logger } from '../../log/logger';
 import { ChannelRef, isLocalName } from '../../memory/paths';
-import type { CliIO } from '../main';
+import type { CliIO } from '../../shared/cliIO';
 import { quietLoggerFor } from './quietLogger';
 import { settingsFor } from './common';
 

@@ -4,7 +4,7 @@ import { silentLogger } from '../../log/logger';
 import type { Finding } from '../../bot/doctor';
 import { ConfigError } from '../../config/errors';
 import { loadDotEnv, loadSettings, probeWritableReadOnly, providerEnv, Settings } from '../../config/load';
-import type { CliIO } from '../main';
+import type { CliIO } from '../../shared/cliIO';
 
 /**
  * `minutes doctor`: every check, one line each; a problem's line says how to fix it. Exit status

@@ -1,7 +1,7 @@
 import { ConfigError } from '../../config/errors';
 import { logSettingsFromEnv } from '../../config/logSettings';
 import { createLogger, Logger } from '../../log/logger';
-import type { CliIO } from '../main';
+import type { CliIO } from '../../shared/cliIO';
 
 /**
  * The one-shot commands' logger (recall, audit, condense): JSON lines, `warn` unless LOG_LEVEL says

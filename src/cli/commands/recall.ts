@@ -1,6 +1,6 @@
 import fs from 'node:fs';
 import path from 'node:path';
-import type { CliIO } from '../main';
+import type { CliIO } from '../../shared/cliIO';
 import { quietLoggerFor } from './quietLogger';
 import type { RecallResult } from '../../memory/recall';
 import { buildRecallService } from '../../memory/hybridRecall';

@@ -1,4 +1,4 @@
-import type { CliIO } from '../main';
+import type { CliIO } from '../../shared/cliIO';
 import { loggerFor, settingsFor } from './common';
 
 export async function runStart(opts: { shards?: number | 'auto' }, io: CliIO): Promise<number> {

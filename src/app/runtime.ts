@@ -6,8 +6,8 @@ import { stoppable } from '../llm/shutdown';
 import { buildRecallService, RecallService } from '../memory/hybridRecall';
 import { recallDirs } from '../memory/paths';
 import { ChannelStore } from '../memory/store';
-import { ChatEngine, ChatHooks } from './engine';
-import { UsageBook } from './usage';
+import { ChatEngine, ChatHooks } from '../chat/engine';
+import { UsageBook } from '../chat/usage';
 import { DEFAULT_UPKEEP, UpkeepTuning } from '../upkeep/schedule';
 import { Upkeep } from '../upkeep/upkeep';
 

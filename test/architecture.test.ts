@@ -1,0 +1,88 @@
+import fs from 'node:fs';
+import path from 'node:path';
+
+/**
+ * The shape of the code, checked on every run: folders under src/ form layers that point one way
+ * (a folder imports only from itself and the folders listed before it), so no import cycle between
+ * folders can come back, and no source file grows past MAX_LINES. A new folder fails this test
+ * until it is given its place in LAYERS (and in README's tour of the code).
+ */
+const LAYERS = [
+  'shared', // types and helpers every layer may use: keyed queue, secret redaction, the conversation's shape, CLI IO
+  'log',
+  'config',
+  'embed', // sentence vectors: the packaged model's worker, the API client, the vector cache
+  'memory', // the channel store, memory files, recall
+  'llm', // one model interface over the providers
+  'prompt',
+  'chat', // the chat engine and the channel commands
+  'upkeep', // memory upkeep off the reply path
+  'condense', // the Secretary
+  'app', // the composition root: wires a runtime from settings
+  'bot', // Discord
+  'cli', // the `minutes` command
+];
+/** Files small enough to read in one sitting. */
+const MAX_LINES = 400;
+
+const SRC = path.join(__dirname, '..', 'src');
+
+function sourceFiles(dir: string): string[] {
+  return fs.readdirSync(dir, { withFileTypes: true }).flatMap((e) => {
+    const p = path.join(dir, e.name);
+    return e.isDirectory() ? sourceFiles(p) : e.name.endsWith('.ts') ? [p] : [];
+  });
+}
+
+/** Relative specifiers of import/export-from, require() and import() in a source text. */
+function relativeImports(text: string): string[] {
+  const out: string[] = [];
+  const re = /(?:^|\n)\s*(?:import|export)\s[^'"]*?from\s+['"](\.[^'"]+)['"]|require\(\s*['"](\.[^'"]+)['"]\s*\)|import\(\s*['"](\.[^'"]+)['"]\s*\)|(?:^|\n)\s*import\s+['"](\.[^'"]+)['"]/g;
+  for (const m of text.matchAll(re)) out.push((m[1] ?? m[2] ?? m[3] ?? m[4]) as string);
+  return out;
+}
+
+const folderOf = (file: string): string => path.relative(SRC, file).split(path.sep)[0];
+
+describe('the shape of src/', () => {
+  const files = sourceFiles(SRC);
+
+  it('knows every folder (a new one needs its place in LAYERS)', () => {
+    const folders = new Set(files.map(folderOf).filter((f) => !f.endsWith('.ts')));
+    expect([...folders].filter((f) => !LAYERS.includes(f))).toEqual([]);
+  });
+
+  it('imports point one way: from a folder to itself or to a folder below it', () => {
+    const wrong: string[] = [];
+    for (const file of files) {
+      const from = folderOf(file);
+      for (const spec of relativeImports(fs.readFileSync(file, 'utf8'))) {
+        const target = path.resolve(path.dirname(file), spec);
+        const rel = path.relative(SRC, target);
+        if (rel.startsWith('..')) {
+          wrong.push(`${path.relative(SRC, file)} imports ${spec}, outside src/`);
+          continue;
+        }
+        const to = rel.split(path.sep)[0];
+        if (to !== from && LAYERS.indexOf(to) > LAYERS.indexOf(from)) wrong.push(`${path.relative(SRC, file)} (${from}) imports ${spec} (${to}, a higher layer)`);
+      }
+    }
+    expect(wrong).toEqual([]);
+  });
+
+  it(`no source file is over ${MAX_LINES} lines`, () => {
+    const long = files
+      .map((f) => ({ f: path.relative(SRC, f), n: fs.readFileSync(f, 'utf8').split('\n').length - 1 }))
+      .filter((x) => x.n > MAX_LINES)
+      .map((x) => `${x.f}: ${x.n}`);
+    expect(long).toEqual([]);
+  });
+
+  it('the import scanner sees every form (so the rule cannot pass by missing imports)', () => {
+    expect(relativeImports([
+      "import a from './a';", "import { b } from '../b';", "import type { C } from '../c/c';",
+      "export { d } from './d';", "const e = require('../e');", "await import('./f');", "import './g';",
+      "const s = 'not an import ./h';",
+    ].join('\n'))).toEqual(['./a', '../b', '../c/c', './d', '../e', './f', './g']);
+  });
+});
