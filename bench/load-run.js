@@ -156,7 +156,6 @@ async function main() {
   const info = await world.info();
   const clock = o.fakes === 'child' ? await /** @type {any} */ (world).clockOffset() : { rtt: 0, offset: 0 };
   const channelIds = /** @type {string[]} */ (info.channelIds);
-  const channelIndex = new Map(channelIds.map((id, i) => [id, i]));
 
   /** Trace marks per message id (arrays, to catch doubles), on the machine clock. */
   /** @type {Map<string, Record<string, number[]>>} */

@@ -23,7 +23,7 @@ export function unifiedDiff(oldText: string | null, newText: string, label: stri
   let k = 0;
   while (k < ops.length) {
     if (ops[k].t === ' ') { k++; continue; }
-    let start = Math.max(0, k - context);
+    const start = Math.max(0, k - context);
     let end = k;
     // Extend the hunk while changes are within 2*context of each other.
     for (let x = k; x < ops.length; x++) {
@@ -37,7 +37,6 @@ export function unifiedDiff(oldText: string | null, newText: string, label: stri
     out.push(`@@ -${aLen ? hunk[0].ai + 1 : hunk[0].ai},${aLen} +${bLen ? hunk[0].bi + 1 : hunk[0].bi},${bLen} @@`);
     for (const o of hunk) out.push(`${o.t}${o.s}`);
     k = stop;
-    start = stop;
   }
   return out.join('\n') + '\n';
 }

@@ -1,0 +1,41 @@
+// @ts-check
+'use strict';
+/**
+ * ESLint (flat config) with typescript-eslint's recommended rules, over src/, test/ and bench/.
+ * Rules switched off or relaxed say why beside them.
+ */
+const js = require('@eslint/js');
+const tseslint = require('typescript-eslint');
+
+module.exports = tseslint.config(
+  { ignores: ['dist/**', 'bench/out/**', 'node_modules/**', 'coverage/**', 'channels/**'] },
+  js.configs.recommended,
+  ...tseslint.configs.recommended,
+  {
+    languageOptions: {
+      ecmaVersion: 2022,
+      sourceType: 'module',
+      globals: { process: 'readonly', console: 'readonly', require: 'readonly', module: 'writable', __dirname: 'readonly', Buffer: 'readonly', setTimeout: 'readonly', clearTimeout: 'readonly', setInterval: 'readonly', clearInterval: 'readonly', setImmediate: 'readonly', performance: 'readonly', structuredClone: 'readonly', URL: 'readonly', AbortController: 'readonly', fetch: 'readonly', NodeJS: 'readonly' },
+    },
+    rules: {
+      // An argument or binding named with a leading underscore is unused on purpose (an interface's shape).
+      '@typescript-eslint/no-unused-vars': ['error', { argsIgnorePattern: '^_', varsIgnorePattern: '^_', caughtErrors: 'none' }],
+      // Control bytes are matched on purpose: the code strips them from untrusted text (files, model output, messages).
+      'no-control-regex': 'off',
+      // Wiring: a closure may read a binding (the upkeep, the recall service) that is assigned once, later.
+      'prefer-const': ['error', { ignoreReadBeforeAssign: true }],
+    },
+  },
+  {
+    // Plain CommonJS scripts (benches, the bin shim, tooling): require() is how they load code.
+    files: ['**/*.js'],
+    languageOptions: { sourceType: 'commonjs', globals: { __filename: 'readonly' } },
+    rules: {
+      '@typescript-eslint/no-require-imports': 'off',
+      // Benches take performance from node:perf_hooks explicitly (older Node had no global).
+      'no-redeclare': ['error', { builtinGlobals: false }],
+      // A .ts path loaded through the transpile-on-require hook: @ts-ignore documents it; there is no error to expect when checked as JS.
+      '@typescript-eslint/ban-ts-comment': ['error', { 'ts-ignore': 'allow-with-description' }],
+    },
+  },
+);
