@@ -82,7 +82,7 @@ export class MinutesBot {
     try {
       await guild.commands.set(slashCommandDefinitions());
     } catch (err) {
-      this.log.error({ guild: guild.id, err: (err as Error).message }, 'could not register slash commands in this guild; re-invite the bot with the applications.commands scope');
+      this.log.error({ guild: guild.id, err }, 'could not register slash commands in this guild; re-invite the bot with the applications.commands scope');
     }
   }
 
@@ -184,7 +184,7 @@ export class MinutesBot {
     // The folder itself is created by the first turn (ChatEngine), the log by its first append.
     this.o.secretary?.noteChannel?.(this.o.runtime.store.parentRef(ref))?.catch((err) => {
       this.activated.delete(dir);
-      this.log.error({ channel: refLabel(ref), err: (err as Error).message }, 'could not record the first run in this channel; check the data root');
+      this.log.error({ channel: refLabel(ref), err }, 'could not record the first run in this channel; check the data root');
     });
   }
 
@@ -255,7 +255,7 @@ export class MinutesBot {
 
   private failureMessage(err: unknown, ref: ChannelRef): string {
     if (err instanceof ModelError) {
-      this.log.warn({ channel: refLabel(ref), kind: err.kind, err: err.message }, 'model call failed; told the channel');
+      this.log.warn({ channel: refLabel(ref), kind: err.kind, err }, 'model call failed; told the channel');
       return err.userMessage();
     }
     this.log.error({ channel: refLabel(ref), err }, 'turn failed');
@@ -307,7 +307,7 @@ export class MinutesBot {
       this.log.error({ channel: label, code: err.code }, 'missing Discord permission in this channel (needs View Channel, Send Messages, Read Message History, Send Messages in Threads); grant it in the channel settings');
       return;
     }
-    this.log.warn({ channel: label, err: (err as Error).message }, 'could not send to Discord');
+    this.log.warn({ channel: label, err }, 'could not send to Discord');
   }
 
 

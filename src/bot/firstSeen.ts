@@ -33,7 +33,7 @@ export async function noteServersSeen(client: Client, store: ChannelStore, guild
       await store.writePrivateState(file, { version: 1, firstSeenAt: now.toISOString() } satisfies FirstSeen);
     }
   } catch (err) {
-    log.warn({ err: (err as Error).message }, 'could not record when the bot first saw its servers; check the data root');
+    log.warn({ err }, 'could not record when the bot first saw its servers; check the data root');
   }
 }
 

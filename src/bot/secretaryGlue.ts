@@ -124,7 +124,7 @@ export class DiscordSecretary implements SecretaryCommands {
     if (!ch?.isThread()) return '/resolve works in a thread: it condenses the thread, then archives it.';
     const text = this.describe(await this.condenseThread(ch, 'explicit'));
     // Archive after the answer is on its way: an archived thread takes no further replies.
-    setTimeout(() => { void ch.setArchived(true, 'resolved with /resolve').catch((err) => this.log.warn({ err: err.message }, 'could not archive the thread')); }, 1500).unref();
+    setTimeout(() => { void ch.setArchived(true, 'resolved with /resolve').catch((err) => this.log.warn({ err }, 'could not archive the thread')); }, 1500).unref();
     return `${text}\nArchiving this thread.`;
   }
 
@@ -153,7 +153,7 @@ export class DiscordSecretary implements SecretaryCommands {
       if (!owner && !admin) return;
       const result = await this.condenseThread(ch, 'explicit');
       await this.tell(ch as Sendable, result);
-      await ch.setArchived(true, 'resolved with ✅').catch((err) => this.log.warn({ err: err.message }, 'could not archive the thread'));
+      await ch.setArchived(true, 'resolved with ✅').catch((err) => this.log.warn({ err }, 'could not archive the thread'));
       return;
     }
     if (!this.mayCondense(member, ch)) return;
@@ -271,7 +271,7 @@ export class DiscordSecretary implements SecretaryCommands {
         n++;
       } catch (err) {
         // Back in the queue for the next sweep rather than dropped.
-        this.log.warn({ thread: id, err: (err as Error).message }, 'a queued condensation failed; it stays queued');
+        this.log.warn({ thread: id, err }, 'a queued condensation failed; it stays queued');
         await store.appendJsonl(ref, file, { threadId: id, at: this.o.runtime.clock().toISOString() });
       }
     }

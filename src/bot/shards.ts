@@ -92,7 +92,7 @@ function watch(shard: Shard, logger: Logger, stopping: () => boolean): void {
     if (stopping()) logger.info(at, 'shard process exited');
     else logger.warn(at, shard.manager.respawn ? 'shard process died; respawning it' : 'shard process died');
   });
-  shard.on('error', (err: Error) => logger.error({ shard: shard.id, err: err.message }, 'shard error'));
+  shard.on('error', (err: Error) => logger.error({ shard: shard.id, err }, 'shard error'));
 }
 
 /** SIGTERM to every shard process (each runs its own graceful shutdown), then waits for all to exit. */

@@ -72,7 +72,7 @@ export async function launchBot(
     const { shards, shardCount } = c.options;
     logger.info({ user: c.user.tag, guilds: c.guilds.cache.size, ...(shardCount && shardCount > 1 ? { shards, shardCount } : {}) }, 'logged in to Discord');
   });
-  client.on('error', (err) => logger.error({ err: err.message }, 'discord client error'));
+  client.on('error', (err) => logger.error({ err }, 'discord client error'));
   try {
     await client.login(settings.discord.token);
   } catch (err) {

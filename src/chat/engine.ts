@@ -82,7 +82,7 @@ export class ChatEngine {
   private readonly clock: () => Date;
   /** CONTEXT.md, SOUL.md and AGENTS.md change rarely: re-read only when their stat changes. */
   private readonly files = new StatCachedFiles((file, err) =>
-    this.o.logger.warn({ file, err: err.message }, 'cannot read this file; answering without it until it is readable (check its permissions)'));
+    this.o.logger.warn({ file, err }, 'cannot read this file; answering without it until it is readable (check its permissions)'));
 
   constructor(private readonly o: ChatEngineOptions) {
     this.clock = o.clock ?? (() => new Date());
@@ -161,7 +161,7 @@ export class ChatEngine {
   private persist(ref: ChannelRef, state: ConversationState): Promise<void> {
     const file = conversationFile(this.o.store, ref);
     const saved = this.o.store.writePrivateState(file, state)
-      .catch((err) => this.o.logger.error({ err: (err as Error).message, file }, 'could not save the conversation'));
+      .catch((err) => this.o.logger.error({ err, file }, 'could not save the conversation'));
     this.saves.add(saved);
     void saved.then(() => this.saves.delete(saved));
     return saved;
@@ -182,7 +182,7 @@ export class ChatEngine {
     // The channel's folder and templates are created behind the model call, not before it: the
     // first message in a channel needs none of them (missing files read as empty, and CONTEXT.md
     // as its template), and every write below creates what it needs.
-    void store.ensureChannel(ref).catch((err) => this.o.logger.error({ channel: p.convDir, err: (err as Error).message }, 'could not create the channel folder; check the data root'));
+    void store.ensureChannel(ref).catch((err) => this.o.logger.error({ channel: p.convDir, err }, 'could not create the channel folder; check the data root'));
     const ws = workspaceDir(store.root);
     const context = this.channelContext(ref);
     const soul = this.files.read(path.join(ws, 'SOUL.md'));
@@ -231,7 +231,7 @@ export class ChatEngine {
     void this.persist(ref, next);
     void this.o.usage.add(ref, res.model, 'chat', res.usage, this.clock());
     void store.appendJsonl(ref, p.log, { type: 'reply', at, content: res.text, inReplyTo: messages.map((m) => m.id), model: res.model })
-      .catch((err) => this.o.logger.warn({ err: (err as Error).message }, 'could not append to log.jsonl'));
+      .catch((err) => this.o.logger.warn({ err }, 'could not append to log.jsonl'));
     // Upkeep starts its own work here; it must not run as part of this turn's context (it would
     // bypass the turn queue when it replaces the conversation).
     this.turnContext.exit(() => this.o.hooks?.afterTurn?.(ref, next));
@@ -265,7 +265,7 @@ export class ChatEngine {
         }
         for (const sk of r.skipped) notes.push(`(Not saved to memory: ${sk.why}.)`);
       } catch (err) {
-        this.o.logger.warn({ err: (err as Error).message }, 'explicit memory request failed');
+        this.o.logger.warn({ err }, 'explicit memory request failed');
         notes.push('(Could not update memory just now; see the log.)');
       }
     }

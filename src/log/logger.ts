@@ -1,4 +1,5 @@
 import pino from 'pino';
+import { redactSecrets } from '../shared/secrets';
 
 export type Logger = pino.Logger;
 
@@ -20,7 +21,7 @@ export interface LoggerOptions {
 export function createLogger(opts: LoggerOptions = {}): Logger {
   const level = opts.level ?? 'info';
   const format = opts.format ?? defaultFormat();
-  const base = { level, redact: { paths: REDACT_PATHS, censor: '[redacted]' }, base: undefined };
+  const base = { level, redact: { paths: REDACT_PATHS, censor: '[redacted]' }, base: undefined, serializers: { err: errorWithoutSecrets } };
   if (format === 'pretty') {
     // pino-pretty as a stream (not a worker transport) so lines are written synchronously and
     // short-lived CLI commands never exit before their last log line.
@@ -48,4 +49,15 @@ function defaultFormat(): 'json' | 'pretty' {
 /** A logger that drops everything: for tests and library callers that pass none. */
 export function silentLogger(): Logger {
   return pino({ level: 'silent' });
+}
+
+/**
+ * Errors are logged one way, `{ err }`: pino's serializer (type, message, stack, code), with secret
+ * patterns taken out of the message and the stack (a provider's error can quote a URL with a
+ * password, a request can carry a key).
+ */
+function errorWithoutSecrets(e: unknown): unknown {
+  if (!(e instanceof Error)) return typeof e === 'string' ? redactSecrets(e) : e;
+  const s = pino.stdSerializers.err(e);
+  return { ...s, message: redactSecrets(s.message), ...(s.stack ? { stack: redactSecrets(s.stack) } : {}) };
 }

@@ -105,7 +105,7 @@ export class ChannelStore {
     try {
       for (const f of await sweepLeftovers(p)) this.log.info({ file: path.relative(this.root, f) }, 'removed a temp file left by an interrupted write');
     } catch (err) {
-      this.log.warn({ dir: path.relative(this.root, p.channelDir), err: (err as Error).message }, 'could not sweep leftover temp files');
+      this.log.warn({ dir: path.relative(this.root, p.channelDir), err }, 'could not sweep leftover temp files');
     }
   }
 
@@ -299,7 +299,7 @@ export class ChannelStore {
   exclusive<T>(p: ChannelPaths, task: () => Promise<T>): Promise<T> {
     return this.queue.run(p.queueKey, () => withChannelLock(p.channelStateDir, task, {
       onStrayLock: (msg) => this.log.warn({ dir: path.relative(this.root, p.channelStateDir) || '.' }, msg),
-      onLost: (err) => this.log.warn({ dir: path.relative(this.root, p.channelStateDir) || '.', err: err.message },
+      onLost: (err) => this.log.warn({ dir: path.relative(this.root, p.channelStateDir) || '.', err },
         'lost the channel lock while writing (stalled too long, or another process took it over); the write re-reads each file before replacing it, but check the channel\'s files if another writer was running'),
     }));
   }

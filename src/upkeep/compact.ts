@@ -92,7 +92,7 @@ export async function compactConversation(
   try {
     summary = await runSideTask(deps, { ref, task: 'compact', instructions: INSTRUCTIONS, input, schema: SummarySchema, description: 'the conversation summary' });
   } catch (err) {
-    deps.logger.warn({ err: (err as Error).message }, 'compaction summary failed; trimming the conversation and retrying the summary later');
+    deps.logger.warn({ err }, 'compaction summary failed; trimming the conversation and retrying the summary later');
     await deps.store.writeState(ref, pendingFile(deps, ref), { turns: old });
     await swap(undefined);
     return 'trimmed';

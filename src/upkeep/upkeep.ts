@@ -125,7 +125,7 @@ export class Upkeep {
         }
         await this.saveState(ref, succeeded(state, job, deps.clock()));
       } catch (err) {
-        deps.logger.warn({ channel: refLabel(ref), job, err: (err as Error).message }, 'upkeep job failed; nothing was changed, it will be retried');
+        deps.logger.warn({ channel: refLabel(ref), job, err }, 'upkeep job failed; nothing was changed, it will be retried');
         await this.saveState(ref, backoff(state, job, deps.clock(), this.o.tuning));
         // The next jobs still run: compaction is bounded by the memory cursor, so nothing unread is cut.
       }
@@ -157,7 +157,7 @@ export class Upkeep {
   /** One upkeep step at a time, process-wide: upkeep never competes with itself. */
   private enqueue(step: () => Promise<void>): Promise<void> {
     const next = this.running.then(step, step).catch((err) => {
-      this.o.deps.logger.error({ err: (err as Error).message }, 'upkeep step failed');
+      this.o.deps.logger.error({ err }, 'upkeep step failed');
     });
     this.running = next;
     return next;
