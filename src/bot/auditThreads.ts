@@ -36,8 +36,10 @@ export async function findMissingCondensations(client: Client<true>, store: Chan
       const ledger = await skipIfMalformed(() => readLedger(store, ref), null);
       const there = ledger && await botThereSince(store, guild.id, ledger.firstRunAt);
       if (!ledger || !there) continue;
+      // Silent on purpose: gone, or not visible to the bot: treated as absent.
       const archived = await ch.threads.fetchArchived({ limit: LOOKBACK }).catch(() => null);
       for (const thread of archived?.threads.values() ?? []) {
+        // Silent on purpose: gone, or not visible to the bot: treated as absent.
         const messages = await gatherAll(thread).catch(() => []);
         const since = messagesSince(humanMessages(messages), lastCondensedMessageId(ledger, thread.id));
         const verdict = autoGate({ humanSinceLast: since, archivedAt: thread.archivedAt ?? undefined, botFirstRanAt: there });

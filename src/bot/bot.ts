@@ -1,7 +1,7 @@
 import fs from 'node:fs';
 import {
   ChatInputCommandInteraction, PermissionFlagsBits, Client, DiscordAPIError, Events, Guild, GuildBasedChannel, Interaction, Message,
-  PartialMessage, TextBasedChannel,
+  MessageFlags, PartialMessage, RESTJSONErrorCodes, TextBasedChannel,
 } from 'discord.js';
 import type { CommandContext } from '../chat/commands';
 import { botPermissionsIn, canSpeak, missingPermissions } from './permissions';
@@ -28,7 +28,7 @@ export const TYPING_DELAY_MS = 400;
 /** A user message longer than this is clipped before it reaches the model (Nitro allows 4,000). */
 const MAX_USER_MESSAGE_CHARS = 8_000;
 /** Discord error codes for a missing permission or access in a channel. */
-const PERMISSION_CODES = new Set([50001, 50013]);
+const PERMISSION_CODES = new Set<number>([RESTJSONErrorCodes.MissingAccess, RESTJSONErrorCodes.MissingPermissions]);
 
 export interface BotOptions {
   client: Client;
@@ -90,11 +90,11 @@ export class MinutesBot {
     if (!ix.isChatInputCommand() || !ix.guildId) return;
     const ref = await this.refForInteraction(ix);
     if (ref?.kind === 'discord' && !placeAllowed(ref.guildId, ref.channelId, ref.threadId ?? null, this.o.runtime.settings.config.discord)) {
-      await ix.reply({ content: 'Minutes is not enabled in this channel.', flags: 64 });
+      await ix.reply({ content: 'Minutes is not enabled in this channel.', flags: MessageFlags.Ephemeral });
       return;
     }
     if (!ref) {
-      await ix.reply({ content: 'Minutes works in server text channels and threads only.', flags: 64 });
+      await ix.reply({ content: 'Minutes works in server text channels and threads only.', flags: MessageFlags.Ephemeral });
       return;
     }
     const ctx: CommandContext = {
@@ -105,6 +105,7 @@ export class MinutesBot {
   }
 
   private async refForInteraction(ix: ChatInputCommandInteraction): Promise<ChannelRef | null> {
+    // Silent on purpose: gone, or not visible to the bot: treated as absent.
     const ch = ix.channel ?? await this.o.client.channels.fetch(ix.channelId).catch(() => null);
     return refOfChannel(ix.guildId, ch && ch.isTextBased() ? ch : null);
   }
@@ -292,7 +293,7 @@ export class MinutesBot {
       this.log.error({ channel: label, missing }, 'missing Discord permissions in this channel; grant them in the channel settings');
       if (speak && 'send' in channel) {
         await channel.send({ content: `I am missing these permissions here: ${missing.join(', ')}. An admin can grant them in this channel's settings.`, allowedMentions: NO_PINGS })
-          .catch(() => undefined);
+          .catch((err) => this.log.warn({ err, channel: label }, 'could not say which permissions are missing'));
       }
     }
     return speak;

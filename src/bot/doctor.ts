@@ -66,6 +66,7 @@ export async function discordFindings(o: {
       out.push({ ok: true, check: 'channels', detail: 'no channels configured: the bot answers mentions wherever it can see and post' });
     }
     for (const id of configured) {
+      // Silent on purpose: gone, or not visible to the bot: treated as absent.
       const ch = await c.channels.fetch(id).catch(() => null);
       if (!ch || ch.isDMBased()) {
         out.push({ ok: false, check: `channel ${id}`, detail: 'not visible to the bot: invite it to that server and give it View Channel there, or remove the id from the config' });

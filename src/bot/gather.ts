@@ -1,4 +1,4 @@
-import { Collection, DiscordAPIError, Message, MessageManager, TextBasedChannel } from 'discord.js';
+import { Collection, DiscordAPIError, Message, MessageManager, TextBasedChannel, RESTJSONErrorCodes } from 'discord.js';
 import type { PinOutcome, Poster, TranscriptMessage } from '../condense/types';
 import type { Logger } from '../log/logger';
 import { NO_PINGS } from './client';
@@ -90,9 +90,11 @@ export function discordPoster(channel: TextBasedChannel & { send: (o: object) =>
   return {
     async findByMarker(marker) {
       const hit = (m: Message) => m.author.id === botId && m.content.includes(marker);
+      // Silent on purpose: gone, or not visible to the bot: treated as absent.
       const pins = await pinned().catch(() => [] as Message[]);
       const fromPins = pins.find(hit);
       if (fromPins) return { messageId: fromPins.id };
+      // Silent on purpose: gone, or not visible to the bot: treated as absent.
       const recent = await ch.messages.fetch({ limit: PAGE }).catch(() => null);
       const found = recent ? [...recent.values()].find(hit) : undefined;
       return found ? { messageId: found.id } : null;
@@ -109,7 +111,7 @@ export function discordPoster(channel: TextBasedChannel & { send: (o: object) =>
         return 'pinned';
       } catch (err) {
         if (!(err instanceof DiscordAPIError)) throw err;
-        if (err.code === 50013 || err.code === 50001) return 'not-allowed';
+        if (err.code === RESTJSONErrorCodes.MissingPermissions || err.code === RESTJSONErrorCodes.MissingAccess) return 'not-allowed';
         if (err.code !== 30003) throw err;
       }
       // Pins are full: make room by unpinning the bot's oldest condensation, never a person's pin.

@@ -105,6 +105,7 @@ export class DiscordSecretary implements SecretaryCommands {
 
   /** Waits for a first-run record this process started for the conversation's ledger, if any. */
   private async firstRunNoted(ref: ChannelRef): Promise<void> {
+    // Silent on purpose: the first-run record logs its own failure where it is made.
     await this.firstRuns.get(ledgerFile(this.o.runtime.store.paths(ref), ref))?.catch(() => undefined);
   }
 
@@ -144,6 +145,7 @@ export class DiscordSecretary implements SecretaryCommands {
     if (!message.guild || ch.isDMBased()) return;
     const parentId = ch.isThread() ? (ch.parentId ?? ch.id) : ch.id;
     if (!placeAllowed(message.guild.id, parentId, ch.isThread() ? ch.id : null, this.config)) return;
+    // Silent on purpose: gone, or not visible to the bot: treated as absent.
     const member = await message.guild.members.fetch(u.id).catch(() => null);
     if (!member) return;
     if (name === RESOLVE_EMOJI) {
@@ -195,6 +197,7 @@ export class DiscordSecretary implements SecretaryCommands {
         if (!since) continue;
         // Private archived threads need Manage Threads to list; without it they are skipped.
         const lists = await Promise.all(['public', 'private'].map((type) =>
+          // Silent on purpose: gone, or not visible to the bot: treated as absent.
           ch.threads.fetchArchived({ type: type as 'public' | 'private', limit: SWEEP_LOOKBACK }).catch(() => null)));
         for (const thread of lists.flatMap((l) => [...(l?.threads.values() ?? [])])) {
           if (done >= SWEEP_MAX_PER_RUN || this.events.closing) return done;
@@ -228,6 +231,7 @@ export class DiscordSecretary implements SecretaryCommands {
         const threadId = f.conversation.threadId;
         if (this.events.closing) return n;
         if (!threadId) continue;
+        // Silent on purpose: gone, or not visible to the bot: treated as absent.
         const thread = await this.o.client.channels.fetch(threadId).catch(() => null);
         if (!thread?.isThread()) continue;
         const r = await this.condenseThread(thread, f.trigger);
@@ -246,7 +250,9 @@ export class DiscordSecretary implements SecretaryCommands {
     // to a new queue file instead of being deleted unread. The taken file is removed only once its
     // threads are done, so a crash leaves it to be taken again (a finished thread reports "already").
     const taken = `${file}.taking`;
+    // Silent on purpose: a missing file or folder is the empty case.
     if (!(await fs.stat(taken).then(() => true, () => false))) await fs.rename(file, taken).catch(() => undefined);
+    // Silent on purpose: a missing file or folder is the empty case.
     const text = await fs.readFile(taken, 'utf8').catch(() => '');
     if (!text.trim()) {
       await fs.rm(taken, { force: true });
@@ -263,6 +269,7 @@ export class DiscordSecretary implements SecretaryCommands {
         await store.appendJsonl(ref, file, { threadId: id, at: this.o.runtime.clock().toISOString() });
         continue;
       }
+      // Silent on purpose: gone, or not visible to the bot: treated as absent.
       const thread = await this.o.client.channels.fetch(id).catch(() => null);
       if (!thread?.isThread()) continue;
       try {
@@ -333,7 +340,7 @@ export class DiscordSecretary implements SecretaryCommands {
     // A private thread's and a forum post's condensation stays inside it; otherwise it goes to the parent.
     const inside = thread.type === ChannelType.PrivateThread || !parent || parent.type === ChannelType.GuildForum;
     const postIn = (inside ? thread : parent) as unknown as Sendable;
-    if (thread.archived && inside) await thread.setArchived(false, 'posting its condensation').catch(() => undefined);
+    if (thread.archived && inside) await thread.setArchived(false, 'posting its condensation').catch((err) => this.log.warn({ err, thread: thread.id }, 'could not unarchive the thread to post its condensation'));
     const target: CondenseTarget = {
       ref, guildId: thread.guildId, channelName: parent?.name ?? thread.name, threadName: thread.name, threadId: thread.id,
       link: (id) => `https://discord.com/channels/${thread.guildId}/${thread.id}/${id}`, trigger, topicHint: topic,
@@ -384,7 +391,7 @@ export class DiscordSecretary implements SecretaryCommands {
   /** After a reaction: say only what a person needs (notices, failures); the post speaks for itself. */
   private async tell(ch: Sendable, r: CondenseResult): Promise<void> {
     const lines = r.status === 'done' ? r.notices : r.status === 'failed' ? [r.userMessage] : [];
-    for (const text of lines) await ch.send({ content: text, allowedMentions: { parse: [] } }).catch(() => undefined);
+    for (const text of lines) await ch.send({ content: text, allowedMentions: { parse: [] } }).catch((err) => this.log.warn({ err }, 'could not tell the channel about the condensation'));
   }
 
 

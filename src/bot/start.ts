@@ -79,6 +79,7 @@ export async function launchBot(
     await secretary.stop();
     await threads.stop();
     await noticer.stop();
+    // Silent on purpose: start-up already failed; that failure is the one reported.
     await runtime.close().catch(() => undefined);
     await client.destroy();
     throw new StartupError(loginProblem(err));

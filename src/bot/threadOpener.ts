@@ -52,6 +52,7 @@ export class ThreadOpener {
       return 'This is already a thread: /thread works in a channel.';
     }
     if (!('messages' in ch)) return 'I cannot open a thread in this kind of channel.';
+    // Silent on purpose: gone, or not visible to the bot: treated as absent.
     const latest = (await ch.messages.fetch({ limit: 10 }).catch(() => null))?.find((m) => !m.system);
     if (!latest) return 'There is no message here to start a thread from yet.';
     return this.describe(await this.openFromMessage(latest, topic ?? undefined));
@@ -62,6 +63,7 @@ export class ThreadOpener {
     const reaction = r.partial ? await r.fetch() : r;
     const message = reaction.message.partial ? await reaction.message.fetch() : reaction.message;
     if (!message.guild || message.channel.isDMBased() || message.channel.isThread()) return;
+    // Silent on purpose: gone, or not visible to the bot: treated as absent.
     const member: GuildMember | null = await message.guild.members.fetch(u.id).catch(() => null);
     if (!member) return;
     const result = await this.openFromMessage(message);

@@ -99,6 +99,7 @@ export async function statusCommand(ctx: CommandContext, ref: ChannelRef): Promi
   lines.push('', '**Memory files**');
   const p = ctx.store.paths(ref);
   for (const [name, file] of [['CONTEXT.md', p.context], ['MEMORY.md', p.memory], ['SESSION.md', p.session], ['HISTORY.md', p.history]] as const) {
+    // Silent on purpose: a missing file or folder is the empty case.
     const st = await fs.stat(file).catch(() => null);
     lines.push(`- ${name}: ${st ? `${st.size} bytes, changed ${st.mtime.toISOString().slice(0, 16).replace('T', ' ')} UTC` : 'not created yet'}`);
   }

@@ -76,7 +76,6 @@ export class ChatEngine {
   private readonly conversations = new Map<string, ConversationState>();
   /** Which conversation's turn the current async call chain belongs to. */
   private readonly turnContext = new AsyncLocalStorage<string>();
-  /** Per conversation, the chain of its file writes: written behind the reply, in order. */
   /** Conversation writes not yet landed (idle() waits for them). */
   private readonly saves = new Set<Promise<void>>();
   private readonly clock: () => Date;
@@ -248,6 +247,7 @@ export class ChatEngine {
   /** "remember that …" / "forget …" are applied at once; the reply says what was done. */
   private async applyExplicitRequests(ref: ChannelRef, asking: InboundMessage[]): Promise<string[]> {
     const notes: string[] = [];
+    // Silent on purpose: an unreadable MEMORY.md only means no match; the write path reports it.
     const memory = (await this.o.store.read(this.o.store.parentRef(ref), 'MEMORY.md').catch(() => null)) ?? '';
     for (const m of asking) {
       const request = explicitMemoryRequest(m.content, memory, `${m.authorName}, msg ${m.id}`);

@@ -102,6 +102,7 @@ export async function auditChannel(o: AuditOptions): Promise<ChannelAudit> {
   // Condensations on disk that context.json does not know, and the newest one's age.
   let newestCondMtime = 0;
   const known = new Set(data.decisions.map((d) => d.file).filter(Boolean));
+  // Silent on purpose: a missing file or folder is the empty case.
   const names = await fs.readdir(p.condensations).catch(() => [] as string[]);
   for (const n of names.filter((x) => x.endsWith('.md')).sort()) {
     const file = path.join(p.condensations, n);
@@ -156,6 +157,7 @@ export async function auditChannel(o: AuditOptions): Promise<ChannelAudit> {
   // SESSION.md files are re-rendered by code from the model's notes: report them, never edit them.
   const sessions = [p.session];
   if (!ref.threadId) {
+    // Silent on purpose: a missing file or folder is the empty case.
     const threads = await fs.readdir(path.join(p.channelDir, 'threads')).catch(() => [] as string[]);
     for (const t of threads.sort()) sessions.push(path.join(p.channelDir, 'threads', t, 'SESSION.md'));
   }
@@ -173,6 +175,7 @@ export async function auditChannel(o: AuditOptions): Promise<ChannelAudit> {
  */
 export async function listChannelRefs(root: string): Promise<ChannelRef[]> {
   const refs: ChannelRef[] = [];
+  // Silent on purpose: a missing file or folder is the empty case.
   const ls = (d: string) => fs.readdir(d, { withFileTypes: true }).then((es) => es.filter((e) => e.isDirectory()).map((e) => e.name).sort()).catch(() => [] as string[]);
   for (const name of await ls(path.join(root, 'local'))) if (isLocalName(name)) refs.push({ kind: 'local', name });
   for (const g of await ls(root)) {

@@ -5,6 +5,13 @@ const snowflake = z.string({ error: ID_HINT }).regex(/^[0-9]{1,20}$/, ID_HINT);
 const ids = z.array(snowflake).default([]);
 
 /**
+ * Model call limits, stated once: the config's defaults and the limiter's (when a client is built
+ * without a config, as tools and tests do). 50 requests a minute and 4 at once fit the lowest paid
+ * API tiers; timeouts allow a long answer; retries ride out a short outage.
+ */
+export const LIMIT_DEFAULTS = { requestsPerMinute: 50, concurrency: 4, timeoutMs: 120_000, maxRetries: 4 } as const;
+
+/**
  * The optional config file (JSON). Every field has a default, so no file at all means: answer
  * mentions everywhere the bot can see, Anthropic or OpenAI chosen from the keys in the environment.
  */
@@ -16,12 +23,12 @@ export const ConfigFileSchema = z.strictObject({
   }).default({}),
   limits: z.strictObject({
     /** Model requests per minute per provider; 0 means unlimited. */
-    requestsPerMinute: z.number().int().min(0).default(50),
+    requestsPerMinute: z.number().int().min(0).default(LIMIT_DEFAULTS.requestsPerMinute),
     /** Model requests in flight at once per provider; 0 means unlimited. */
-    concurrency: z.number().int().min(0).default(4),
-    timeoutMs: z.number().int().min(1000).default(120_000),
-    maxRetries: z.number().int().min(0).max(10).default(4),
-  }).default({ requestsPerMinute: 50, concurrency: 4, timeoutMs: 120_000, maxRetries: 4 }),
+    concurrency: z.number().int().min(0).default(LIMIT_DEFAULTS.concurrency),
+    timeoutMs: z.number().int().min(1000).default(LIMIT_DEFAULTS.timeoutMs),
+    maxRetries: z.number().int().min(0).max(10).default(LIMIT_DEFAULTS.maxRetries),
+  }).default({ ...LIMIT_DEFAULTS }),
   discord: z.strictObject({
     /** Allowlists: empty means no restriction. */
     guilds: ids,

@@ -104,7 +104,7 @@ export function createClientCore(opts: ClientCoreOptions): ModelClient {
 function abortable<T>(p: Promise<T>, signal: AbortSignal | undefined): Promise<T> {
   if (!signal) return p;
   if (signal.aborted) {
-    p.catch(() => {});
+    p.catch(() => {}); // the caller gets the abort; the queued request's own rejection is not theirs
     return Promise.reject(signal.reason);
   }
   return new Promise<T>((resolve, reject) => {

@@ -1,4 +1,5 @@
 import Bottleneck from 'bottleneck';
+import { LIMIT_DEFAULTS } from '../config/schema';
 import type { Logger } from '../log/logger';
 import type { ProviderName } from './types';
 
@@ -20,8 +21,8 @@ export interface LimiterConfig {
 }
 
 export const DEFAULT_LIMITS = {
-  requestsPerMinute: 50,
-  maxConcurrent: 4,
+  requestsPerMinute: LIMIT_DEFAULTS.requestsPerMinute,
+  maxConcurrent: LIMIT_DEFAULTS.concurrency,
   windowMs: 60_000,
   connectTimeoutMs: 5_000,
   idPrefix: 'minutes-llm',

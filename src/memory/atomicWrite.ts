@@ -36,10 +36,12 @@ export function isTempName(name: string): boolean {
  * link stays), with the target's mode and, where permitted, its owner.
  */
 export async function stageWrite(file: string, data: string): Promise<StagedWrite> {
+  // Silent on purpose: not a link (or gone): write the path itself.
   const real = await fs.realpath(file).catch(() => file);
   const dir = path.dirname(real);
   await fs.mkdir(dir, { recursive: true });
   const tmp = path.join(dir, `.${path.basename(real)}${TEMP_MARK}${crypto.randomBytes(6).toString('hex')}`);
+  // Silent on purpose: a missing file or folder is the empty case.
   const st = await fs.stat(real).catch(() => undefined);
   try {
     const handle = await fs.open(tmp, 'wx', st ? st.mode & 0o7777 : 0o666);
@@ -48,6 +50,7 @@ export async function stageWrite(file: string, data: string): Promise<StagedWrit
       if (st) {
         // The open mode is masked by the umask; a person's chosen mode (and owner) survives our rewrite.
         await handle.chmod(st.mode & 0o7777);
+        // Silent on purpose: keeping the owner is best effort (not root, or not allowed): the content is what matters.
         await handle.chown(st.uid, st.gid).catch(() => undefined);
       }
       await handle.sync();
@@ -101,6 +104,7 @@ async function fsyncDir(dir: string): Promise<void> {
   } catch {
     // not supported here; the rename is still atomic
   } finally {
+    // Silent on purpose: closing after a failed write: the write's own error is the one reported.
     await handle?.close().catch(() => undefined);
   }
 }

@@ -24,6 +24,7 @@ const stampOf = (at: Date) => at.toISOString().replace(/[:.]/g, '-');
 /** When the newest backup of `file` was taken (from its name), or null when it has none. */
 export async function newestBackupAt(p: ChannelPaths, file: string): Promise<Date | null> {
   const base = backupBase(p, file);
+  // Silent on purpose: a missing file or folder is the empty case.
   const names = (await fs.readdir(backupDir(p)).catch(() => [] as string[])).filter((f) => f.startsWith(`${base}.`) && f.endsWith('.bak')).sort();
   const m = /\.(\d{4}-\d\d-\d\dT\d\d)-(\d\d)-(\d\d)-(\d{3})Z\.bak$/.exec(names[names.length - 1] ?? '');
   return m ? new Date(`${m[1]}:${m[2]}:${m[3]}.${m[4]}Z`) : null;
@@ -69,9 +70,11 @@ export const LEFTOVER_MIN_AGE_MS = 60_000;
 export async function sweepLeftovers(p: ChannelPaths, now: number = Date.now()): Promise<string[]> {
   const removed: string[] = [];
   for (const [dir, ownFolder] of sweptDirs(p)) {
+    // Silent on purpose: a missing file or folder is the empty case.
     const names = await fs.readdir(dir).catch(() => [] as string[]);
     for (const n of names.filter((x) => isTempName(x) || (ownFolder && LEGACY.test(x)))) {
       const file = path.join(dir, n);
+      // Silent on purpose: a missing file or folder is the empty case.
       const st = await fs.lstat(file).catch(() => null);
       if (!st?.isFile() || now - st.mtimeMs < LEFTOVER_MIN_AGE_MS) continue;
       await fs.rm(file, { force: true });

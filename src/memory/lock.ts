@@ -47,6 +47,7 @@ export async function withChannelLock<T>(stateDir: string, task: () => Promise<T
   try {
     return await task();
   } finally {
+    // Silent on purpose: the lock is released on the way out of a failure; its own error is the one reported.
     await release().catch(() => undefined);
   }
 }
@@ -57,6 +58,7 @@ export async function withChannelLock<T>(stateDir: string, task: () => Promise<T
  * its rmdir with ENOTDIR, blocking every write to the channel. It holds no lock, so remove it.
  */
 async function removeStrayLock(lockPath: string, report?: (msg: string) => void): Promise<void> {
+  // Silent on purpose: a missing file or folder is the empty case.
   const st = await fs.lstat(lockPath).catch(() => null);
   if (!st || st.isDirectory()) return;
   await fs.rm(lockPath, { force: true });

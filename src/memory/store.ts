@@ -210,6 +210,7 @@ export class ChannelStore {
   }
 
   async loadTombstones(p: ChannelPaths): Promise<Tombstone[]> {
+    // Silent on purpose: a missing file or folder is the empty case.
     const text = await readTextIfExists(this.tombstoneFile(p)).catch(() => null);
     const out: Tombstone[] = [];
     for (const line of (text ?? '').split('\n')) {
@@ -247,7 +248,9 @@ export class ChannelStore {
         // It will be rewritten from scratch (conversation, upkeep cursors): keep what it held for a
         // person to look at, as <name>.unreadable next to it.
         const kept = `${file}.unreadable`;
+        // Silent on purpose: a missing file or folder is the empty case.
         const [now, was] = await Promise.all([fs.readFile(file).catch(() => null), fs.readFile(kept).catch(() => null)]);
+        // Silent on purpose: keeping the unreadable copy is best effort; the warning below says the file starts afresh.
         if (now && !(was && was.equals(now))) await fs.copyFile(file, kept).catch(() => undefined);
         this.log.warn({ file: rel, keptAs: path.relative(this.root, kept) }, 'state file is not valid JSON; starting it afresh (its old text is kept beside it)');
         return null;

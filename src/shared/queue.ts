@@ -55,6 +55,7 @@ export class OncePerKey {
     if (!p) {
       const mine = task();
       this.started.set(key, mine);
+      // Silent on purpose: settlement only: the error belongs to the caller awaiting `mine`.
       mine.catch(() => { if (this.started.get(key) === mine) this.started.delete(key); });
       p = mine;
     }
@@ -68,6 +69,7 @@ export class OncePerKey {
 
   /** Settles when every run started so far has settled; never rejects. */
   async settled(): Promise<void> {
+    // Silent on purpose: settlement only: the errors belong to the callers awaiting them.
     await Promise.all(Array.from(this.started.values(), (p) => p.catch(() => undefined)));
   }
 }

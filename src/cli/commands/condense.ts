@@ -69,6 +69,7 @@ const NOT_READ_STATE = /^(conversation\.json|usage\.json|upkeep\.json|lock|conso
  */
 export async function copyForDryRun(from: string, to: string): Promise<void> {
   const files = async (dir: string) =>
+    // Silent on purpose: a missing file or folder is the empty case.
     (await fsp.readdir(dir, { withFileTypes: true }).catch(() => [])).filter((e) => e.isFile()).map((e) => e.name);
   const copy = async (rel: string) => {
     await fsp.mkdir(path.dirname(path.join(to, rel)), { recursive: true });
@@ -83,10 +84,12 @@ export async function copyForDryRun(from: string, to: string): Promise<void> {
 async function listWatched(dir: string): Promise<Map<string, string>> {
   const out = new Map<string, string>();
   const add = async (rel: string) => {
+    // Silent on purpose: a missing file or folder is the empty case.
     const t = await fsp.readFile(path.join(dir, rel), 'utf8').catch(() => null);
     if (t !== null) out.set(rel, t);
   };
   for (const f of ['CONTEXT.md', 'MEMORY.md', 'HISTORY.md']) await add(f);
+  // Silent on purpose: a missing file or folder is the empty case.
   for (const n of (await fsp.readdir(path.join(dir, 'condensations')).catch(() => [] as string[])).sort()) await add(`condensations/${n}`);
   return out;
 }
