@@ -1,4 +1,5 @@
-import { ENTRY_ID, normalizeForCompare, parseMemory } from '../memory/entries';
+import { normalizeForCompare, parseMemory } from '../memory/entries';
+import { ENTRY_ID } from '../memory/grammar';
 import type { MemoryOp } from '../memory/memoryOps';
 
 /**

@@ -1,3 +1,4 @@
+import { BULLET, FENCE, HEADING, ID_PREFIX, ISO_DATE, PROVENANCE, STRUCK_ENTRY } from './grammar';
 import crypto from 'node:crypto';
 
 /**
@@ -26,13 +27,7 @@ export interface MemoryLine {
   bullet: string;
 }
 
-export const ENTRY_ID = /^m-[a-z0-9]{4,16}$/;
-const HEADING = /^\s{0,3}#{1,6}\s/;
-const BULLET = /^(\s*(?:[-*+]|\d{1,3}[.)])\s+)/;
-const ID_PREFIX = /^\[(m-[a-z0-9]{4,16})\]\s*/;
-const PROVENANCE = /\s*\[from:\s*([^\]]*?)\]\s*$/;
-const STRUCK = /^~~\s*(?:\[(m-[a-z0-9]{4,16})\]\s*)?([\s\S]*?)~~\s*(?:→|->)\s*(?:\[(m-[a-z0-9]{4,16})\])?/;
-const ISO_DATE = /\b(\d{4}-\d{2}-\d{2})\b/;
+const STRUCK = STRUCK_ENTRY;
 
 export function parseMemory(text: string): MemoryLine[] {
   const lines = text.split(/\r?\n/);
@@ -40,7 +35,6 @@ export function parseMemory(text: string): MemoryLine[] {
   return lines.map((raw, index) => (skip[index] ? other(raw, index) : parseMemoryLine(raw, index)));
 }
 
-const FENCE = /^\s{0,3}(`{3,}|~{3,})/;
 /** A table row, a rule or setext underline, or a bullet with nothing after it. */
 const NOT_A_STATEMENT = /^\s*(?:\|.*\||(?:[-*_=]\s*){3,}|(?:[-*+]|\d{1,3}[.)])?)\s*$/;
 

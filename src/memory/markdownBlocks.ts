@@ -1,5 +1,6 @@
 import matter from 'gray-matter';
 import { nonEntryLines } from './entries';
+import { BULLET, FENCE, frontmatterEnd, HEADING, ID_PREFIX, ISO_DATE, PROVENANCE, STRUCK_LINE } from './grammar';
 
 /**
  * Splitting memory files into recall candidates. Plain line scanners: they work on any markdown a
@@ -30,14 +31,14 @@ export interface Block {
   link?: string;
 }
 
-const HEADING_RE = /^\s{0,3}(#{1,6})\s+(.*?)\s*#*\s*$/;
-const BULLET_RE = /^\s*(?:[-*+]|\d{1,3}[.)])\s+/;
-const ID_RE = /^\[m-[a-z0-9]{4,32}\]\s*/;
-const PROVENANCE_RE = /\s*\[from:\s*([^\]]*)\]\s*$/;
-const STRUCK_RE = /^\s*(?:(?:[-*+]|\d{1,3}[.)])\s+)?(?:\[m-[a-z0-9]{4,32}\]\s*)?~~/;
+const HEADING_RE = HEADING;
+const BULLET_RE = BULLET;
+const ID_RE = ID_PREFIX;
+const PROVENANCE_RE = PROVENANCE;
+const STRUCK_RE = STRUCK_LINE;
 const COMMENT_RE = /^\s*<!--.*-->\s*$/;
-const ISO_DATE_RE = /\b(\d{4}-\d{2}-\d{2})\b/;
-const FENCE_RE = /^\s{0,3}(```|~~~)/;
+const ISO_DATE_RE = ISO_DATE;
+const FENCE_RE = FENCE;
 const LABEL_RE = /^\s*(?:[-*+]\s+)?\*\*[^*\n]{1,80}:\*\*/;
 
 class HeadingPath {
@@ -54,13 +55,6 @@ class HeadingPath {
     for (let i = this.stack.length - 1; i >= 0; i--) if (this.stack[i].date) return this.stack[i].date;
     return undefined;
   }
-}
-
-/** Removes a leading `---` frontmatter block by line scanning; returns the body's first line index. */
-function skipFrontmatter(lines: string[]): number {
-  if (lines.length === 0 || lines[0].trim() !== '---') return 0;
-  for (let i = 1; i < lines.length && i < 200; i++) if (/^(---|\.\.\.)\s*$/.test(lines[i])) return i + 1;
-  return 0;
 }
 
 export function isStruck(line: string): boolean {
@@ -87,7 +81,7 @@ export function lineEntries(text: string, fileDate?: string): Block[] {
   const out: Block[] = [];
   const path = new HeadingPath();
   const skip = nonEntryLines(lines);
-  for (let i = skipFrontmatter(lines); i < lines.length; i++) {
+  for (let i = frontmatterEnd(lines); i < lines.length; i++) {
     const raw = lines[i];
     if (skip[i] || COMMENT_RE.test(raw)) continue;
     const h = HEADING_RE.exec(raw);
@@ -124,7 +118,7 @@ export function paragraphBlocks(text: string, fileDate?: string, opts: { splitLa
     }
     cur = null;
   };
-  let i = opts.startLine === undefined ? skipFrontmatter(lines) : 0;
+  let i = opts.startLine === undefined ? frontmatterEnd(lines) : 0;
   for (; i < lines.length; i++) {
     const raw = lines[i];
     if (FENCE_RE.test(raw)) {

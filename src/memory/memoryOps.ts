@@ -1,6 +1,7 @@
 import {
-  formatEntry, formatSuperseded, hiddenSpans, MemoryLine, newEntryId, normalizeForCompare, oneLine, parseMemory, utcDate, withId, ENTRY_ID,
+  formatEntry, formatSuperseded, hiddenSpans, MemoryLine, newEntryId, normalizeForCompare, oneLine, parseMemory, utcDate, withId,
 } from './entries';
+import { ENTRY_ID } from './grammar';
 import { containsSecret } from '../shared/secrets';
 import { matchesTombstone, Tombstone } from './tombstones';
 

@@ -1,3 +1,5 @@
+import { SESSION_SECTIONS } from './grammar';
+
 /**
  * Starting content for each memory file. A missing file is filled from here the first time the bot
  * works in a channel, so an old folder with only MEMORY.md and HISTORY.md migrates by itself.
@@ -28,11 +30,11 @@ export const TEMPLATES = {
   'SESSION.md': [
     '# Session',
     '',
-    '## Goal',
+    `## ${SESSION_SECTIONS.goal}`,
     '',
-    '## Current State',
+    `## ${SESSION_SECTIONS.state}`,
     '',
-    '## Next Steps',
+    `## ${SESSION_SECTIONS.next}`,
     '',
   ].join('\n'),
   'HISTORY.md': [

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { SESSION_SECTIONS as S } from '../memory/grammar';
 import type { ConversationState } from '../shared/conversation';
 import { clipWords as clip } from '../memory/entries';
 import type { ChannelRef } from '../memory/paths';
@@ -34,12 +35,12 @@ export function renderSession(s: SessionState, updatedAt: Date): string {
     '',
     `<!-- Working state, refreshed by Minutes from the conversation; last refresh ${updatedAt.toISOString().slice(0, 16).replace('T', ' ')} UTC. -->`,
     '',
-    '## Goal', '', clip(s.goal, CAPS.textChars) || '(none)', '',
-    '## Current State', '', clip(s.current_state, CAPS.textChars) || '(none)', '',
-    '## Links and Files', '', list(s.links), '',
-    '## Open Questions', '', list(s.open_questions), '',
-    '## Next Steps', '', list(s.next_steps), '',
-    '## Recent Errors and Corrections', '', list(s.recent_errors), '',
+    `## ${S.goal}`, '', clip(s.goal, CAPS.textChars) || '(none)', '',
+    `## ${S.state}`, '', clip(s.current_state, CAPS.textChars) || '(none)', '',
+    `## ${S.links}`, '', list(s.links), '',
+    `## ${S.questions}`, '', list(s.open_questions), '',
+    `## ${S.next}`, '', list(s.next_steps), '',
+    `## ${S.errors}`, '', list(s.recent_errors), '',
   ].join('\n');
   return redactSecrets(out);
 }

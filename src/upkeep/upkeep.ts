@@ -1,4 +1,5 @@
 import path from 'node:path';
+import { sectionText, SESSION_SECTIONS } from '../memory/grammar';
 import cron, { type ScheduledTask } from 'node-cron';
 import { conversationTokens } from '../shared/conversation';
 import type { ChatEngine } from '../chat/engine';
@@ -135,12 +136,8 @@ export class Upkeep {
   /** End of an active day: one block built from SESSION.md's goal and state, no model call. */
   private async writeDayBlock(ref: ChannelRef, day: string): Promise<void> {
     const session = (await this.o.deps.store.read(ref, 'SESSION.md')) ?? '';
-    const section = (name: string) => {
-      const m = new RegExp(`## ${name}\\n+([\\s\\S]*?)(?:\\n## |$)`).exec(session);
-      return m ? m[1].trim() : '';
-    };
-    const goal = section('Goal');
-    const state = section('Current State');
+    const goal = sectionText(session, SESSION_SECTIONS.goal);
+    const state = sectionText(session, SESSION_SECTIONS.state);
     const body = [goal && goal !== '(none)' ? `Goal: ${goal}` : '', state && state !== '(none)' ? `State at the end of the day: ${state}` : '']
       .filter(Boolean).join('\n') || 'The channel was active; no working state was recorded.';
     await appendHistoryBlock(this.o.deps.store, ref, { at: new Date(`${day}T23:59:59Z`), title: 'End of an active day', body });

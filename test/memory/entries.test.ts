@@ -1,4 +1,5 @@
 import { applyMemoryOps } from '../../src/memory/memoryOps';
+import { sectionText, SESSION_SECTIONS } from '../../src/memory/grammar';
 import { formatEntry, parseMemory, parseMemoryLine } from '../../src/memory/entries';
 import { entryBody, lineEntries } from '../../src/memory/markdownBlocks';
 import { makeTombstone, matchesTombstone } from '../../src/memory/tombstones';
@@ -124,5 +125,25 @@ describe('applyMemoryOps', () => {
     ], { now, tombstones: [], random });
     expect(r.applied).toHaveLength(0);
     expect(r.text).not.toMatch(/sk-ant|MTk4/);
+  });
+});
+
+describe('one grammar for the memory files', () => {
+  it('the parser, the writer and recall agree on ids of 4 to 32 characters', () => {
+    const long = 'm-' + 'a1'.repeat(12); // 24 characters: once accepted by recall, not by the parser
+    const text = `# Channel Memory\n\n- [${long}] A hand-made id [from: me, 2026-11-01]\n`;
+    const line = parseMemory(text).find((l) => l.kind === 'entry')!;
+    expect(line.id).toBe(long);
+    expect(lineEntries(text).map((b) => b.body)).toEqual(['A hand-made id']);
+    // The writer keeps it (no second id is prefixed on the next write).
+    expect(applyMemoryOps(text, [], { now, tombstones: [], random }).text).toBe(text);
+  });
+
+  it('SESSION.md sections read back what the refresh writes', () => {
+    const session = '# Session\n\n## Goal\n\nShip the importer\n\n## Current State\n\nMigrations written\nTests green\n\n## Next Steps\n\n- deploy\n';
+    expect(sectionText(session, SESSION_SECTIONS.goal)).toBe('Ship the importer');
+    expect(sectionText(session, SESSION_SECTIONS.state)).toBe('Migrations written\nTests green');
+    expect(sectionText(session, SESSION_SECTIONS.next)).toBe('- deploy');
+    expect(sectionText(session, SESSION_SECTIONS.questions)).toBe('');
   });
 });
