@@ -19,6 +19,12 @@ export interface DashboardCliOptions {
 
 export const DEFAULT_PORT = 8787;
 
+/** The bot's cache (inside the data root) is moved to the temp folder; a cache elsewhere is kept. */
+export function dashboardCacheDir(root: string, cacheDir: string): string {
+  const rel = path.relative(root, cacheDir);
+  return !rel.startsWith('..') && !path.isAbsolute(rel) ? path.join(os.tmpdir(), 'minutes-dashboard-vectors') : cacheDir;
+}
+
 export async function runDashboard(opts: DashboardCliOptions, io: CliIO, signal?: AbortSignal): Promise<number> {
   const host = opts.host ?? '127.0.0.1';
   const token = (io.env.MINUTES_DASHBOARD_TOKEN ?? '').trim() || undefined;
@@ -39,9 +45,7 @@ export async function runDashboard(opts: DashboardCliOptions, io: CliIO, signal?
   if (mode !== 'off' && mode !== 'local' && mode !== 'api') { io.stderr.write(`minutes dashboard: --semantic must be off, local or api, not "${mode}"\n`); return 2; }
   // Same recall as the bot, but its vector cache never goes inside the data root: browsing must
   // leave the data root byte for byte unchanged. MINUTES_VECTOR_CACHE wins when it is outside.
-  let cacheDir = settings.semantic.cacheDir;
-  const rel = path.relative(root, cacheDir);
-  if (!rel.startsWith('..') && !path.isAbsolute(rel)) cacheDir = path.join(os.tmpdir(), 'minutes-dashboard-vectors');
+  const cacheDir = dashboardCacheDir(root, settings.semantic.cacheDir);
   const recall = buildRecallService({ semantic: { ...settings.semantic, mode, cacheDir }, logger });
   const dash = createDashboard({ root, host, port: opts.port ?? DEFAULT_PORT, token, recall });
   let url: string;
