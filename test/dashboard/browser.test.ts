@@ -55,7 +55,7 @@ describeBrowser('dashboard in chromium', () => {
     if (profile) fs.rmSync(profile, { recursive: true, force: true });
   });
 
-  const pwned = () => page.evaluate(() => (window as unknown as { __pwned?: unknown }).__pwned);
+  const pwned = () => page.evaluate(() => (globalThis as unknown as { __pwned?: unknown }).__pwned);
 
   it('navigates home → channel → condensation → back', async () => {
     await page.goto(dash.url);
@@ -104,7 +104,7 @@ describeBrowser('dashboard in chromium', () => {
       await page.waitForLoadState('load');
       expect(await pwned()).toBeUndefined();
       expect(await page.textContent('body')).toContain('window.__pwned=1');
-      const hrefs = await page.locator('a').evaluateAll((as) => as.map((a) => (a as HTMLAnchorElement).href));
+      const hrefs = await page.locator('a').evaluateAll((as) => as.map((a) => (a as unknown as { href: string }).href));
       expect(hrefs.filter((h) => /^javascript:/i.test(h))).toEqual([]);
       // Clicking what looks like a link in the planted text does nothing either.
       const raw = page.getByText('raw link');
