@@ -5,6 +5,7 @@ import path from 'node:path';
 import { auditChannel } from '../condense/audit';
 import type { RecallService } from '../memory/hybridRecall';
 import { ChannelStore } from '../memory/store';
+import { SignedCache, unitSignature } from './cache';
 import { Condensation, listUnits, readCondensations, readMemory, readNames, readText, Unit } from './data';
 import { createMarkdown, page } from './html';
 import { channelBody, condensationBody, HomeRow, homeBody, searchBody, SearchHit, ViewCtx } from './views';
@@ -53,19 +54,23 @@ export function createDashboard(o: DashboardOptions): { server: http.Server; lis
   const md = createMarkdown();
   // audit with fix:false only reads; the store is needed for its state-file reader.
   const store = new ChannelStore({ root: o.root });
+  const audits = new SignedCache<string[]>();
 
   async function home(ctx: ViewCtx): Promise<string> {
     const rows: HomeRow[] = [];
     for (const u of await listUnits(o.root)) {
       const conds = await readCondensations(u);
       const names = await unitLabel(o.root, u);
-      const flags: string[] = [];
-      try {
-        const a = await auditChannel({ store, ref: u.ref, fix: false, now: new Date() });
-        if (a.context) flags.push(`CONTEXT.md stale: ${a.context}`);
-        if (a.unfolded.length) flags.push(`${a.unfolded.length} condensation(s) not folded in`);
-        if (a.staleLines.length) flags.push(`${a.staleLines.length} line(s) restate superseded decisions`);
-      } catch (err) { flags.push(`audit failed: ${(err as Error).message}`); }
+      const flags = await audits.get(u.key, await unitSignature(u), async () => {
+        const f: string[] = [];
+        try {
+          const a = await auditChannel({ store, ref: u.ref, fix: false, now: new Date() });
+          if (a.context) f.push(`CONTEXT.md stale: ${a.context}`);
+          if (a.unfolded.length) f.push(`${a.unfolded.length} condensation(s) not folded in`);
+          if (a.staleLines.length) f.push(`${a.staleLines.length} line(s) restate superseded decisions`);
+        } catch (err) { f.push(`audit failed: ${(err as Error).message}`); }
+        return f;
+      });
       rows.push({ unit: u, label: names.label, guildLabel: names.guild, decisions: conds.length, newest: conds.at(-1)?.date, flags });
     }
     return page('Channels', homeBody(ctx, rows), o.token);

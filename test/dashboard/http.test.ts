@@ -142,3 +142,24 @@ describe('dashboard token', () => {
     }
   });
 });
+
+describe('dashboard audit flags', () => {
+  let tmp: ReturnType<typeof makeTmpDir>;
+  beforeAll(() => { tmp = makeTmpDir('minutes-dash-'); });
+  afterAll(() => tmp.cleanup());
+
+  it('the home page shows what the audit flags, and notices when the files change', async () => {
+    const ids = generateDataRoot(tmp.dir);
+    const d = await startDashboard(tmp.dir);
+    try {
+      expect((await rawGet(d.url, '/')).body).not.toMatch(/not folded in/);
+      // A condensation the bot filed (it has a ledger key) that .minutes/context.json never took in.
+      const { writeFileSync } = await import('node:fs');
+      writeFileSync(`${tmp.dir}/${ids.channelKey}/condensations/2025-04-01-interrupted.md`,
+        "---\ndate: '2025-04-01'\ntopic: Interrupted\nledger_key: k-1\n---\n**Decision:** x\n");
+      expect((await rawGet(d.url, '/')).body).toMatch(/1 condensation\(s\) not folded in/);
+    } finally {
+      await d.close();
+    }
+  });
+});
