@@ -5,7 +5,8 @@
  * Dashboard speed at size (issue 17): one channel with 300 condensations and 5,000 MEMORY.md
  * entries (plus the small fixtures of the tests: a chain, a private thread, a console channel),
  * served by the compiled dashboard (dist/) on a loopback port. Each page is fetched once to warm
- * up, then N times in a row; prints the median, p95 and max server time per page (wall time of one
+ * up (its time is the "first" column: the home page's audit runs then), then N times in a row;
+ * prints the median, p95 and max server time per page (wall time of one
  * HTTP request, body included). The target is every page under 200 ms.
  *
  * Usage: npm run bench:dashboard   (= npm run build && node bench/dashboard.js)
@@ -44,13 +45,15 @@ async function main() {
     'search, all channels': `search?q=${encodeURIComponent('which database does the orders service use')}`,
   };
   console.log(`dashboard bench: ${conds.length} condensations, 5,000+ memory entries, ${runs} runs per page, recall semantic=${mode}, node ${process.version}`);
-  console.log('| page | median ms | p95 ms | max ms | bytes |');
-  console.log('|---|---:|---:|---:|---:|');
+  console.log('| page | first ms | median ms | p95 ms | max ms | bytes |');
+  console.log('|---|---:|---:|---:|---:|---:|');
   for (const [name, p] of Object.entries(pages)) {
     let bytes = 0;
+    const t0 = process.hrtime.bigint();
     const r0 = await fetch(url + p);
     if (r0.status !== 200) throw new Error(`${name}: HTTP ${r0.status}`);
     await r0.text();
+    const first = Number(process.hrtime.bigint() - t0) / 1e6;
     const times = [];
     for (let i = 0; i < runs; i++) {
       const t = process.hrtime.bigint();
@@ -60,7 +63,7 @@ async function main() {
     }
     times.sort((a, b) => a - b);
     const q = (f) => times[Math.min(times.length - 1, Math.floor(f * times.length))].toFixed(1);
-    console.log(`| ${name} | ${q(0.5)} | ${q(0.95)} | ${times[times.length - 1].toFixed(1)} | ${bytes} |`);
+    console.log(`| ${name} | ${first.toFixed(1)} | ${q(0.5)} | ${q(0.95)} | ${times[times.length - 1].toFixed(1)} | ${bytes} |`);
   }
   await dash.close();
   await recall.close();

@@ -92,16 +92,37 @@ function dateOf(v: unknown, fallback: string): string {
   return typeof v === 'string' ? v : fallback;
 }
 
+/**
+ * Parsed files by path, reused while the file's size and mtime are unchanged: parsing 300
+ * frontmatters costs more than stat-ing them. One per dashboard, passed in (no module state).
+ */
+export type ParseCache = Map<string, { sig: string; text: string; data: Record<string, unknown> }>;
+
+async function parsed(file: string, cache?: ParseCache): Promise<{ text: string; data: Record<string, unknown> } | null> {
+  let sig = '';
+  if (cache) {
+    try { const st = await fs.stat(file); sig = `${st.size}:${st.mtimeMs}`; } catch { return null; }
+    const hit = cache.get(file);
+    if (hit && hit.sig === sig) return hit;
+  }
+  const text = await readText(file);
+  if (text === null) return null;
+  const v = { sig, text, data: readFrontmatter(text) ?? {} };
+  cache?.set(file, v);
+  return v;
+}
+
 /** The unit's condensations, oldest first, with `superseded by` filled from either side. */
-export async function readCondensations(u: Unit): Promise<Condensation[]> {
+export async function readCondensations(u: Unit, cache?: ParseCache): Promise<Condensation[]> {
   const dir = path.join(u.dir, 'condensations');
   let names: string[];
   try { names = (await fs.readdir(dir)).filter((n) => COND_NAME.test(n)).sort(); } catch { return []; }
   const out: Condensation[] = [];
   await Promise.all(names.map(async (n) => {
-    const text = await readText(path.join(dir, n));
-    if (text === null) return;
-    const data = readFrontmatter(text) ?? {};
+    const f = await parsed(path.join(dir, n), cache);
+    if (f === null) return;
+    const { text } = f;
+    const data = f.data;
     const body = text.replace(/^---\r?\n[\s\S]*?\r?\n---\r?\n?/, '');
     const id = n.slice(0, -3);
     out.push({

@@ -6,7 +6,7 @@ import { auditChannel } from '../condense/audit';
 import type { RecallService } from '../memory/hybridRecall';
 import { ChannelStore } from '../memory/store';
 import { SignedCache, unitSignature } from './cache';
-import { Condensation, listUnits, readCondensations, readMemory, readNames, readText, Unit } from './data';
+import { Condensation, listUnits, ParseCache, readCondensations, readMemory, readNames, readText, Unit } from './data';
 import { createMarkdown, page } from './html';
 import { channelBody, condensationBody, HomeRow, homeBody, searchBody, SearchHit, ViewCtx } from './views';
 
@@ -55,11 +55,12 @@ export function createDashboard(o: DashboardOptions): { server: http.Server; lis
   // audit with fix:false only reads; the store is needed for its state-file reader.
   const store = new ChannelStore({ root: o.root });
   const audits = new SignedCache<string[]>();
+  const parses: ParseCache = new Map();
 
   async function home(ctx: ViewCtx): Promise<string> {
     const rows: HomeRow[] = [];
     for (const u of await listUnits(o.root)) {
-      const conds = await readCondensations(u);
+      const conds = await readCondensations(u, parses);
       const names = await unitLabel(o.root, u);
       const flags = await audits.get(u.key, await unitSignature(u), async () => {
         const f: string[] = [];
@@ -84,7 +85,7 @@ export function createDashboard(o: DashboardOptions): { server: http.Server; lis
       for (const u of units) {
         const r = await o.recall.recall({ channelDirs: u.recallDirs, query: q });
         const text: SearchHit['text'] = [];
-        for (const c of await readCondensations(u)) {
+        for (const c of await readCondensations(u, parses)) {
           const hay = `${c.topic}\n${c.body}`.toLowerCase();
           if (!words.every((w) => hay.includes(w))) continue;
           const at = hay.indexOf(words[0]!);
@@ -109,7 +110,7 @@ export function createDashboard(o: DashboardOptions): { server: http.Server; lis
     const keyParts = ci >= 0 ? rest.slice(0, ci) : rest;
     const unit = (await listUnits(o.root)).find((u) => u.key === keyParts.join('/'));
     if (!unit) return null;
-    const conds = await readCondensations(unit);
+    const conds = await readCondensations(unit, parses);
     const { label } = await unitLabel(o.root, unit);
     if (ci >= 0) {
       if (rest.length !== ci + 2) return null;
