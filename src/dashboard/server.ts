@@ -23,6 +23,12 @@ export function isLoopback(host: string): boolean {
   return host === 'localhost' || host === '::1' || /^127\.\d+\.\d+\.\d+$/.test(host);
 }
 
+function hostAllowed(header: string | undefined, bound: string): boolean {
+  if (!header) return false;
+  const name = header.replace(/:\d+$/, '').replace(/^\[(.*)\]$/, '$1').toLowerCase();
+  return isLoopback(name) || name === bound.toLowerCase();
+}
+
 function tokenOk(req: http.IncomingMessage, url: URL, token: string): boolean {
   const given = [
     String(req.headers['x-minutes-token'] ?? ''),
@@ -138,6 +144,12 @@ export function createDashboard(o: DashboardOptions): { server: http.Server; lis
         'referrer-policy': 'no-referrer',
       };
       if (req.method !== 'GET' && req.method !== 'HEAD') { res.writeHead(405, headers).end('method not allowed'); return; }
+      if (!o.token && !hostAllowed(req.headers.host, o.host)) {
+        // Without a token, only the loopback names are answered: a web page that rebinds its own
+        // domain name to 127.0.0.1 (DNS rebinding) must not be able to read the dashboard.
+        res.writeHead(421, headers).end('421: use http://127.0.0.1 or http://localhost');
+        return;
+      }
       if (o.token) {
         if (!tokenOk(req, url, o.token)) { res.writeHead(401, headers).end('401: a token is required (MINUTES_DASHBOARD_TOKEN: header x-minutes-token, ?token= or cookie)'); return; }
         headers['set-cookie'] = `minutes_token=${encodeURIComponent(o.token)}; HttpOnly; SameSite=Strict; Path=/`;

@@ -163,3 +163,20 @@ describe('dashboard audit flags', () => {
     }
   });
 });
+
+describe('dashboard without a token', () => {
+  it('answers only loopback Host names (no DNS rebinding)', async () => {
+    const tmp = makeTmpDir('minutes-dash-');
+    generateDataRoot(tmp.dir);
+    const d = await startDashboard(tmp.dir);
+    try {
+      expect((await rawGet(d.url, '/', { host: 'evil.example:8787' })).status).toBe(421);
+      expect((await rawGet(d.url, '/', { host: 'localhost:8787' })).status).toBe(200);
+      expect((await rawGet(d.url, '/', { host: '[::1]:8787' })).status).toBe(200);
+      expect((await rawGet(d.url, '/')).status).toBe(200);
+    } finally {
+      await d.close();
+      tmp.cleanup();
+    }
+  });
+});
