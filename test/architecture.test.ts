@@ -20,6 +20,7 @@ const LAYERS = [
   'condense', // the Secretary
   'app', // the composition root: wires a runtime from settings
   'bot', // Discord
+  'dashboard', // the read-only web page over the data root
   'cli', // the `minutes` command
 ];
 /** Files small enough to read in one sitting. */

@@ -6,6 +6,7 @@ import {
 import cron, { type ScheduledTask } from 'node-cron';
 import { autoGate } from '../condense/gate';
 import { botThereSince, noteServersSeen } from './firstSeen';
+import { watchNames } from './names';
 import { ensureFirstRun, lastCondensedMessageId, ledgerFile, listRetryable, readLedger, releaseLeases, skipIfMalformed } from '../condense/ledger';
 import { Secretary, CondenseResult, SecretaryOptions } from '../condense/secretary';
 import { humanMessages, messagesSince } from '../condense/transcript';
@@ -73,6 +74,7 @@ export class DiscordSecretary implements SecretaryCommands {
     const seen = (ids: string[]) => noteServersSeen(this.o.client, this.o.runtime.store, ids, this.o.runtime.clock(), this.log);
     client.once(Events.ClientReady, () => { void this.events.run('sweep', async () => { await seen([...client.guilds.cache.keys()]); await this.resumeInterrupted({ atStart: true }); await this.sweep(); }); });
     client.on(Events.GuildCreate, (g) => { void this.events.run('guildCreate', () => seen([g.id])); });
+    watchNames(client, this.o.runtime.store, this.log, (name, fn) => { void this.events.run(name, fn); });
   }
 
   start(): void {

@@ -82,6 +82,17 @@ export async function run(argv: string[], io: CliIO = defaultIO()): Promise<numb
     });
 
   program
+    .command('dashboard')
+    .description('a read-only web page over the data root: decisions, supersessions, memory, search')
+    .option('--port <n>', 'port (default 8787)', parseIntArg)
+    .option('--host <host>', 'address to bind (default 127.0.0.1; others need MINUTES_DASHBOARD_TOKEN)')
+    .option('--semantic <mode>', 'recall meaning for search: off, local or api (default: the config, as the bot)')
+    .action(async (opts) => {
+      const m = await import('./commands/dashboard');
+      exitCode = await m.runDashboard(opts, io);
+    });
+
+  program
     .command('doctor')
     .description('check the token, intents, channel permissions, the provider, the data root and the config')
     .action(async () => {

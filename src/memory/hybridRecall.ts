@@ -15,6 +15,8 @@ import { hasCjk } from './tokenize';
  */
 
 export interface RecallService {
+  /** Where vectors come from: 'off' (words only), 'local' (the packaged model) or 'api'; shown by the dashboard. */
+  readonly semantic: 'off' | 'local' | 'api';
   recall(input: RecallInput): Promise<RecallResult>;
   /**
    * Embeds every candidate of these folders that has no vector yet (the CLI waits for it);
@@ -32,6 +34,8 @@ export interface RecallService {
 
 export interface RecallServiceOptions {
   lexical: LexicalRecall;
+  /** Defaults to 'local' with an embedder, 'off' without. */
+  semantic?: 'off' | 'local' | 'api';
   embedder?: Embedder;
   vectors?: CandidateVectors;
   logger: Logger;
@@ -85,6 +89,7 @@ export function createRecallService(o: RecallServiceOptions): RecallService {
   }
 
   return {
+    semantic: o.semantic ?? (embedder ? 'local' : 'off'),
     async recall(input) {
       // An empty channel has nothing to compare with: no model is loaded for it.
       const any = hasCandidates(input);
@@ -153,7 +158,7 @@ export function buildRecallService(o: BuildRecallOptions): RecallService {
   const embedder: Embedder = mode === 'api' && o.semantic.api ? apiEmbedder(o.semantic.api, logger) : new WorkerEmbedder({ logger });
   const cache = new VectorCache({ dir: o.semantic.cacheDir || undefined, modelId: embedder.id, logger });
   const vectors = new CandidateVectors({ embedder, cache, logger });
-  return createRecallService({ lexical, embedder, vectors, logger, queryTimeoutMs: o.queryTimeoutMs });
+  return createRecallService({ lexical, semantic: mode, embedder, vectors, logger, queryTimeoutMs: o.queryTimeoutMs });
 }
 
 /** Loaded only in api mode: the OpenAI SDK is not needed (nor loaded) by words-only or local recall. */

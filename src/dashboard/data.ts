@@ -1,0 +1,180 @@
+import fs from 'node:fs/promises';
+import path from 'node:path';
+import { parseMemory, MemoryLine } from '../memory/entries';
+import { ChannelRef, isLocalName, isSnowflake } from '../memory/paths';
+import { readFrontmatter } from '../condense/render';
+
+/**
+ * The dashboard's view of the data root. Everything is found by listing folders whose names pass
+ * the store's own id checks; a URL only ever names a key of this listing, never a path, so no
+ * request can reach a file the listing did not find (no traversal).
+ */
+export interface Unit {
+  /** URL key: `<guild>/<channel>`, `<guild>/<channel>/<thread>` (private thread) or `local/<name>`. */
+  key: string;
+  ref: ChannelRef;
+  /** Folder holding this unit's durable memory (a private thread's own folder). */
+  dir: string;
+  /** Folders recall reads for it, as the bot would (a thread first, then its parent). */
+  recallDirs: string[];
+  guildId?: string;
+  channelId?: string;
+  threadId?: string;
+}
+
+export interface Condensation {
+  /** File name without `.md`: the id in URLs. */
+  id: string;
+  file: string;
+  date: string;
+  topic: string;
+  decisionId?: string;
+  supersedes: string[];
+  supersededBy?: string;
+  postUrl?: string;
+  data: Record<string, unknown>;
+  body: string;
+}
+
+const COND_NAME = /^[A-Za-z0-9][A-Za-z0-9._-]{0,200}\.md$/;
+
+async function listDir(dir: string): Promise<string[]> {
+  try { return (await fs.readdir(dir, { withFileTypes: true })).filter((d) => d.isDirectory()).map((d) => d.name); } catch { return []; }
+}
+
+async function exists(p: string): Promise<boolean> {
+  try { await fs.stat(p); return true; } catch { return false; }
+}
+
+export async function readText(file: string): Promise<string | null> {
+  try { return await fs.readFile(file, 'utf8'); } catch { return null; }
+}
+
+/** Every channel, private thread and console channel of the root. */
+export async function listUnits(root: string): Promise<Unit[]> {
+  const out: Unit[] = [];
+  for (const g of (await listDir(root)).sort()) {
+    if (g === 'local') {
+      for (const n of (await listDir(path.join(root, g))).sort()) {
+        if (!isLocalName(n)) continue;
+        const dir = path.join(root, g, n);
+        out.push({ key: `local/${n}`, ref: { kind: 'local', name: n }, dir, recallDirs: [dir] });
+      }
+      continue;
+    }
+    if (!isSnowflake(g)) continue;
+    for (const c of (await listDir(path.join(root, g))).sort()) {
+      if (!isSnowflake(c)) continue;
+      const dir = path.join(root, g, c);
+      out.push({ key: `${g}/${c}`, ref: { kind: 'discord', guildId: g, channelId: c }, dir, recallDirs: [dir], guildId: g, channelId: c });
+      // A thread folder with its own durable memory is a private thread: it is its own unit and
+      // nothing of it is shown in the parent's pages or search.
+      for (const t of (await listDir(path.join(dir, 'threads'))).sort()) {
+        if (!isSnowflake(t)) continue;
+        const tdir = path.join(dir, 'threads', t);
+        if (!(await exists(path.join(tdir, 'MEMORY.md'))) && !(await exists(path.join(tdir, 'condensations')))) continue;
+        out.push({
+          key: `${g}/${c}/${t}`, ref: { kind: 'discord', guildId: g, channelId: c, threadId: t, privateThread: true },
+          dir: tdir, recallDirs: [tdir, dir], guildId: g, channelId: c, threadId: t,
+        });
+      }
+    }
+  }
+  return out;
+}
+
+function strList(v: unknown): string[] {
+  return Array.isArray(v) ? v.map((x) => String(x)) : [];
+}
+
+function dateOf(v: unknown, fallback: string): string {
+  if (v instanceof Date) return v.toISOString().slice(0, 10);
+  return typeof v === 'string' ? v : fallback;
+}
+
+/**
+ * Parsed files by path, reused while the file's size and mtime are unchanged: parsing 300
+ * frontmatters costs more than stat-ing them. One per dashboard, passed in (no module state).
+ */
+export type ParseCache = Map<string, { sig: string; text: string; data: Record<string, unknown> }>;
+
+async function parsed(file: string, cache?: ParseCache): Promise<{ text: string; data: Record<string, unknown> } | null> {
+  let sig = '';
+  if (cache) {
+    try { const st = await fs.stat(file); sig = `${st.size}:${st.mtimeMs}`; } catch { return null; }
+    const hit = cache.get(file);
+    if (hit && hit.sig === sig) return hit;
+  }
+  const text = await readText(file);
+  if (text === null) return null;
+  const v = { sig, text, data: readFrontmatter(text) ?? {} };
+  cache?.set(file, v);
+  return v;
+}
+
+/** The unit's condensations, oldest first, with `superseded by` filled from either side. */
+export async function readCondensations(u: Unit, cache?: ParseCache): Promise<Condensation[]> {
+  const dir = path.join(u.dir, 'condensations');
+  let names: string[];
+  try { names = (await fs.readdir(dir)).filter((n) => COND_NAME.test(n)).sort(); } catch { return []; }
+  const out: Condensation[] = [];
+  await Promise.all(names.map(async (n) => {
+    const f = await parsed(path.join(dir, n), cache);
+    if (f === null) return;
+    const { text } = f;
+    const data = f.data;
+    const body = text.replace(/^---\r?\n[\s\S]*?\r?\n---\r?\n?/, '');
+    const id = n.slice(0, -3);
+    out.push({
+      id, file: n, date: dateOf(data.date, n.slice(0, 10)), topic: typeof data.topic === 'string' ? data.topic : id,
+      decisionId: typeof data.decision_id === 'string' ? data.decision_id : undefined,
+      supersedes: [...strList(data.supersedes_files), ...strList(data.supersedes)],
+      supersededBy: typeof data.superseded_by === 'string' ? data.superseded_by : undefined,
+      postUrl: typeof data.post_url === 'string' ? data.post_url : typeof data.link === 'string' ? data.link : undefined,
+      data, body,
+    });
+  }));
+  out.sort((a, b) => (a.date === b.date ? a.id.localeCompare(b.id) : a.date.localeCompare(b.date)));
+  // Link both ways: `supersedes` may name a file or a decision id.
+  const byRef = new Map<string, Condensation>();
+  for (const c of out) { byRef.set(c.file, c); byRef.set(c.id, c); if (c.decisionId) byRef.set(c.decisionId, c); }
+  for (const c of out) {
+    c.supersedes = [...new Set(c.supersedes.map((s) => byRef.get(s)?.id ?? s))];
+    for (const s of c.supersedes) { const old = byRef.get(s); if (old && !old.supersededBy) old.supersededBy = c.id; }
+    if (c.supersededBy) c.supersededBy = byRef.get(c.supersededBy)?.id ?? c.supersededBy;
+  }
+  return out;
+}
+
+/** The chain a condensation belongs to, oldest first (each replaced by the next). */
+export function chainOf(all: Condensation[], id: string): Condensation[] {
+  const byId = new Map(all.map((c) => [c.id, c]));
+  let start = byId.get(id);
+  const seen = new Set<string>();
+  while (start && start.supersedes.length && !seen.has(start.id)) {
+    seen.add(start.id);
+    const prev = byId.get(start.supersedes[0]!);
+    if (!prev) break;
+    start = prev;
+  }
+  const chain: Condensation[] = [];
+  const seen2 = new Set<string>();
+  for (let c = start; c && !seen2.has(c.id); c = c.supersededBy ? byId.get(c.supersededBy) : undefined) { seen2.add(c.id); chain.push(c); }
+  return chain;
+}
+
+export async function readMemory(u: Unit): Promise<MemoryLine[]> {
+  const text = await readText(path.join(u.dir, 'MEMORY.md'));
+  return text === null ? [] : parseMemory(text).filter((l) => l.kind === 'entry');
+}
+
+export interface Names { guild?: string; channels: Record<string, string> }
+
+/** Names the bot recorded (`<guild>/.minutes/names.json`); ids when none. */
+export async function readNames(root: string, guildId: string): Promise<Names> {
+  const text = await readText(path.join(root, guildId, '.minutes', 'names.json'));
+  try {
+    const v = text ? JSON.parse(text) as Partial<Names> : {};
+    return { guild: typeof v.guild === 'string' ? v.guild : undefined, channels: v.channels && typeof v.channels === 'object' ? v.channels : {} };
+  } catch { return { channels: {} }; }
+}

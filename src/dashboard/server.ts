@@ -1,0 +1,180 @@
+import crypto from 'node:crypto';
+import http from 'node:http';
+import type { AddressInfo } from 'node:net';
+import path from 'node:path';
+import { auditChannel } from '../condense/audit';
+import type { RecallService } from '../memory/hybridRecall';
+import { ChannelStore } from '../memory/store';
+import { SignedCache, unitSignature } from './cache';
+import { Condensation, listUnits, ParseCache, readCondensations, readMemory, readNames, readText, Unit } from './data';
+import { createMarkdown, page } from './html';
+import { channelBody, condensationBody, HomeRow, homeBody, searchBody, SearchHit, ViewCtx } from './views';
+
+export interface DashboardOptions {
+  root: string;
+  host: string;
+  port: number;
+  /** Required (and checked on every request) when set; the CLI insists on it off loopback. */
+  token?: string;
+  recall: RecallService;
+}
+
+export function isLoopback(host: string): boolean {
+  return host === 'localhost' || host === '::1' || /^127\.\d+\.\d+\.\d+$/.test(host);
+}
+
+function hostAllowed(header: string | undefined, bound: string): boolean {
+  if (!header) return false;
+  const name = header.replace(/:\d+$/, '').replace(/^\[(.*)\]$/, '$1').toLowerCase();
+  return isLoopback(name) || name === bound.toLowerCase();
+}
+
+function tokenOk(req: http.IncomingMessage, url: URL, token: string): boolean {
+  const given = [
+    String(req.headers['x-minutes-token'] ?? ''),
+    String(req.headers.authorization ?? '').replace(/^Bearer\s+/i, ''),
+    url.searchParams.get('token') ?? '',
+    /(?:^|;\s*)minutes_token=([^;]*)/.exec(String(req.headers.cookie ?? ''))?.[1] ?? '',
+  ];
+  const want = Buffer.from(token);
+  return given.some((g) => {
+    let v = g; try { v = decodeURIComponent(g); } catch { /* as given */ }
+    const b = Buffer.from(v);
+    return b.length === want.length && crypto.timingSafeEqual(b, want);
+  });
+}
+
+async function unitLabel(root: string, u: Unit): Promise<{ label: string; guild: string }> {
+  if (!u.guildId) return { label: u.key, guild: 'console' };
+  const n = await readNames(root, u.guildId);
+  const ch = n.channels[u.channelId!] ? `#${n.channels[u.channelId!]}` : u.channelId!;
+  const label = u.threadId ? `${ch} › private thread ${n.channels[u.threadId] ?? u.threadId}` : ch;
+  return { label, guild: n.guild ?? u.guildId };
+}
+
+/**
+ * The dashboard: a read-only HTTP server over the data root. Every URL is matched against the
+ * listing of the root (ids the store would accept); nothing is ever written.
+ */
+export function createDashboard(o: DashboardOptions): { server: http.Server; listen(): Promise<string>; warmed(): Promise<void>; close(): Promise<void> } {
+  const md = createMarkdown();
+  // audit with fix:false only reads; the store is needed for its state-file reader.
+  const store = new ChannelStore({ root: o.root });
+  const audits = new SignedCache<string[]>();
+  const parses: ParseCache = new Map();
+  let warmed: Promise<void> = Promise.resolve();
+
+  async function home(ctx: ViewCtx): Promise<string> {
+    const rows: HomeRow[] = [];
+    for (const u of await listUnits(o.root)) {
+      const conds = await readCondensations(u, parses);
+      const names = await unitLabel(o.root, u);
+      const flags = await audits.get(u.key, await unitSignature(u), async () => {
+        const f: string[] = [];
+        try {
+          const a = await auditChannel({ store, ref: u.ref, fix: false, now: new Date() });
+          if (a.context) f.push(`CONTEXT.md stale: ${a.context}`);
+          if (a.unfolded.length) f.push(`${a.unfolded.length} condensation(s) not folded in`);
+          if (a.staleLines.length) f.push(`${a.staleLines.length} line(s) restate superseded decisions`);
+        } catch (err) { f.push(`audit failed: ${(err as Error).message}`); }
+        return f;
+      });
+      rows.push({ unit: u, label: names.label, guildLabel: names.guild, decisions: conds.length, newest: conds.at(-1)?.date, flags });
+    }
+    return page('Channels', homeBody(ctx, rows), o.token);
+  }
+
+  async function search(ctx: ViewCtx, q: string, scope: string): Promise<string> {
+    const units = (await listUnits(o.root)).filter((u) => !scope || u.key === scope);
+    const hits: SearchHit[] = [];
+    const words = q.toLowerCase().split(/\s+/).filter(Boolean);
+    if (q) {
+      for (const u of units) {
+        const r = await o.recall.recall({ channelDirs: u.recallDirs, query: q });
+        const text: SearchHit['text'] = [];
+        for (const c of await readCondensations(u, parses)) {
+          const hay = `${c.topic}\n${c.body}`.toLowerCase();
+          if (!words.every((w) => hay.includes(w))) continue;
+          const at = hay.indexOf(words[0]!);
+          text.push({ c, snippet: `${c.topic}\n${c.body}`.slice(Math.max(0, at - 60), at + 140).replace(/\s+/g, ' ') });
+        }
+        hits.push({ unit: u, label: (await unitLabel(o.root, u)).label, items: r.items, text });
+      }
+    }
+    return page(q ? `Search: ${q}` : 'Search', searchBody(ctx, q, scope, o.recall.semantic, hits), o.token);
+  }
+
+  async function route(url: URL, ctx: ViewCtx): Promise<string | null> {
+    let segs: string[];
+    try { segs = url.pathname.split('/').filter(Boolean).map((s) => decodeURIComponent(s)); } catch { return null; }
+    if (segs.length === 0) return home(ctx);
+    if (segs[0] === 'search' && segs.length === 1) {
+      return search(ctx, (url.searchParams.get('q') ?? '').trim().slice(0, 500), url.searchParams.get('in') ?? '');
+    }
+    if (segs[0] !== 'channel') return null;
+    const rest = segs.slice(1);
+    const ci = rest.indexOf('c');
+    const keyParts = ci >= 0 ? rest.slice(0, ci) : rest;
+    const unit = (await listUnits(o.root)).find((u) => u.key === keyParts.join('/'));
+    if (!unit) return null;
+    const conds = await readCondensations(unit, parses);
+    const { label } = await unitLabel(o.root, unit);
+    if (ci >= 0) {
+      if (rest.length !== ci + 2) return null;
+      const c: Condensation | undefined = conds.find((x) => x.id === rest[ci + 1]);
+      return c ? page(c.topic, condensationBody(ctx, unit, c, conds), o.token) : null;
+    }
+    // A private thread has no CONTEXT.md of its own: the parent's is not shown under it either.
+    const context = unit.threadId ? null : await readText(path.join(unit.dir, 'CONTEXT.md'));
+    const body = channelBody(ctx, unit, {
+      context, conds, memory: await readMemory(unit), history: await readText(path.join(unit.dir, 'HISTORY.md')),
+      filter: url.searchParams.get('filter') ?? '',
+    });
+    return page(label, body, o.token);
+  }
+
+  const server = http.createServer((req, res) => {
+    void (async () => {
+      const url = new URL(req.url ?? '/', 'http://dashboard.invalid');
+      const headers: Record<string, string> = {
+        'content-type': 'text/html; charset=utf-8',
+        // No script at all: even a renderer bug cannot run planted code.
+        'content-security-policy': "default-src 'none'; style-src 'unsafe-inline'; img-src 'self' https: data:; form-action 'self'; base-uri 'none'; frame-ancestors 'none'",
+        'x-content-type-options': 'nosniff',
+        'referrer-policy': 'no-referrer',
+      };
+      if (req.method !== 'GET' && req.method !== 'HEAD') { res.writeHead(405, headers).end('method not allowed'); return; }
+      if (!o.token && !hostAllowed(req.headers.host, o.host)) {
+        // Without a token, only the loopback names are answered: a web page that rebinds its own
+        // domain name to 127.0.0.1 (DNS rebinding) must not be able to read the dashboard.
+        res.writeHead(421, headers).end('421: use http://127.0.0.1 or http://localhost');
+        return;
+      }
+      if (o.token) {
+        if (!tokenOk(req, url, o.token)) { res.writeHead(401, headers).end('401: a token is required (MINUTES_DASHBOARD_TOKEN: header x-minutes-token, ?token= or cookie)'); return; }
+        headers['set-cookie'] = `minutes_token=${encodeURIComponent(o.token)}; HttpOnly; SameSite=Strict; Path=/`;
+      }
+      const ctx: ViewCtx = { md, href: (p) => p };
+      const html = await route(url, ctx);
+      if (html === null) { res.writeHead(404, headers).end('404: not found'); return; }
+      res.writeHead(200, headers).end(html);
+    })().catch((err: Error) => { if (!res.headersSent) res.writeHead(500, { 'content-type': 'text/plain' }); res.end(`500: ${err.message}`); });
+  });
+
+  return {
+    server,
+    listen: () => new Promise((resolve, reject) => {
+      server.once('error', reject);
+      server.listen(o.port, o.host, () => {
+        const a = server.address() as AddressInfo;
+        const h = a.family === 'IPv6' ? `[${a.address}]` : a.address;
+        // Fill the audit and parse caches once at start, so the first visitor does not pay for
+        // auditing every channel (~250 ms at 300 condensations); a failure shows on the page later.
+        warmed = home({ md, href: (p) => p }).then(() => undefined, () => undefined);
+        resolve(`http://${h}:${a.port}/`);
+      });
+    }),
+    warmed: () => warmed,
+    close: async () => { await warmed; await new Promise<void>((resolve) => { server.closeAllConnections(); server.close(() => resolve()); }); },
+  };
+}

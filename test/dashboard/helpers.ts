@@ -1,0 +1,29 @@
+import crypto from 'node:crypto';
+import fs from 'node:fs';
+import path from 'node:path';
+import { createDashboard } from '../../src/dashboard/server';
+import { silentLogger } from '../../src/log/logger';
+import { buildRecallService } from '../../src/memory/hybridRecall';
+
+/** A dashboard on a free loopback port over `root`, with words-only recall (offline, no model). */
+export async function startDashboard(root: string, token?: string): Promise<{ url: string; close(): Promise<void> }> {
+  const recall = buildRecallService({ semantic: { mode: 'off', cacheDir: '' }, logger: silentLogger() });
+  const d = createDashboard({ root, host: '127.0.0.1', port: 0, token, recall });
+  const url = await d.listen();
+  return { url, close: async () => { await d.close(); await recall.close(); } };
+}
+
+/** Every file's path, size, mode and content hash, and every folder: what "unchanged" means. */
+export function hashTree(root: string): string {
+  const h = crypto.createHash('sha256');
+  const walk = (dir: string): void => {
+    for (const e of fs.readdirSync(dir, { withFileTypes: true }).sort((a, b) => a.name.localeCompare(b.name))) {
+      const p = path.join(dir, e.name);
+      const st = fs.lstatSync(p);
+      h.update(`${path.relative(root, p)}|${e.isDirectory() ? 'd' : 'f'}|${st.size}|${st.mode}|${st.mtimeMs}\n`);
+      if (e.isDirectory()) walk(p); else h.update(fs.readFileSync(p));
+    }
+  };
+  walk(root);
+  return h.digest('hex');
+}

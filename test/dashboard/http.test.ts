@@ -1,0 +1,182 @@
+import http from 'node:http';
+import { generateDataRoot } from '../helpers/dashboardData';
+import { makeTmpDir } from '../helpers/tmp';
+import { hashTree, startDashboard } from './helpers';
+
+/** A raw GET: fetch() would normalise `..` away before the server ever saw it. */
+function rawGet(url: string, pathAndQuery: string, headers: Record<string, string> = {}): Promise<{ status: number; body: string; headers: http.IncomingHttpHeaders }> {
+  const u = new URL(url);
+  return new Promise((resolve, reject) => {
+    http.get({ host: u.hostname, port: u.port, path: pathAndQuery, headers }, (res) => {
+      let body = '';
+      res.setEncoding('utf8');
+      res.on('data', (d) => { body += d; });
+      res.on('end', () => resolve({ status: res.statusCode ?? 0, body, headers: res.headers }));
+    }).on('error', reject);
+  });
+}
+
+describe('dashboard over HTTP', () => {
+  let tmp: ReturnType<typeof makeTmpDir>;
+  let ids: ReturnType<typeof generateDataRoot>;
+  let dash: Awaited<ReturnType<typeof startDashboard>>;
+  beforeAll(async () => {
+    tmp = makeTmpDir('minutes-dash-');
+    ids = generateDataRoot(tmp.dir, { condensations: 12, entries: 30 });
+    dash = await startDashboard(tmp.dir);
+  });
+  afterAll(async () => {
+    await dash.close();
+    tmp.cleanup();
+  });
+
+  it('home lists servers and channels by the names the bot recorded, with decision counts and newest date', async () => {
+    const r = await rawGet(dash.url, '/');
+    expect(r.status).toBe(200);
+    expect(r.body).toContain('Acme');
+    expect(r.body).toContain('#backend');
+    expect(r.body).toContain(`/channel/${ids.channelKey}`);
+    expect(r.body).toMatch(/#backend<\/a><\/td><td>16<\/td><td>2025-03-09<\/td>/);
+    expect(r.body).toContain('local/sandbox');
+  });
+
+  it('browsing every page leaves the data root byte for byte unchanged', async () => {
+    const before = hashTree(tmp.dir);
+    const pages = ['/', `/channel/${ids.channelKey}`, `/channel/${ids.threadKey}`, '/channel/local/sandbox',
+      `/channel/${ids.channelKey}?filter=widget`, '/search?q=orders+database', `/search?q=postgres&in=${ids.channelKey}`,
+      `/channel/${ids.channelKey}/c/2025-03-05-postgres`, `/channel/${ids.threadKey}/c/2025-03-07-acquisition`];
+    for (const p of pages) expect({ p, status: (await rawGet(dash.url, p)).status }).toEqual({ p, status: 200 });
+    expect(hashTree(tmp.dir)).toBe(before);
+  });
+
+  it.each([
+    '/channel/../../etc/passwd', '/channel/%2e%2e/%2e%2e/etc/passwd', '/channel/..%2f..%2fetc%2fpasswd',
+    '/channel/100000000000000001/200000000000000002/c/..%2fMEMORY', '/channel/100000000000000001/200000000000000002/c/%2e%2e%2f%2e%2e%2fnames',
+    '/channel/100000000000000001/.minutes', '/channel/local/..', '/channel/100000000000000001/200000000000000002/c/2025-03-05-postgres.md',
+    '/channel/%ZZ', '/static/../../etc/passwd', '/channel/100000000000000001/999',
+  ])('%s is a 404 and leaks nothing', async (p) => {
+    const r = await rawGet(dash.url, p);
+    expect(r.status).toBe(404);
+    expect(r.body).not.toMatch(/root:|Postgres|MEMORY/);
+  });
+
+  it('a private thread\'s condensations and memory appear only under that thread', async () => {
+    const parent = await rawGet(dash.url, `/channel/${ids.channelKey}`);
+    expect(parent.body).not.toMatch(/Zanzibar/);
+    expect((await rawGet(dash.url, `/channel/${ids.channelKey}/c/2025-03-07-acquisition`)).status).toBe(404);
+    const thread = await rawGet(dash.url, `/channel/${ids.threadKey}`);
+    expect(thread.body).toContain('Zanzibar acquisition');
+    const inParent = await rawGet(dash.url, `/search?q=zanzibar+acquisition+acquire&in=${ids.channelKey}`);
+    expect(inParent.body.replace(/value="[^"]*"|<title>[^<]*<\/title>|<h1>[^<]*<\/h1>/g, '')).not.toMatch(/zanzibar/i);
+    // Across channels it is found, in the thread's section only.
+    const all = await rawGet(dash.url, '/search?q=zanzibar+acquisition');
+    const sections = all.body.split('<section class="hit">').slice(1);
+    const withIt = sections.filter((s) => /Zanzibar/.test(s));
+    expect(withIt.length).toBeGreaterThan(0);
+    for (const s of withIt) expect(s).toContain(`/channel/${ids.threadKey}"`);
+  });
+
+  it('search shows recall items with their scores and plain-text condensation hits', async () => {
+    const r = await rawGet(dash.url, `/search?q=${encodeURIComponent('which database does the orders service use postgres')}&in=${ids.channelKey}`);
+    expect(r.body).toMatch(/<td class="score">\d\.\d{3}<\/td><td class="score">\d\.\d{3}<\/td>/);
+    expect(r.body).toContain('Postgres 16');
+    const text = await rawGet(dash.url, '/search?q=nightly+backups');
+    expect(text.body).toContain(`/channel/${ids.channelKey}/c/2025-03-05-postgres`);
+  });
+
+  it('the condensation page shows the frontmatter and both directions of supersession', async () => {
+    const r = await rawGet(dash.url, `/channel/${ids.channelKey}/c/2025-02-01-database-again`);
+    expect(r.body).toContain('message_count');
+    expect(r.body).toMatch(/Supersedes<\/h2><a href="[^"]*2025-01-10-database"/);
+    expect(r.body).toMatch(/Superseded by<\/h2><a href="[^"]*2025-03-05-postgres"/);
+  });
+
+  it('planted HTML is escaped, javascript: links are dropped, and pages forbid every script (CSP)', async () => {
+    for (const p of [`/channel/${ids.channelKey}`, `/channel/${ids.channelKey}/c/2025-03-09-planted`, '/search?q=planted+click']) {
+      const r = await rawGet(dash.url, p);
+      // Shown as text, never as markup.
+      expect(r.body).toContain('&lt;script&gt;window.__pwned=1');
+      expect(r.body).not.toMatch(/<script|<img|<[^>]*\sonerror=|href="javascript:/i);
+      expect(r.headers['content-security-policy']).toMatch(/default-src 'none'/);
+      expect(r.headers['content-security-policy']).not.toMatch(/script-src/);
+    }
+  });
+
+  it('MEMORY.md entries show provenance and superseded ones struck through; the filter narrows them', async () => {
+    const r = await rawGet(dash.url, `/channel/${ids.channelKey}`);
+    expect(r.body).toMatch(/<del>The orders service uses MySQL<\/del> → m-aaaa01/);
+    expect(r.body).toContain('<td class="muted">ana</td>');
+    const f = await rawGet(dash.url, `/channel/${ids.channelKey}?filter=widget+7`);
+    expect(f.body).toContain('generated fact 7 about');
+    expect(f.body).not.toContain('generated fact 8 about');
+  });
+
+  it('writes are refused', async () => {
+    const u = new URL(dash.url);
+    const status = await new Promise<number>((resolve, reject) => {
+      const req = http.request({ host: u.hostname, port: u.port, path: '/', method: 'POST' }, (res) => { res.resume(); resolve(res.statusCode ?? 0); });
+      req.on('error', reject); req.end('x');
+    });
+    expect(status).toBe(405);
+  });
+});
+
+describe('dashboard token', () => {
+  let tmp: ReturnType<typeof makeTmpDir>;
+  beforeAll(() => { tmp = makeTmpDir('minutes-dash-'); generateDataRoot(tmp.dir); });
+  afterAll(() => tmp.cleanup());
+
+  it('with a token every request without it gets 401; header, query and cookie are accepted', async () => {
+    const d = await startDashboard(tmp.dir, 's3cret-token');
+    try {
+      expect((await rawGet(d.url, '/')).status).toBe(401);
+      expect((await rawGet(d.url, '/?token=wrong')).status).toBe(401);
+      expect((await rawGet(d.url, '/', { 'x-minutes-token': 's3cret-token' })).status).toBe(200);
+      expect((await rawGet(d.url, '/', { authorization: 'Bearer s3cret-token' })).status).toBe(200);
+      const q = await rawGet(d.url, '/?token=s3cret-token');
+      expect(q.status).toBe(200);
+      const cookie = String(q.headers['set-cookie']).split(';')[0]!;
+      expect((await rawGet(d.url, '/search?q=x', { cookie })).status).toBe(200);
+    } finally {
+      await d.close();
+    }
+  });
+});
+
+describe('dashboard audit flags', () => {
+  let tmp: ReturnType<typeof makeTmpDir>;
+  beforeAll(() => { tmp = makeTmpDir('minutes-dash-'); });
+  afterAll(() => tmp.cleanup());
+
+  it('the home page shows what the audit flags, and notices when the files change', async () => {
+    const ids = generateDataRoot(tmp.dir);
+    const d = await startDashboard(tmp.dir);
+    try {
+      expect((await rawGet(d.url, '/')).body).not.toMatch(/not folded in/);
+      // A condensation the bot filed (it has a ledger key) that .minutes/context.json never took in.
+      const { writeFileSync } = await import('node:fs');
+      writeFileSync(`${tmp.dir}/${ids.channelKey}/condensations/2025-04-01-interrupted.md`,
+        "---\ndate: '2025-04-01'\ntopic: Interrupted\nledger_key: k-1\n---\n**Decision:** x\n");
+      expect((await rawGet(d.url, '/')).body).toMatch(/1 condensation\(s\) not folded in/);
+    } finally {
+      await d.close();
+    }
+  });
+});
+
+describe('dashboard without a token', () => {
+  it('answers only loopback Host names (no DNS rebinding)', async () => {
+    const tmp = makeTmpDir('minutes-dash-');
+    generateDataRoot(tmp.dir);
+    const d = await startDashboard(tmp.dir);
+    try {
+      expect((await rawGet(d.url, '/', { host: 'evil.example:8787' })).status).toBe(421);
+      expect((await rawGet(d.url, '/', { host: 'localhost:8787' })).status).toBe(200);
+      expect((await rawGet(d.url, '/', { host: '[::1]:8787' })).status).toBe(200);
+      expect((await rawGet(d.url, '/')).status).toBe(200);
+    } finally {
+      await d.close();
+      tmp.cleanup();
+    }
+  });
+});
