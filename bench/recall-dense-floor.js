@@ -47,7 +47,10 @@ async function main() {
   const directBest = await best(channel, direct);
   const locomo = [];
   for (const c of ['conv-26', 'conv-30']) locomo.push(...(await best(path.join(__dirname, 'data', 'locomo-dev', 'channels', c), chat)));
-  const q = (/** @type {number[]} */ xs, /** @type {number} */ p) => xs.slice().sort((a, b) => a - b)[Math.min(xs.length - 1, Math.floor(p * xs.length))].toFixed(3);
+  const q = (/** @type {number[]} */ xs, /** @type {number} */ p) => {
+    const sorted = xs.slice().sort((a, b) => a - b);
+    return sorted[Math.min(xs.length - 1, Math.floor(p * xs.length))].toFixed(3);
+  };
   console.log(`# dense floor calibration, ${new Date().toISOString().slice(0, 10)}, model ${embedder.id}`);
   console.log('| set | n | p10 | p50 | p90 | max |\n|---|---:|---:|---:|---:|---:|');
   for (const [name, xs] of /** @type {[string, number[]][]} */ ([['chat lines → project', chatBest], ['chat lines → LoCoMo (both)', locomo], ['paraphrased questions → project', paraBest], ['direct questions → project', directBest]])) {
