@@ -1,3 +1,4 @@
+import fs from 'node:fs/promises';
 import path from 'node:path';
 import { ChannelType, Client } from 'discord.js';
 import { autoGate } from '../condense/gate';
@@ -6,6 +7,7 @@ import { humanMessages, messagesSince } from '../condense/transcript';
 import type { ChannelRef } from '../memory/paths';
 import type { ChannelStore } from '../memory/store';
 import { botThereSince } from './firstSeen';
+import { parsedJsonLines } from '../shared/jsonLines';
 import { gatherAll } from './gather';
 import { placeAllowed } from './gate';
 import type { ConfigFile } from '../config/schema';
@@ -53,4 +55,21 @@ export async function findMissingCondensations(client: Client<true>, store: Chan
 /** `audit --fix` queues them; the running bot condenses queued threads on its next sweep. */
 export function queueFile(store: ChannelStore, ref: ChannelRef): string {
   return path.join(store.paths(ref).channelStateDir, 'condense-queue.jsonl');
+}
+
+/**
+ * Takes the threads `minutes audit --fix` queued, with the taken file to remove once they are done.
+ * Taken by renaming, not read-then-delete: a line `minutes audit --fix` appends meanwhile goes to a
+ * new queue file instead of being deleted unread. The taken file is removed only once its threads
+ * are done, so a crash leaves it to be taken again (a finished thread reports "already").
+ */
+export async function takeQueuedThreads(store: ChannelStore, ref: ChannelRef): Promise<{ ids: Set<string>; taken: string }> {
+  const file = queueFile(store, ref);
+  const taken = `${file}.taking`;
+  // Silent: another process took the queue file first, or there is none (an empty queue).
+  if (!(await fs.stat(taken).then(() => true, () => false))) await fs.rename(file, taken).catch(() => undefined);
+  const text = await fs.readFile(taken, 'utf8').catch(() => '');
+  // A torn line (or one that is not a record) is skipped.
+  const records = parsedJsonLines(text).filter((r): r is { threadId: string } => typeof r === 'object' && r !== null);
+  return { ids: new Set(records.map((r) => r.threadId)), taken };
 }

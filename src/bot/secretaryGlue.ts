@@ -16,7 +16,7 @@ import { listCondensations } from '../condense/listing';
 import type { Runtime } from '../app/runtime';
 import { ChannelRef, refLabel } from '../memory/paths';
 import { KeyedQueue, OncePerKey } from '../shared/queue';
-import { findMissingCondensations, queueFile } from './auditThreads';
+import { findMissingCondensations, queueFile, takeQueuedThreads } from './auditThreads';
 import { discordPoster, gatherAll, gatherFrom } from './gather';
 import { refOfChannel } from './refs';
 import { placeAllowed } from './gate';
@@ -248,22 +248,7 @@ export class DiscordSecretary implements SecretaryCommands {
   private async condenseQueued(ref: ChannelRef): Promise<number> {
     const store = this.o.runtime.store;
     const file = queueFile(store, ref);
-    // Taken by renaming, not read-then-delete: a line `minutes audit --fix` appends meanwhile goes
-    // to a new queue file instead of being deleted unread. The taken file is removed only once its
-    // threads are done, so a crash leaves it to be taken again (a finished thread reports "already").
-    const taken = `${file}.taking`;
-    // Silent on purpose: a missing file or folder is the empty case.
-    if (!(await fs.stat(taken).then(() => true, () => false))) await fs.rename(file, taken).catch(() => undefined);
-    // Silent on purpose: a missing file or folder is the empty case.
-    const text = await fs.readFile(taken, 'utf8').catch(() => '');
-    if (!text.trim()) {
-      await fs.rm(taken, { force: true });
-      return 0;
-    }
-    const ids = new Set<string>();
-    for (const line of text.split('\n')) {
-      try { ids.add((JSON.parse(line) as { threadId: string }).threadId); } catch { /* torn line */ }
-    }
+    const { ids, taken } = await takeQueuedThreads(store, ref);
     let n = 0;
     for (const id of ids) {
       if (this.events.closing) {

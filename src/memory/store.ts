@@ -11,6 +11,7 @@ import { redactValues } from '../shared/secrets';
 import { TEMPLATES, TemplateFile } from './templates';
 import { makeTombstone, Tombstone } from './tombstones';
 import { MalformedStateError, StoreError } from './storeErrors';
+import { jsonLine, parsedJsonLines } from '../shared/jsonLines';
 
 /** A rewrite may not shrink a file below this share of its size unless it is an explicit forget. */
 const SHRINK_GUARD = 0.5;
@@ -212,12 +213,8 @@ export class ChannelStore {
   async loadTombstones(p: ChannelPaths): Promise<Tombstone[]> {
     // Silent on purpose: a missing file or folder is the empty case.
     const text = await readTextIfExists(this.tombstoneFile(p)).catch(() => null);
-    const out: Tombstone[] = [];
-    for (const line of (text ?? '').split('\n')) {
-      if (!line.trim()) continue;
-      try { out.push(JSON.parse(line) as Tombstone); } catch { /* a torn last line from a crash: skip it */ }
-    }
-    return out;
+    // A torn last line from a crash is skipped.
+    return parsedJsonLines(text ?? '') as Tombstone[];
   }
 
   /**
@@ -327,7 +324,7 @@ export class ChannelStore {
    * writes instead of one open/append/close each, and the order of lines is kept.
    */
   private appendJsonlUnqueued(file: string, record: unknown): Promise<void> {
-    const line = JSON.stringify(redactValues(record)) + '\n';
+    const line = jsonLine(redactValues(record));
     const waiting = this.appendBatches.get(file);
     if (waiting) {
       waiting.lines.push(line);

@@ -13,6 +13,7 @@ import { ChannelRef, isLocalName } from '../../memory/paths';
 import type { CliIO } from '../../shared/cliIO';
 import { quietLoggerFor } from './quietLogger';
 import { settingsFor } from './common';
+import { jsonLines } from '../../shared/jsonLines';
 
 /**
  * `minutes condense --channel-dir DIR --transcript FILE [--apply] [--topic T]`: the Secretary's
@@ -40,19 +41,16 @@ function fail(io: CliIO, msg: string, code = 2): number {
 /** JSONL of {"author", "timestamp", "content"} (optional "id", "bot"); ids default to the line number. */
 export function parseTranscript(raw: string, file: string): TranscriptMessage[] | string {
   const out: TranscriptMessage[] = [];
-  const lines = raw.split(/\r?\n/);
-  for (let i = 0; i < lines.length; i++) {
-    const line = lines[i].trim();
-    if (!line) continue;
-    let o: Record<string, unknown>;
-    try { o = JSON.parse(line) as Record<string, unknown>; } catch { return `${file} line ${i + 1}: not JSON`; }
+  for (const l of jsonLines(raw)) {
+    if (!l.ok) return `${file} line ${l.line}: not JSON`;
+    const o = l.value as Record<string, unknown>;
     if (!o || typeof o.author !== 'string' || typeof o.content !== 'string' || typeof o.timestamp !== 'string') {
-      return `${file} line ${i + 1}: expected {"author": "...", "timestamp": "...", "content": "..."}`;
+      return `${file} line ${l.line}: expected {"author": "...", "timestamp": "...", "content": "..."}`;
     }
     const at = new Date(o.timestamp);
-    if (Number.isNaN(at.getTime())) return `${file} line ${i + 1}: timestamp "${o.timestamp}" is not a date`;
+    if (Number.isNaN(at.getTime())) return `${file} line ${l.line}: timestamp "${o.timestamp}" is not a date`;
     out.push({
-      id: typeof o.id === 'string' || typeof o.id === 'number' ? String(o.id) : String(i + 1),
+      id: typeof o.id === 'string' || typeof o.id === 'number' ? String(o.id) : String(l.line),
       authorId: o.author, authorName: o.author, at, content: o.content, isBot: o.bot === true,
     });
   }

@@ -8,6 +8,7 @@ import { semanticSettings, userVectorCacheDir } from '../../config/semantic';
 import { ConfigError } from '../../config/errors';
 import { loadSettings } from '../../config/load';
 import { renderRecallBlock } from '../../prompt/recallBlock';
+import { jsonLines } from '../../shared/jsonLines';
 
 /**
  * `minutes recall`: what targeted recall would inject for a query. A stable contract (benchmarks
@@ -88,19 +89,11 @@ export async function runRecall(opts: RecallCliOptions, io: CliIO): Promise<numb
     } catch (err) {
       return fail(io, `cannot read --queries file ${opts.queries}: ${(err as Error).message}`);
     }
-    const lines = raw.split(/\r?\n/);
-    for (let i = 0; i < lines.length; i++) {
-      const line = lines[i].trim();
-      if (!line) continue;
-      let obj: unknown;
-      try {
-        obj = JSON.parse(line);
-      } catch {
-        return fail(io, `${opts.queries} line ${i + 1}: not JSON`);
-      }
-      const o = obj as Record<string, unknown>;
+    for (const l of jsonLines(raw)) {
+      if (!l.ok) return fail(io, `${opts.queries} line ${l.line}: not JSON`);
+      const o = l.value as Record<string, unknown>;
       if (!o || typeof o !== 'object' || typeof o.query !== 'string' || (typeof o.id !== 'string' && typeof o.id !== 'number')) {
-        return fail(io, `${opts.queries} line ${i + 1}: expected {"id": "...", "query": "..."}`);
+        return fail(io, `${opts.queries} line ${l.line}: expected {"id": "...", "query": "..."}`);
       }
       queries.push({ id: String(o.id), query: o.query });
     }
