@@ -71,6 +71,11 @@ export function channelPaths(root: string, ref: ChannelRef): ChannelPaths {
   const channelDir = ref.kind === 'local'
     ? path.join(root, 'local', ref.name)
     : path.join(root, ref.guildId, ref.channelId);
+  return channelLayout(channelDir, ref);
+}
+
+/** The layout inside one channel folder: where each file of the conversation `ref` lives. */
+export function channelLayout(channelDir: string, ref: ChannelRef): ChannelPaths {
   const convDir = ref.threadId ? path.join(channelDir, 'threads', ref.threadId) : channelDir;
   // A private thread's durable memory stays inside the thread: nothing said there may reach the
   // parent channel's files (and through them, its prompts).

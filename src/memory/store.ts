@@ -30,6 +30,8 @@ export interface StoreOptions {
   queue?: KeyedQueue;
   /** Told after a memory file changed (recall re-indexes it in the background); must not throw. */
   onWrite?: (p: ChannelPaths, name: MemoryFileName) => void;
+  /** Where a conversation's files live; by default the bot's layout under `root` (channelPaths). */
+  layout?: (ref: ChannelRef) => ChannelPaths;
 }
 
 export interface UpdateOptions {
@@ -50,6 +52,7 @@ export class ChannelStore {
   private readonly clock: () => Date;
   private readonly log: Logger;
   private readonly onWrite: StoreOptions['onWrite'];
+  private readonly layout: (ref: ChannelRef) => ChannelPaths;
   /** Per conversation, the first ensureChannel in flight or done: a burst shares one check. */
   private readonly ensured = new OncePerKey();
   private readonly pathCache = new Map<string, ChannelPaths>();
@@ -67,6 +70,7 @@ export class ChannelStore {
     this.log = opts.logger ?? silentLogger();
     this.queue = opts.queue ?? new KeyedQueue();
     this.onWrite = opts.onWrite;
+    this.layout = opts.layout ?? ((ref) => channelPaths(this.root, ref));
   }
 
   /** Paths are pure in the ref; computed once per conversation (the hot path asks per message). */
@@ -74,7 +78,7 @@ export class ChannelStore {
     const key = ref.kind === 'local' ? `l|${ref.name}` : `d|${ref.guildId}|${ref.channelId}|${ref.threadId ?? ''}|${ref.privateThread ? 1 : 0}`;
     let p = this.pathCache.get(key);
     if (!p) {
-      p = channelPaths(this.root, ref);
+      p = this.layout(ref);
       this.pathCache.set(key, p);
     }
     return p;
@@ -211,9 +215,8 @@ export class ChannelStore {
   }
 
   async loadTombstones(p: ChannelPaths): Promise<Tombstone[]> {
-    // Silent on purpose: a missing file or folder is the empty case.
+    // Silent on purpose: a missing file is no tombstones, and a torn last line from a crash is skipped.
     const text = await readTextIfExists(this.tombstoneFile(p)).catch(() => null);
-    // A torn last line from a crash is skipped.
     return parsedJsonLines(text ?? '') as Tombstone[];
   }
 
