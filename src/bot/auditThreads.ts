@@ -2,7 +2,7 @@ import fs from 'node:fs/promises';
 import path from 'node:path';
 import { ChannelType, Client } from 'discord.js';
 import { autoGate } from '../condense/gate';
-import { lastCondensedMessageId, readLedger, skipIfMalformed } from '../condense/ledger';
+import { lastCondensedMessageId, readLedger, skipIfMalformed, CONDENSE_QUEUE_FILE } from '../condense/ledger';
 import { humanMessages, messagesSince } from '../condense/transcript';
 import type { ChannelRef } from '../memory/paths';
 import type { ChannelStore } from '../memory/store';
@@ -54,7 +54,7 @@ export async function findMissingCondensations(client: Client<true>, store: Chan
 
 /** `audit --fix` queues them; the running bot condenses queued threads on its next sweep. */
 export function queueFile(store: ChannelStore, ref: ChannelRef): string {
-  return path.join(store.paths(ref).channelStateDir, 'condense-queue.jsonl');
+  return path.join(store.paths(ref).channelStateDir, CONDENSE_QUEUE_FILE);
 }
 
 /**

@@ -89,6 +89,13 @@ export function ledgerFile(p: ChannelPaths, ref: ChannelRef): string {
   return path.join(ref.privateThread ? p.stateDir : p.channelStateDir, 'ledger.json');
 }
 
+/**
+ * Resolved threads the audit found without a condensation (`minutes audit --fix`, or the bot's daily
+ * audit), one JSON line each, in the channel's `.minutes/`; the bot's sweep condenses them and takes
+ * the file (renamed with `.taking` while it works).
+ */
+export const CONDENSE_QUEUE_FILE = 'condense-queue.jsonl';
+
 export function contextFile(p: ChannelPaths, ref: ChannelRef): string {
   return path.join(ref.privateThread ? p.stateDir : p.channelStateDir, 'context.json');
 }

@@ -1,8 +1,11 @@
 import crypto from 'node:crypto';
+import fs from 'node:fs';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import path from 'node:path';
 import { auditChannel } from '../condense/audit';
+import { CONDENSE_QUEUE_FILE } from '../condense/ledger';
+import { parsedJsonLines } from '../shared/jsonLines';
 import type { RecallService } from '../memory/hybridRecall';
 import { ChannelStore } from '../memory/store';
 import { SignedCache, unitSignature } from './cache';
@@ -76,6 +79,8 @@ export function createDashboard(o: DashboardOptions): { server: http.Server; lis
           if (a.context) f.push(`CONTEXT.md stale: ${a.context}`);
           if (a.unfolded.length) f.push(`${a.unfolded.length} condensation(s) not folded in`);
           if (a.staleLines.length) f.push(`${a.staleLines.length} line(s) restate superseded decisions`);
+          const waiting = await queuedThreads(u.dir);
+          if (waiting) f.push(`${waiting} resolved thread(s) never condensed (found by the bot's audit; its sweep condenses them)`);
         } catch (err) { f.push(`audit failed: ${(err as Error).message}`); }
         return f;
       });
@@ -177,4 +182,15 @@ export function createDashboard(o: DashboardOptions): { server: http.Server; lis
     warmed: () => warmed,
     close: async () => { await warmed; await new Promise<void>((resolve) => { server.closeAllConnections(); server.close(() => resolve()); }); },
   };
+}
+
+/** Threads the bot's audit queued as resolved without a condensation (the dashboard has no Discord access of its own). */
+async function queuedThreads(channelDir: string): Promise<number> {
+  const ids = new Set<string>();
+  for (const name of [CONDENSE_QUEUE_FILE, `${CONDENSE_QUEUE_FILE}.taking`]) {
+    // Silent on purpose: no queue file is an empty queue.
+    const text = await fs.promises.readFile(path.join(channelDir, '.minutes', name), 'utf8').catch(() => '');
+    for (const r of parsedJsonLines(text)) if (r && typeof (r as { threadId?: unknown }).threadId === 'string') ids.add((r as { threadId: string }).threadId);
+  }
+  return ids.size;
 }

@@ -158,6 +158,13 @@ describe('dashboard audit flags', () => {
       writeFileSync(`${tmp.dir}/${ids.channelKey}/condensations/2025-04-01-interrupted.md`,
         "---\ndate: '2025-04-01'\ntopic: Interrupted\nledger_key: k-1\n---\n**Decision:** x\n");
       expect((await rawGet(d.url, '/')).body).toMatch(/1 condensation\(s\) not folded in/);
+      // Resolved threads the bot's audit found without a condensation, queued for its sweep.
+      expect((await rawGet(d.url, '/')).body).not.toMatch(/never condensed/);
+      const { mkdirSync } = await import('node:fs');
+      mkdirSync(`${tmp.dir}/${ids.channelKey}/.minutes`, { recursive: true });
+      writeFileSync(`${tmp.dir}/${ids.channelKey}/.minutes/condense-queue.jsonl`,
+        '{"threadId":"111","at":"2025-04-02T00:00:00Z"}\n{"threadId":"222","at":"2025-04-02T00:00:00Z"}\n{"threadId":"111","at":"2025-04-03T00:00:00Z"}\n');
+      expect((await rawGet(d.url, '/')).body).toMatch(/2 resolved thread\(s\) never condensed/);
     } finally {
       await d.close();
     }
