@@ -30,6 +30,12 @@ const REMEMBER = /^(remember|note)\b(?:\s+down)?(\s+that\b|\s*:)?[\s,]*([\s\S]+)
 const FORGET = /^forget\b(?:\s+(?:that|about|the entry|entry)\b)?[\s,:]*([\s\S]+)$/i;
 const MIN_REMEMBER = 8;
 const MIN_FORGET = 4;
+/**
+ * The longest fact a "remember that …" may store: the limit consolidation keeps entries to (its
+ * MAX_TEXT). A longer entry would be written but recall could never bring it back whole, so it is
+ * refused with a reason rather than "Saved" (issue 15 §1).
+ */
+export const MAX_REMEMBER = 300;
 
 /** Sentences (a dot inside "v1.2" or "ops/vpn.md" does not end one), each with whether it asks. */
 function sentences(text: string): { text: string; question: boolean }[] {
@@ -53,6 +59,10 @@ export function explicitMemoryRequest(message: string, memory: string, source: s
       if (/^note$/i.test(verb) && !link) continue;
       if (!link && RECALL_QUESTION.test(rest)) continue;
       const fact = rest.trim().replace(/[.!?]+$/, '').trim();
+      if (fact.length > MAX_REMEMBER) {
+        result.notes.push(`(Not saved to memory: that is ${fact.length} characters and one entry holds at most ${MAX_REMEMBER}; say it in shorter facts, one "remember that …" each.)`);
+        continue;
+      }
       if (fact.length >= MIN_REMEMBER) result.ops.push({ op: 'add', text: fact, source, explicit: true, reason: 'asked to remember' });
       continue;
     }

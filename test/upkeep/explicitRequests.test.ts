@@ -35,6 +35,13 @@ describe('which messages are requests to remember or forget', () => {
     expect(explicitMemoryRequest(text, MEMORY, 's').ops).toEqual([expect.objectContaining({ op: 'add', text: saved, explicit: true })]);
   });
 
+  it.each([2_500, 1_100_000])('a "remember that" longer than one entry may be (%i characters) is refused with a reason, not saved', (n) => {
+    const long = 'x'.repeat(n);
+    const r = explicitMemoryRequest(`remember that ${long}`, MEMORY, 's');
+    expect(r.ops).toEqual([]);
+    expect(r.notes).toEqual([expect.stringMatching(/^\(Not saved to memory: that is \d+ characters and one entry holds at most 300/)]);
+  });
+
   it('"forget" with nothing matching says so', () => {
     const r = explicitMemoryRequest('forget about the weather report', MEMORY, 's');
     expect(r.ops).toEqual([]);
