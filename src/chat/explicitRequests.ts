@@ -1,5 +1,5 @@
 import { normalizeForCompare, parseMemory } from '../memory/entries';
-import { ENTRY_ID } from '../memory/grammar';
+import { ENTRY_ID, MAX_ENTRY_CHARS } from '../memory/grammar';
 import type { MemoryOp } from '../memory/memoryOps';
 
 /**
@@ -31,11 +31,11 @@ const FORGET = /^forget\b(?:\s+(?:that|about|the entry|entry)\b)?[\s,:]*([\s\S]+
 const MIN_REMEMBER = 8;
 const MIN_FORGET = 4;
 /**
- * The longest fact a "remember that …" may store: the limit consolidation keeps entries to (its
- * MAX_TEXT). A longer entry would be written but recall could never bring it back whole, so it is
- * refused with a reason rather than "Saved" (issue 15 §1).
+ * The longest fact a "remember that …" may store: one entry's limit, as for consolidation. A longer
+ * entry would be written but recall could never bring it back whole, so it is refused with a reason
+ * rather than "Saved" (issue 15 §1).
  */
-export const MAX_REMEMBER = 300;
+export const MAX_REMEMBER = MAX_ENTRY_CHARS;
 
 /** Sentences (a dot inside "v1.2" or "ops/vpn.md" does not end one), each with whether it asks. */
 function sentences(text: string): { text: string; question: boolean }[] {

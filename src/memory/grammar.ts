@@ -23,6 +23,11 @@ export const FENCE = /^\s{0,3}(`{3,}|~{3,})/;
 /** An ATX heading; group 1 the hashes, group 2 the text. */
 export const HEADING = /^\s{0,3}(#{1,6})\s+(.*?)\s*#*\s*$/;
 export const ISO_DATE = /\b(\d{4}-\d{2}-\d{2})\b/;
+/**
+ * The longest text of one MEMORY.md entry, for consolidation and for "remember that …" alike: a
+ * fact in a sentence or two. Longer text fills the recall budget alone (or cannot be recalled whole).
+ */
+export const MAX_ENTRY_CHARS = 300;
 
 /**
  * The index of the first line after a leading `---` frontmatter block (0 when there is none). Line

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { MAX_ENTRY_CHARS } from '../memory/grammar';
 import type { ConversationState } from '../shared/conversation';
 import type { MemoryOp } from '../memory/memoryOps';
 import { redactSecrets } from '../shared/secrets';
@@ -35,7 +36,7 @@ const WINDOW_CHARS = 24_000;
 /** Bounds on one run: an abnormal reply can do little harm. */
 export const MAX_OPS_PER_RUN = 12;
 const MIN_TEXT = 12;
-const MAX_TEXT = 300;
+const MAX_TEXT = MAX_ENTRY_CHARS;
 /** Working state phrased as a fact is still working state. */
 const WORK_STATE = /^(currently|right now|at the moment|today|now|next,?|the next step|todo|i am|i'm|we are (now )?working on|working on)\b/i;
 const SMALL_TALK = /^(thanks|thank you|ok(ay)?|lol|haha|good (morning|night|evening)|hello|hi|hey)\b/i;
