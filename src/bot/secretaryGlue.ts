@@ -1,35 +1,40 @@
-import fs from 'node:fs/promises';
 import {
-  AnyThreadChannel, ChannelType, ChatInputCommandInteraction, Client, Events, GuildMember, Message, MessageReaction,
-  PartialMessageReaction, PartialUser, PermissionFlagsBits, TextBasedChannel, User,
+  AnyThreadChannel,
+  ChannelType,
+  ChatInputCommandInteraction,
+  Client,
+  Events,
+  GuildMember,
+  Message,
+  MessageReaction,
+  PartialMessageReaction,
+  PartialUser,
+  PermissionFlagsBits,
+  TextBasedChannel,
+  User,
 } from 'discord.js';
 import cron, { type ScheduledTask } from 'node-cron';
 import { autoGate } from '../condense/gate';
 import { botThereSince, noteServersSeen } from './firstSeen';
 import { watchNames } from './names';
-import { ensureFirstRun, lastCondensedMessageId, ledgerFile, listRetryable, readLedger, releaseLeases, skipIfMalformed } from '../condense/ledger';
+import { ensureFirstRun, lastCondensedMessageId, ledgerFile, readLedger } from '../condense/ledger';
 import { Secretary, CondenseResult, SecretaryOptions } from '../condense/secretary';
 import { humanMessages, messagesSince } from '../condense/transcript';
 import type { CondenseTarget, TranscriptMessage } from '../condense/types';
-import { auditChannel, formatAudit, listChannelRefs } from '../condense/audit';
 import { listCondensations } from '../condense/listing';
 import type { Runtime } from '../app/runtime';
-import { ChannelRef, refLabel } from '../memory/paths';
+import { ChannelRef } from '../memory/paths';
 import { KeyedQueue, OncePerKey } from '../shared/queue';
-import { findMissingCondensations, queueFile, takeQueuedThreads } from './auditThreads';
 import { discordPoster, gatherAll, gatherFrom } from './gather';
 import { refOfChannel } from './refs';
 import { placeAllowed } from './gate';
 import { InFlight } from './inFlight';
-import { ownsGuild, ownsRef, shardsOf } from './ownership';
+
 import { isAdmin, SecretaryCommands } from './slash';
+import { SecretaryJobs } from './secretaryJobs';
 
 export const CONDENSE_EMOJI = '📝';
 export const RESOLVE_EMOJI = '✅';
-/** A sweep condenses at most this many threads per run, so a backlog never floods a server. */
-export const SWEEP_MAX_PER_RUN = 3;
-/** How far back a sweep looks at archived threads, per channel. */
-const SWEEP_LOOKBACK = 25;
 
 type Sendable = TextBasedChannel & { send: (o: object) => Promise<Message>; id: string };
 
@@ -51,37 +56,88 @@ export class DiscordSecretary implements SecretaryCommands {
   /** Per channel, the first-run record this process started (see noteChannel). */
   private readonly firstRuns = new OncePerKey();
 
-  constructor(private readonly o: {
-    client: Client; runtime: Runtime; sweepSchedule?: string; auditSchedule?: string;
-    /** Tests only: called at each step of a condensation (crash-safety tests kill the process there). */
-    fault?: SecretaryOptions['fault'];
-  }) {
+  constructor(
+    private readonly o: {
+      client: Client;
+      runtime: Runtime;
+      sweepSchedule?: string;
+      auditSchedule?: string;
+      /** Tests only: called at each step of a condensation (crash-safety tests kill the process there). */
+      fault?: SecretaryOptions['fault'];
+    },
+  ) {
     const rt = o.runtime;
     this.events = new InFlight((err, event) => this.log.error({ err, event }, 'secretary event failed'));
     this.secretary = new Secretary({
       deps: { model: rt.model, store: rt.store, logger: rt.logger.child({ component: 'secretary' }), clock: rt.clock },
       fault: o.fault,
     });
+    this.jobs = new SecretaryJobs({
+      client: o.client,
+      runtime: rt,
+      log: rt.logger,
+      config: rt.settings.config.discord,
+      closing: () => this.events.closing,
+      firstRunNoted: (ref) => this.firstRunNoted(ref),
+      autoCondense: (thread, at) => this.autoCondense(thread, at),
+      condenseThread: (thread, trigger) => this.condenseThread(thread, trigger),
+    });
   }
 
-  private get log() { return this.o.runtime.logger; }
-  private get config() { return this.o.runtime.settings.config.discord; }
+  private readonly jobs: SecretaryJobs;
+  private get log() {
+    return this.o.runtime.logger;
+  }
+  private get config() {
+    return this.o.runtime.settings.config.discord;
+  }
 
   attach(): void {
     const { client } = this.o;
-    client.on(Events.MessageReactionAdd, (r, u) => { void this.events.run('reaction', () => this.onReaction(r, u)); });
-    client.on(Events.ThreadUpdate, (before, after) => { void this.events.run('threadUpdate', () => this.onThreadUpdate(before, after)); });
+    client.on(Events.MessageReactionAdd, (r, u) => {
+      void this.events.run('reaction', () => this.onReaction(r, u));
+    });
+    client.on(Events.ThreadUpdate, (before, after) => {
+      void this.events.run('threadUpdate', () => this.onThreadUpdate(before, after));
+    });
     const seen = (ids: string[]) => noteServersSeen(this.o.client, this.o.runtime.store, ids, this.o.runtime.clock(), this.log);
-    client.once(Events.ClientReady, () => { void this.events.run('sweep', async () => { await seen([...client.guilds.cache.keys()]); await this.resumeInterrupted({ atStart: true }); await this.sweep(); }); });
-    client.on(Events.GuildCreate, (g) => { void this.events.run('guildCreate', () => seen([g.id])); });
-    watchNames(client, this.o.runtime.store, this.log, (name, fn) => { void this.events.run(name, fn); });
+    client.once(Events.ClientReady, () => {
+      void this.events.run('sweep', async () => {
+        await seen([...client.guilds.cache.keys()]);
+        await this.resumeInterrupted({ atStart: true });
+        await this.sweep();
+      });
+    });
+    client.on(Events.GuildCreate, (g) => {
+      void this.events.run('guildCreate', () => seen([g.id]));
+    });
+    watchNames(client, this.o.runtime.store, this.log, (name, fn) => {
+      void this.events.run(name, fn);
+    });
   }
 
   start(): void {
-    this.tasks.push(cron.schedule(this.o.sweepSchedule ?? '*/30 * * * *', () => {
-      void this.events.run('sweep', async () => { await this.resumeInterrupted(); await this.sweep(); });
-    }, { noOverlap: true }));
-    this.tasks.push(cron.schedule(this.o.auditSchedule ?? '17 4 * * *', () => { void this.events.run('audit', () => this.audit()); }, { noOverlap: true }));
+    this.tasks.push(
+      cron.schedule(
+        this.o.sweepSchedule ?? '*/30 * * * *',
+        () => {
+          void this.events.run('sweep', async () => {
+            await this.resumeInterrupted();
+            await this.sweep();
+          });
+        },
+        { noOverlap: true },
+      ),
+    );
+    this.tasks.push(
+      cron.schedule(
+        this.o.auditSchedule ?? '17 4 * * *',
+        () => {
+          void this.events.run('audit', () => this.audit());
+        },
+        { noOverlap: true },
+      ),
+    );
   }
 
   async stop(): Promise<void> {
@@ -127,7 +183,9 @@ export class DiscordSecretary implements SecretaryCommands {
     if (!ch?.isThread()) return '/resolve works in a thread: it condenses the thread, then archives it.';
     const text = this.describe(await this.condenseThread(ch, 'explicit'));
     // Archive after the answer is on its way: an archived thread takes no further replies.
-    setTimeout(() => { void ch.setArchived(true, 'resolved with /resolve').catch((err) => this.log.warn({ err }, 'could not archive the thread')); }, 1500).unref();
+    setTimeout(() => {
+      void ch.setArchived(true, 'resolved with /resolve').catch((err) => this.log.warn({ err }, 'could not archive the thread'));
+    }, 1500).unref();
     return `${text}\nArchiving this thread.`;
   }
 
@@ -183,120 +241,18 @@ export class DiscordSecretary implements SecretaryCommands {
     return !had && after.appliedTags.some((t) => resolvedIds.includes(t));
   }
 
-  /** Threads archived recently, in channels where the bot works; at most a few per run. */
-  async sweep(): Promise<number> {
-    let done = 0;
-    const shards = shardsOf(this.o.client);
-    for (const guild of this.o.client.guilds.cache.values()) {
-      if (!ownsGuild(guild.id, shards.ids, shards.count)) continue;
-      for (const ch of guild.channels.cache.values()) {
-        if (done >= SWEEP_MAX_PER_RUN || this.events.closing) return done;
-        if (ch.type !== ChannelType.GuildText && ch.type !== ChannelType.GuildForum) continue;
-        const ref: ChannelRef = { kind: 'discord', guildId: guild.id, channelId: ch.id };
-        await this.firstRunNoted(ref);
-        const ledger = await skipIfMalformed(() => readLedger(this.o.runtime.store, ref), null);
-        const since = ledger && await botThereSince(this.o.runtime.store, guild.id, ledger.firstRunAt);
-        if (!since) continue;
-        // Private archived threads need Manage Threads to list; without it they are skipped.
-        const lists = await Promise.all(['public', 'private'].map((type) =>
-          // Silent on purpose: gone, or not visible to the bot: treated as absent.
-          ch.threads.fetchArchived({ type: type as 'public' | 'private', limit: SWEEP_LOOKBACK }).catch(() => null)));
-        for (const thread of lists.flatMap((l) => [...(l?.threads.values() ?? [])])) {
-          if (done >= SWEEP_MAX_PER_RUN || this.events.closing) return done;
-          const when = thread.archivedAt ?? undefined;
-          if (when && when.getTime() < since.getTime()) continue;
-          const r = await this.autoCondense(thread, when);
-          if (r && r.status === 'done') done++;
-        }
-      }
-    }
-    return done;
+  // ---- scheduled jobs (secretaryJobs.ts) ------------------------------------------------------
+
+  sweep(): Promise<number> {
+    return this.jobs.sweep();
   }
 
-  /**
-   * Condensations a crash interrupted, or that failed and may be retried: re-gather their thread
-   * and run them again. The ledger finds the earlier post by its marker, so nothing posts twice.
-   * Leases are released only at start (`atStart`): then no condensation of this process is running,
-   * so a 'running' entry was left by a crash. On the periodic sweep a lease may belong to a
-   * condensation this process is running right now; it is left to run out on its own.
-   */
-  async resumeInterrupted(opts: { atStart?: boolean } = {}): Promise<number> {
-    const store = this.o.runtime.store;
-    let n = 0;
-    for (const ref of await this.ownedRefs()) {
-      // Shutting down: what is left is picked up on the next start.
-      if (this.events.closing) return n;
-      if (ref.kind !== 'discord') continue;
-      if (opts.atStart && (await skipIfMalformed(() => releaseLeases(store, ref), null)) === null) continue;
-      n += await this.condenseQueued(ref);
-      for (const f of await skipIfMalformed(() => listRetryable(store, ref, this.o.runtime.clock()), [])) {
-        const threadId = f.conversation.threadId;
-        if (this.events.closing) return n;
-        if (!threadId) continue;
-        // Silent on purpose: gone, or not visible to the bot: treated as absent.
-        const thread = await this.o.client.channels.fetch(threadId).catch(() => null);
-        if (!thread?.isThread()) continue;
-        const r = await this.condenseThread(thread, f.trigger);
-        this.log.info({ thread: threadId, status: r.status }, 'resumed an interrupted or failed condensation');
-        n++;
-      }
-    }
-    return n;
+  resumeInterrupted(opts: { atStart?: boolean } = {}): Promise<number> {
+    return this.jobs.resumeInterrupted(opts);
   }
 
-  /** Threads `minutes audit --fix` queued: condensed now (explicitly: a person asked via the audit). */
-  private async condenseQueued(ref: ChannelRef): Promise<number> {
-    const store = this.o.runtime.store;
-    const file = queueFile(store, ref);
-    const { ids, taken } = await takeQueuedThreads(store, ref);
-    let n = 0;
-    for (const id of ids) {
-      if (this.events.closing) {
-        // Shutting down: put the rest back for the next start.
-        await store.appendJsonl(ref, file, { threadId: id, at: this.o.runtime.clock().toISOString() });
-        continue;
-      }
-      // Silent on purpose: gone, or not visible to the bot: treated as absent.
-      const thread = await this.o.client.channels.fetch(id).catch(() => null);
-      if (!thread?.isThread()) continue;
-      try {
-        const r = await this.condenseThread(thread, 'auto');
-        this.log.info({ thread: id, status: r.status }, 'condensed a thread queued by the audit');
-        n++;
-      } catch (err) {
-        // Back in the queue for the next sweep rather than dropped.
-        this.log.warn({ thread: id, err }, 'a queued condensation failed; it stays queued');
-        await store.appendJsonl(ref, file, { threadId: id, at: this.o.runtime.clock().toISOString() });
-      }
-    }
-    await fs.rm(taken, { force: true });
-    return n;
-  }
-
-  /** The scheduled audit: files only (the sweep covers threads missing a condensation). */
-  async audit(): Promise<void> {
-    for (const ref of await this.ownedRefs()) {
-      const rt = this.o.runtime;
-      const a = await auditChannel({ store: rt.store, ref, fix: true, now: rt.clock(), staleActionDays: rt.settings.config.actions.staleAfterDays });
-      for (const line of formatAudit(a)) this.log.warn({ channel: refLabel(ref) }, `audit: ${line}`);
-    }
-    if (!this.o.client.isReady()) return;
-    for (const m of await findMissingCondensations(this.o.client, this.o.runtime.store, this.config)) {
-      this.log.warn({ thread: m.threadId }, `audit: thread "${m.name}" was resolved with enough discussion but has no condensation; queued`);
-      const ref: ChannelRef = { kind: 'discord', guildId: m.guildId, channelId: m.channelId };
-      await this.o.runtime.store.appendJsonl(ref, queueFile(this.o.runtime.store, ref), { threadId: m.threadId, at: this.o.runtime.clock().toISOString() });
-    }
-    await this.resumeInterrupted();
-  }
-
-  /**
-   * The channel folders this process may work on. All shards share one data root, and releasing
-   * another shard's leases would let two processes condense the same thread at once (double posts,
-   * torn ledgers); its audit queue is its own to consume too.
-   */
-  private async ownedRefs(): Promise<ChannelRef[]> {
-    const shards = shardsOf(this.o.client);
-    return (await listChannelRefs(this.o.runtime.store.root)).filter((ref) => ownsRef(ref, shards));
+  audit(): Promise<void> {
+    return this.jobs.audit();
   }
 
   // ---- the pipeline on Discord ----------------------------------------------------------------
@@ -320,34 +276,60 @@ export class DiscordSecretary implements SecretaryCommands {
     return result;
   }
 
-  private async condenseThread(thread: AnyThreadChannel, trigger: 'explicit' | 'auto', topic?: string, gathered?: TranscriptMessage[]): Promise<CondenseResult> {
+  private async condenseThread(
+    thread: AnyThreadChannel,
+    trigger: 'explicit' | 'auto',
+    topic?: string,
+    gathered?: TranscriptMessage[],
+  ): Promise<CondenseResult> {
     const ref = this.refOf(thread);
-    const messages = gathered ?? await gatherAll(thread);
+    const messages = gathered ?? (await gatherAll(thread));
     const parent = thread.parent;
     // A private thread's and a forum post's condensation stays inside it; otherwise it goes to the parent.
     const inside = thread.type === ChannelType.PrivateThread || !parent || parent.type === ChannelType.GuildForum;
     const postIn = (inside ? thread : parent) as unknown as Sendable;
-    if (thread.archived && inside) await thread.setArchived(false, 'posting its condensation').catch((err) => this.log.warn({ err, thread: thread.id }, 'could not unarchive the thread to post its condensation'));
+    if (thread.archived && inside)
+      await thread
+        .setArchived(false, 'posting its condensation')
+        .catch((err) => this.log.warn({ err, thread: thread.id }, 'could not unarchive the thread to post its condensation'));
     const target: CondenseTarget = {
-      ref, guildId: thread.guildId, channelName: parent?.name ?? thread.name, threadName: thread.name, threadId: thread.id,
-      link: (id) => `https://discord.com/channels/${thread.guildId}/${thread.id}/${id}`, trigger, topicHint: topic,
+      ref,
+      guildId: thread.guildId,
+      channelName: parent?.name ?? thread.name,
+      threadName: thread.name,
+      threadId: thread.id,
+      link: (id) => `https://discord.com/channels/${thread.guildId}/${thread.id}/${id}`,
+      trigger,
+      topicHint: topic,
     };
     return this.perChannel.run(this.channelKey(ref), () =>
-      this.secretary.condense({ target, messages, poster: discordPoster(postIn, this.o.client.user!.id, this.log) }));
+      this.secretary.condense({ target, messages, poster: discordPoster(postIn, this.o.client.user!.id, this.log) }),
+    );
   }
 
   private channelKey(ref: ChannelRef): string {
     return this.o.runtime.store.paths(this.o.runtime.store.parentRef(ref)).channelDir;
   }
 
-  private async condenseMessages(ch: Sendable, ref: ChannelRef, messages: TranscriptMessage[], trigger: 'explicit' | 'auto', topic?: string): Promise<CondenseResult> {
+  private async condenseMessages(
+    ch: Sendable,
+    ref: ChannelRef,
+    messages: TranscriptMessage[],
+    trigger: 'explicit' | 'auto',
+    topic?: string,
+  ): Promise<CondenseResult> {
     const guildId = ref.kind === 'discord' ? ref.guildId : '';
     const target: CondenseTarget = {
-      ref, guildId, channelName: 'name' in ch ? String((ch as { name: string }).name) : ch.id,
-      link: (id) => `https://discord.com/channels/${guildId}/${ch.id}/${id}`, trigger, topicHint: topic,
+      ref,
+      guildId,
+      channelName: 'name' in ch ? String((ch as { name: string }).name) : ch.id,
+      link: (id) => `https://discord.com/channels/${guildId}/${ch.id}/${id}`,
+      trigger,
+      topicHint: topic,
     };
     return this.perChannel.run(this.channelKey(ref), () =>
-      this.secretary.condense({ target, messages, poster: discordPoster(ch, this.o.client.user!.id, this.log) }));
+      this.secretary.condense({ target, messages, poster: discordPoster(ch, this.o.client.user!.id, this.log) }),
+    );
   }
 
   private refOf(ch: TextBasedChannel): ChannelRef {
@@ -367,19 +349,25 @@ export class DiscordSecretary implements SecretaryCommands {
 
   private describe(r: CondenseResult): string {
     switch (r.status) {
-      case 'done': return [r.post?.url ? `Condensed: ${r.post.url}` : `Condensed and filed as ${r.file}.`, ...r.notices].join('\n');
-      case 'already': return 'This discussion is already condensed; nothing new since.';
-      case 'in-progress': return 'A condensation of this discussion is already running.';
-      case 'empty': return 'There is nothing to condense yet.';
-      case 'failed': return r.userMessage;
+      case 'done':
+        return [r.post?.url ? `Condensed: ${r.post.url}` : `Condensed and filed as ${r.file}.`, ...r.notices].join('\n');
+      case 'already':
+        return 'This discussion is already condensed; nothing new since.';
+      case 'in-progress':
+        return 'A condensation of this discussion is already running.';
+      case 'empty':
+        return 'There is nothing to condense yet.';
+      case 'failed':
+        return r.userMessage;
     }
   }
 
   /** After a reaction: say only what a person needs (notices, failures); the post speaks for itself. */
   private async tell(ch: Sendable, r: CondenseResult): Promise<void> {
     const lines = r.status === 'done' ? r.notices : r.status === 'failed' ? [r.userMessage] : [];
-    for (const text of lines) await ch.send({ content: text, allowedMentions: { parse: [] } }).catch((err) => this.log.warn({ err }, 'could not tell the channel about the condensation'));
+    for (const text of lines)
+      await ch
+        .send({ content: text, allowedMentions: { parse: [] } })
+        .catch((err) => this.log.warn({ err }, 'could not tell the channel about the condensation'));
   }
-
-
 }

@@ -1,6 +1,4 @@
-import fs from 'node:fs/promises';
 import path from 'node:path';
-import { atomicWrite, readTextForWrite, readTextIfExists, replaceIfUnchanged } from '../memory/atomicWrite';
 import { renderHistoryBlock } from '../memory/history';
 import { ChannelPaths, ChannelRef, refLabel } from '../memory/paths';
 import { redactSecrets } from '../shared/secrets';
@@ -11,11 +9,22 @@ import { composeContext, ContextData, currentDecisions, activeConstraints, decis
 import { draftCondensation } from './draft';
 import { foldCondensation } from './fold';
 import {
-  contextFile, latestForThread, LEASE_MS, LeaseHolder, leaseHolderGone, Ledger, LedgerEntry, mutateLedger, mutateLedgerLocked, readLedger, thisProcess,
+  contextFile,
+  latestForThread,
+  LEASE_MS,
+  LeaseHolder,
+  leaseHolderGone,
+  Ledger,
+  LedgerEntry,
+  mutateLedger,
+  mutateLedgerLocked,
+  readLedger,
+  thisProcess,
 } from './ledger';
 import { condensationMemoryStep } from './memoryStep';
+import { fileCondensation, historyBody, redactDraft } from './filing';
 import { droppedNow } from './actionItems';
-import { markerFor, markFileSuperseded, readFrontmatter, renderCondensation, renderFile, renderPost, slugify, SupersededRef } from './render';
+import { markerFor, renderCondensation, renderPost, SupersededRef } from './render';
 import { factsOf, humanMessages, ledgerKey } from './transcript';
 import type { CondensationDraft, CondenseTarget, Poster, TranscriptMessage } from './types';
 
@@ -45,17 +54,22 @@ export interface CondenseRequest {
 
 export type CondenseResult =
   | {
-    status: 'done'; key: string; decisionId: string; draft: CondensationDraft; body: string;
-    /** File name inside the conversation's condensations folder. */
-    file: string; filePath: string;
-    post?: { messageId: string; url?: string; pin: string };
-    /** Things to tell the channel once (e.g. pinning not allowed). */
-    notices: string[];
-    /** True when an earlier, interrupted run of the same discussion was completed. */
-    resumed: boolean;
-    /** Keys of earlier condensations of the same thread this one replaced. */
-    replaced: string[];
-  }
+      status: 'done';
+      key: string;
+      decisionId: string;
+      draft: CondensationDraft;
+      body: string;
+      /** File name inside the conversation's condensations folder. */
+      file: string;
+      filePath: string;
+      post?: { messageId: string; url?: string; pin: string };
+      /** Things to tell the channel once (e.g. pinning not allowed). */
+      notices: string[];
+      /** True when an earlier, interrupted run of the same discussion was completed. */
+      resumed: boolean;
+      /** Keys of earlier condensations of the same thread this one replaced. */
+      replaced: string[];
+    }
   | { status: 'already'; key: string; entry: LedgerEntry }
   | { status: 'in-progress'; key: string; leaseUntil?: string; holder?: LeaseHolder }
   | { status: 'empty' }
@@ -82,8 +96,12 @@ export class Secretary {
     this.budgetChars = opts.budgetChars ?? DEFAULT_BUDGET_CHARS;
   }
 
-  private get store() { return this.opts.deps.store; }
-  private get now() { return this.opts.deps.clock(); }
+  private get store() {
+    return this.opts.deps.store;
+  }
+  private get now() {
+    return this.opts.deps.clock();
+  }
 
   async condense(req: CondenseRequest): Promise<CondenseResult> {
     try {
@@ -118,9 +136,22 @@ export class Secretary {
         return { kind: 'busy' as const, leaseUntil: e.leaseUntil, holder: e.leaseHolder };
       }
       const entry: LedgerEntry = e ?? {
-        key, status: 'running', trigger: target.trigger,
-        conversation: { label: refLabel(ref), threadId, privateThread: ref.privateThread || undefined, channelName: target.channelName, threadName: target.threadName },
-        facts, decisionId, steps: {}, attempts: 0, createdAt: nowIso, updatedAt: nowIso,
+        key,
+        status: 'running',
+        trigger: target.trigger,
+        conversation: {
+          label: refLabel(ref),
+          threadId,
+          privateThread: ref.privateThread || undefined,
+          channelName: target.channelName,
+          threadName: target.threadName,
+        },
+        facts,
+        decisionId,
+        steps: {},
+        attempts: 0,
+        createdAt: nowIso,
+        updatedAt: nowIso,
       };
       entry.status = 'running';
       entry.attempts += 1;
@@ -150,10 +181,15 @@ export class Secretary {
       if (!entry.draft) {
         const ctx = await this.readContext(p, ref);
         const raw = await draftCondensation(this.opts.deps, {
-          ref, channelName: target.channelName, threadName: target.threadName, topicHint: target.topicHint, human,
+          ref,
+          channelName: target.channelName,
+          threadName: target.threadName,
+          topicHint: target.topicHint,
+          human,
           currentDecisions: currentDecisions(ctx).map((d) => ({ id: d.id, date: d.date, topic: d.topic, text: d.text })),
           activeConstraints: activeConstraints(ctx).map((c) => c.text),
-          budgetChars: this.budgetChars, onProgress: this.opts.onProgress,
+          budgetChars: this.budgetChars,
+          onProgress: this.opts.onProgress,
         });
         const draft = redactDraft(raw);
         await this.opts.fault?.('drafted');
@@ -183,13 +219,15 @@ export class Secretary {
       if (!entry.steps.posted) {
         const skip = !req.poster || (target.trigger === 'auto' && draft.decision === 'none');
         if (skip) {
-          entry = await record((e) => { e.steps.posted = 'skipped'; });
+          entry = await record((e) => {
+            e.steps.posted = 'skipped';
+          });
         } else {
           const poster = req.poster as Poster;
           const marker = markerFor(key);
           // A run that died after posting left its post behind: find it instead of posting again.
           const found = await poster.findByMarker(marker);
-          const msg = found ?? await poster.post(renderPost(renderIn, key));
+          const msg = found ?? (await poster.post(renderPost(renderIn, key)));
           await this.opts.fault?.('posted');
           const pin = await poster.pin(msg.messageId);
           entry = await record((e, l) => {
@@ -207,9 +245,11 @@ export class Secretary {
       // 3. The condensation file (and superseded_by on the files it replaces).
       if (!entry.steps.filed) {
         const file = await this.store.exclusive(p, async () => {
-          const name = await this.fileStep(p, ref, key, target, entry, draft, body, supersedes, ctxForRefs, posted);
+          const name = await fileCondensation(this.store, { p, ref, key, target, entry, draft, body, supersedes, ctx: ctxForRefs, posted });
           await this.opts.fault?.('filed');
-          await mutateLedgerLocked(this.store, ref, (l) => { l.entries[key].steps.filed = name; });
+          await mutateLedgerLocked(this.store, ref, (l) => {
+            l.entries[key].steps.filed = name;
+          });
           return name;
         });
         entry.steps.filed = file;
@@ -229,16 +269,25 @@ export class Secretary {
           }
           await this.store.writeStateLocked(p, contextFile(p, ref), next);
           await this.opts.fault?.('context');
-          await mutateLedgerLocked(this.store, ref, (l) => { l.entries[key].steps.context = ref.privateThread ? 'skipped' : 'done'; });
+          await mutateLedgerLocked(this.store, ref, (l) => {
+            l.entries[key].steps.context = ref.privateThread ? 'skipped' : 'done';
+          });
         });
         entry.steps.context = ref.privateThread ? 'skipped' : 'done';
       }
 
       // 5. MEMORY.md by operations.
       if (!entry.steps.memory) {
-        const mem = await condensationMemoryStep({ store: this.store, now: this.now, readContext: () => this.readContext(p, ref), contextFile: contextFile(p, ref) }, p, ref, { decisionId, draft, supersedes, fileName });
+        const mem = await condensationMemoryStep(
+          { store: this.store, now: this.now, readContext: () => this.readContext(p, ref), contextFile: contextFile(p, ref) },
+          p,
+          ref,
+          { decisionId, draft, supersedes, fileName },
+        );
         await this.opts.fault?.('memory');
-        entry = await record((e) => { e.steps.memory = mem; });
+        entry = await record((e) => {
+          e.steps.memory = mem;
+        });
       }
 
       // 6. HISTORY.md: one block, recognised by its marker on a resumed run.
@@ -247,11 +296,17 @@ export class Secretary {
         await this.store.exclusive(p, async () => {
           await this.store.updateLocked(p, 'HISTORY.md', (cur) => {
             if (cur.includes(marker)) return cur;
-            const block = renderHistoryBlock({ at: new Date(`${entry.facts.date}T00:00:00Z`), title: `Condensation: ${draft.topic}`, body: historyBody(draft, entry, fileName, marker) });
+            const block = renderHistoryBlock({
+              at: new Date(`${entry.facts.date}T00:00:00Z`),
+              title: `Condensation: ${draft.topic}`,
+              body: historyBody(draft, entry, fileName, marker),
+            });
             return `${cur.replace(/\s*$/, '')}\n\n${block}`;
           });
           await this.opts.fault?.('history');
-          await mutateLedgerLocked(this.store, ref, (l) => { l.entries[key].steps.history = 'done'; });
+          await mutateLedgerLocked(this.store, ref, (l) => {
+            l.entries[key].steps.history = 'done';
+          });
         });
       }
 
@@ -265,8 +320,17 @@ export class Secretary {
       });
       this.opts.deps.logger.info({ key: key.slice(0, 12), file: fileName, conversation: refLabel(ref) }, 'condensation done');
       return {
-        status: 'done', key, decisionId, draft, body, file: fileName, filePath: path.join(p.condensations, fileName),
-        post: posted, notices, resumed: claim.resumed, replaced: entry.replacesKeys ?? [],
+        status: 'done',
+        key,
+        decisionId,
+        draft,
+        body,
+        file: fileName,
+        filePath: path.join(p.condensations, fileName),
+        post: posted,
+        notices,
+        resumed: claim.resumed,
+        replaced: entry.replacesKeys ?? [],
       };
     } catch (err) {
       const message = redactSecrets(err instanceof Error ? err.message : String(err));
@@ -283,11 +347,12 @@ export class Secretary {
         throw err instanceof MalformedStateError ? err : recordErr;
       });
       this.opts.deps.logger.warn({ key: key.slice(0, 12), err: message, attempts: failed }, 'condensation failed; recorded for a retry');
-      const userMessage = err instanceof ModelError
-        ? `The condensation failed: ${err.userMessage()}`
-        : err instanceof MalformedStateError
-          ? `The condensation did not run: ${err.message}.`
-          : 'The condensation failed; it is recorded and will be retried.';
+      const userMessage =
+        err instanceof ModelError
+          ? `The condensation failed: ${err.userMessage()}`
+          : err instanceof MalformedStateError
+            ? `The condensation did not run: ${err.message}.`
+            : 'The condensation failed; it is recorded and will be retried.';
       return { status: 'failed', key, error: message, userMessage, attempts: failed };
     }
   }
@@ -297,65 +362,4 @@ export class Secretary {
     const c = await this.store.readState<ContextData>(contextFile(p, ref), { strict: true });
     return c && c.version === 1 ? c : structuredClone(EMPTY_CONTEXT);
   }
-
-  /** Writes the condensation file once: a file carrying this ledger key is this run's earlier work. */
-  private async fileStep(
-    p: ChannelPaths, ref: ChannelRef, key: string, target: CondenseTarget, entry: LedgerEntry, draft: CondensationDraft,
-    body: string, supersedes: string[], ctx: ContextData, posted: { messageId: string; url?: string } | undefined,
-  ): Promise<string> {
-    const dir = p.condensations;
-    await fs.mkdir(dir, { recursive: true });
-    const names = (await fs.readdir(dir)).filter((n) => n.endsWith('.md')).sort();
-    let name: string | undefined;
-    for (const n of names) {
-      const fm = readFrontmatter((await readTextIfExists(path.join(dir, n))) ?? '');
-      if (fm?.ledger_key === key) { name = n; break; }
-    }
-    const replacedFiles = supersedes.map((id) => ctx.decisions.find((d) => d.id === id)?.file).filter((f): f is string => !!f);
-    if (!name) {
-      const base = `${entry.facts.date}-${slugify(draft.topic)}`;
-      name = `${base}.md`;
-      for (let i = 2; names.includes(name); i++) name = `${base}-${i}.md`;
-      const text = renderFile({
-        date: entry.facts.date, topic: draft.topic, guild: target.guildId ?? (ref.kind === 'discord' ? ref.guildId : undefined),
-        channel: target.channelName, channelRef: refLabel(this.store.parentRef(ref)), thread: target.threadName,
-        threadId: target.threadId ?? ref.threadId, participants: entry.facts.participants,
-        firstMessageId: entry.facts.firstMessageId, lastMessageId: entry.facts.lastMessageId, messageCount: entry.facts.messageCount,
-        decisionId: entry.decisionId, supersedes, supersedesFiles: replacedFiles, ledgerKey: key,
-        postMessageId: posted?.messageId, postUrl: posted?.url, link: target.link?.(entry.facts.firstMessageId), trigger: entry.trigger,
-      }, body);
-      await atomicWrite(path.join(dir, name), text);
-    }
-    for (const f of replacedFiles) {
-      if (f === name) continue;
-      const file = path.join(dir, f);
-      // Strict: this file is written back, and a lenient decode would destroy bytes a person put there.
-      // Compared again before the rename, like memory files: a person may be editing an old record.
-      for (let attempt = 0; attempt < 5; attempt++) {
-        const cur = await readTextForWrite(file);
-        if (cur === null) break;
-        const next = markFileSuperseded(cur, name);
-        if (next === cur || (await replaceIfUnchanged(file, cur, next))) break;
-      }
-    }
-    return name;
-  }
-}
-
-function historyBody(draft: CondensationDraft, entry: LedgerEntry, fileName: string, marker: string): string {
-  const where = `#${entry.conversation.channelName}${entry.conversation.threadName ? ` › ${entry.conversation.threadName}` : ''}`;
-  const decided = draft.decision === 'none' ? 'No conclusion was reached.' : `Decided: ${draft.decision}`;
-  return [
-    `Condensed ${entry.facts.messageCount} messages of ${where} (${entry.facts.participants.join(', ')}). ${decided}`,
-    `See condensations/${fileName}.`,
-    `<!-- ${marker} -->`,
-  ].join('\n');
-}
-
-function redactDraft(d: CondensationDraft): CondensationDraft {
-  const r = (s: string) => redactSecrets(s);
-  return {
-    ...d, topic: r(d.topic), context: r(d.context), decision: r(d.decision), rationale: r(d.rationale),
-    actionItems: d.actionItems.map(r), constraints: d.constraints.map(r), currentState: r(d.currentState),
-  };
 }

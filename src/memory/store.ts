@@ -7,11 +7,11 @@ import { withChannelLock } from './lock';
 import { applyMemoryOps, ApplyOpsResult, MemoryOp } from './memoryOps';
 import { ChannelPaths, channelPaths, ChannelRef } from './paths';
 import { KeyedQueue, OncePerKey } from '../shared/queue';
-import { redactValues } from '../shared/secrets';
 import { TEMPLATES, TemplateFile } from './templates';
 import { makeTombstone, Tombstone } from './tombstones';
 import { MalformedStateError, StoreError } from './storeErrors';
-import { jsonLine, parsedJsonLines } from '../shared/jsonLines';
+import { parsedJsonLines } from '../shared/jsonLines';
+import { OrderedWrites } from './orderedWrites';
 
 /** A rewrite may not shrink a file below this share of its size unless it is an explicit forget. */
 const SHRINK_GUARD = 0.5;
@@ -56,13 +56,8 @@ export class ChannelStore {
   /** Per conversation, the first ensureChannel in flight or done: a burst shares one check. */
   private readonly ensured = new OncePerKey();
   private readonly pathCache = new Map<string, ChannelPaths>();
-  /** Folders known to exist, so an append does not mkdir every time. */
-  private readonly knownDirs = new Set<string>();
-  /** Per JSONL file: lines waiting for the append in flight to finish, and that append. */
-  private readonly appendBatches = new Map<string, { lines: string[]; written: Promise<void> }>();
-  private readonly appendsInFlight = new Map<string, Promise<void>>();
-  /** Per private state file: the last write queued, so writes of one file land in call order. */
-  private readonly privateWrites = new Map<string, Promise<void>>();
+  /** JSONL appends and private state writes, in order per file (no queue or lock needed). */
+  private readonly ordered = new OrderedWrites();
 
   constructor(opts: StoreOptions) {
     this.root = opts.root;
@@ -86,11 +81,16 @@ export class ChannelStore {
 
   fileFor(p: ChannelPaths, name: MemoryFileName): string {
     switch (name) {
-      case 'CONTEXT.md': return p.context;
-      case 'MEMORY.md': return p.memory;
-      case 'SESSION.md': return p.session;
-      case 'HISTORY.md': return p.history;
-      case 'HISTORY.archive.md': return p.historyArchive;
+      case 'CONTEXT.md':
+        return p.context;
+      case 'MEMORY.md':
+        return p.memory;
+      case 'SESSION.md':
+        return p.session;
+      case 'HISTORY.md':
+        return p.history;
+      case 'HISTORY.archive.md':
+        return p.historyArchive;
     }
   }
 
@@ -196,14 +196,19 @@ export class ChannelStore {
         // Strict like the write below: a file that will not be rewritten gets no tombstones either.
         const current = (await this.readForWrite(p.memory)) ?? '';
         for (const f of applyMemoryOps(current, ops, { now, tombstones }).forgotten) {
-          await this.appendJsonlUnqueued(this.tombstoneFile(p), makeTombstone(f.text, now, f.id, 'forgotten'));
+          await this.ordered.append(this.tombstoneFile(p), makeTombstone(f.text, now, f.id, 'forgotten'));
         }
       }
       let result: ApplyOpsResult | undefined;
-      await this.updateLocked(p, 'MEMORY.md', (current) => {
-        result = applyMemoryOps(current, ops, { now, tombstones });
-        return result.text;
-      }, { allowShrink: explicitForget });
+      await this.updateLocked(
+        p,
+        'MEMORY.md',
+        (current) => {
+          result = applyMemoryOps(current, ops, { now, tombstones });
+          return result.text;
+        },
+        { allowShrink: explicitForget },
+      );
       const res = result as ApplyOpsResult;
       for (const s of res.skipped) this.log.debug({ op: s.op.op, why: s.why }, 'memory op skipped');
       return res;
@@ -226,7 +231,7 @@ export class ChannelStore {
    * can only tear the last line, which readers skip.
    */
   async appendJsonl(_ref: ChannelRef, file: string, record: unknown): Promise<void> {
-    await this.appendJsonlUnqueued(file, record);
+    await this.ordered.append(file, record);
   }
 
   /**
@@ -252,7 +257,10 @@ export class ChannelStore {
         const [now, was] = await Promise.all([fs.readFile(file).catch(() => null), fs.readFile(kept).catch(() => null)]);
         // Silent on purpose: keeping the unreadable copy is best effort; the warning below says the file starts afresh.
         if (now && !(was && was.equals(now))) await fs.copyFile(file, kept).catch(() => undefined);
-        this.log.warn({ file: rel, keptAs: path.relative(this.root, kept) }, 'state file is not valid JSON; starting it afresh (its old text is kept beside it)');
+        this.log.warn(
+          { file: rel, keptAs: path.relative(this.root, kept) },
+          'state file is not valid JSON; starting it afresh (its old text is kept beside it)',
+        );
         return null;
       }
       const msg = `${rel} is not valid JSON (${(err as Error).message}); fix or remove it`;
@@ -268,15 +276,7 @@ export class ChannelStore {
    * order they were asked for, so the file always ends with the latest.
    */
   writePrivateState(file: string, value: unknown): Promise<void> {
-    const text = JSON.stringify(value) + '\n';
-    // atomicWrite creates the folder: a channel's first turn can finish before ensureChannel does.
-    const written = (this.privateWrites.get(file) ?? Promise.resolve()).then(() => atomicWrite(file, text));
-    const settled = written.then(() => undefined, () => undefined);
-    this.privateWrites.set(file, settled);
-    void settled.then(() => {
-      if (this.privateWrites.get(file) === settled) this.privateWrites.delete(file);
-    });
-    return written;
+    return this.ordered.writePrivate(file, value);
   }
 
   /**
@@ -300,69 +300,28 @@ export class ChannelStore {
 
   /** Runs a task in the channel's queue and under its lock: for multi-file steps. */
   exclusive<T>(p: ChannelPaths, task: () => Promise<T>): Promise<T> {
-    return this.queue.run(p.queueKey, () => withChannelLock(p.channelStateDir, task, {
-      onStrayLock: (msg) => this.log.warn({ dir: path.relative(this.root, p.channelStateDir) || '.' }, msg),
-      onLost: (err) => this.log.warn({ dir: path.relative(this.root, p.channelStateDir) || '.', err },
-        'lost the channel lock while writing (stalled too long, or another process took it over); the write re-reads each file before replacing it, but check the channel\'s files if another writer was running'),
-    }));
+    return this.queue.run(p.queueKey, () =>
+      withChannelLock(p.channelStateDir, task, {
+        onStrayLock: (msg) => this.log.warn({ dir: path.relative(this.root, p.channelStateDir) || '.' }, msg),
+        onLost: (err) =>
+          this.log.warn(
+            { dir: path.relative(this.root, p.channelStateDir) || '.', err },
+            "lost the channel lock while writing (stalled too long, or another process took it over); the write re-reads each file before replacing it, but check the channel's files if another writer was running",
+          ),
+      }),
+    );
   }
 
   /** Waits for every queued write to finish (shutdown). */
   async idle(): Promise<void> {
     await this.queue.idle();
-    while (this.appendsInFlight.size || this.privateWrites.size) {
-      await Promise.all([...this.appendsInFlight.values(), ...this.privateWrites.values()]);
-    }
+    await this.ordered.idle();
   }
 
   parentRef(ref: ChannelRef): ChannelRef {
     // A private thread is its own durable scope (see channelPaths).
     if (ref.kind === 'local' || !ref.threadId || ref.privateThread) return ref;
     return { kind: 'discord', guildId: ref.guildId, channelId: ref.channelId };
-  }
-
-  /**
-   * Lines for one file are coalesced: while one append is in flight, later lines wait in a batch
-   * that goes out as one write when it finishes. A burst of messages in a channel costs a few
-   * writes instead of one open/append/close each, and the order of lines is kept.
-   */
-  private appendJsonlUnqueued(file: string, record: unknown): Promise<void> {
-    const line = jsonLine(redactValues(record));
-    const waiting = this.appendBatches.get(file);
-    if (waiting) {
-      waiting.lines.push(line);
-      return waiting.written;
-    }
-    const batch: { lines: string[]; written: Promise<void> } = { lines: [line], written: Promise.resolve() };
-    const before = this.appendsInFlight.get(file) ?? Promise.resolve();
-    batch.written = before.then(() => {
-      // From here on new lines start the next batch.
-      this.appendBatches.delete(file);
-      return this.appendText(file, batch.lines.join(''));
-    });
-    this.appendBatches.set(file, batch);
-    const settled = batch.written.then(() => undefined, () => undefined);
-    this.appendsInFlight.set(file, settled);
-    void settled.then(() => {
-      if (this.appendsInFlight.get(file) === settled) this.appendsInFlight.delete(file);
-    });
-    return batch.written;
-  }
-
-  private async appendText(file: string, text: string): Promise<void> {
-    const dir = path.dirname(file);
-    if (!this.knownDirs.has(dir)) {
-      await fs.mkdir(dir, { recursive: true });
-      this.knownDirs.add(dir);
-    }
-    // O_APPEND writes are not interleaved with other appenders; a crash can only tear the last
-    // line, which readers skip.
-    await fs.appendFile(file, text, 'utf8').catch(async (err: NodeJS.ErrnoException) => {
-      if (err.code !== 'ENOENT') throw err;
-      // The folder was removed while we ran (a person cleaning up): recreate it and append.
-      await fs.mkdir(dir, { recursive: true });
-      await fs.appendFile(file, text, 'utf8');
-    });
   }
 
   /** The file as it is on disk, strictly decoded; null when missing. */
@@ -389,7 +348,7 @@ export class ChannelStore {
     if (next.length < before.length * SHRINK_GUARD) {
       throw new StoreError(
         `refused to rewrite ${path.relative(this.root, file)}: it would shrink from ${before.length} to ${next.length} characters; ` +
-        'only an explicit forget may remove that much',
+          'only an explicit forget may remove that much',
       );
     }
   }

@@ -1,0 +1,113 @@
+import fs from 'node:fs/promises';
+import path from 'node:path';
+import { atomicWrite, readTextForWrite, readTextIfExists, replaceIfUnchanged } from '../memory/atomicWrite';
+import { ChannelPaths, ChannelRef, refLabel } from '../memory/paths';
+import type { ChannelStore } from '../memory/store';
+import { redactSecrets } from '../shared/secrets';
+import type { ContextData } from './contextDoc';
+import type { LedgerEntry } from './ledger';
+import { markFileSuperseded, readFrontmatter, renderFile, slugify } from './render';
+import type { CondensationDraft, CondenseTarget } from './types';
+
+/**
+ * The condensation's step 3: its file, written once (a file carrying this ledger key is this run's
+ * earlier work), and the files of the condensations it replaces marked superseded.
+ */
+export async function fileCondensation(
+  store: ChannelStore,
+  o: {
+    p: ChannelPaths;
+    ref: ChannelRef;
+    key: string;
+    target: CondenseTarget;
+    entry: LedgerEntry;
+    draft: CondensationDraft;
+    body: string;
+    supersedes: string[];
+    ctx: ContextData;
+    posted: { messageId: string; url?: string } | undefined;
+  },
+): Promise<string> {
+  const { p, ref, key, target, entry, draft, body, supersedes, ctx, posted } = o;
+  const dir = p.condensations;
+  await fs.mkdir(dir, { recursive: true });
+  const names = (await fs.readdir(dir)).filter((n) => n.endsWith('.md')).sort();
+  let name: string | undefined;
+  for (const n of names) {
+    const fm = readFrontmatter((await readTextIfExists(path.join(dir, n))) ?? '');
+    if (fm?.ledger_key === key) {
+      name = n;
+      break;
+    }
+  }
+  const replacedFiles = supersedes.map((id) => ctx.decisions.find((d) => d.id === id)?.file).filter((f): f is string => !!f);
+  if (!name) {
+    const base = `${entry.facts.date}-${slugify(draft.topic)}`;
+    name = `${base}.md`;
+    for (let i = 2; names.includes(name); i++) name = `${base}-${i}.md`;
+    const text = renderFile(
+      {
+        date: entry.facts.date,
+        topic: draft.topic,
+        guild: target.guildId ?? (ref.kind === 'discord' ? ref.guildId : undefined),
+        channel: target.channelName,
+        channelRef: refLabel(store.parentRef(ref)),
+        thread: target.threadName,
+        threadId: target.threadId ?? ref.threadId,
+        participants: entry.facts.participants,
+        firstMessageId: entry.facts.firstMessageId,
+        lastMessageId: entry.facts.lastMessageId,
+        messageCount: entry.facts.messageCount,
+        decisionId: entry.decisionId,
+        supersedes,
+        supersedesFiles: replacedFiles,
+        ledgerKey: key,
+        postMessageId: posted?.messageId,
+        postUrl: posted?.url,
+        link: target.link?.(entry.facts.firstMessageId),
+        trigger: entry.trigger,
+      },
+      body,
+    );
+    await atomicWrite(path.join(dir, name), text);
+  }
+  for (const f of replacedFiles) {
+    if (f === name) continue;
+    const file = path.join(dir, f);
+    // Strict: this file is written back, and a lenient decode would destroy bytes a person put there.
+    // Compared again before the rename, like memory files: a person may be editing an old record.
+    for (let attempt = 0; attempt < 5; attempt++) {
+      const cur = await readTextForWrite(file);
+      if (cur === null) break;
+      const next = markFileSuperseded(cur, name);
+      if (next === cur || (await replaceIfUnchanged(file, cur, next))) break;
+    }
+  }
+  return name;
+}
+
+/** The HISTORY.md block a condensation appends. */
+export function historyBody(draft: CondensationDraft, entry: LedgerEntry, fileName: string, marker: string): string {
+  const where = `#${entry.conversation.channelName}${entry.conversation.threadName ? ` › ${entry.conversation.threadName}` : ''}`;
+  const decided = draft.decision === 'none' ? 'No conclusion was reached.' : `Decided: ${draft.decision}`;
+  return [
+    `Condensed ${entry.facts.messageCount} messages of ${where} (${entry.facts.participants.join(', ')}). ${decided}`,
+    `See condensations/${fileName}.`,
+    `<!-- ${marker} -->`,
+  ].join('\n');
+}
+
+/** Secrets out of every field the model wrote, before anything is posted or filed. */
+export function redactDraft(d: CondensationDraft): CondensationDraft {
+  const r = (s: string) => redactSecrets(s);
+  return {
+    ...d,
+    topic: r(d.topic),
+    context: r(d.context),
+    decision: r(d.decision),
+    rationale: r(d.rationale),
+    actionItems: d.actionItems.map(r),
+    constraints: d.constraints.map(r),
+    currentState: r(d.currentState),
+  };
+}

@@ -1,0 +1,92 @@
+import fs from 'node:fs/promises';
+import path from 'node:path';
+import { jsonLine } from '../shared/jsonLines';
+import { redactValues } from '../shared/secrets';
+import { atomicWrite } from './atomicWrite';
+
+/**
+ * The writes the store does without the channel's queue and lock, because only this process writes
+ * those files: JSON Lines appends (log.jsonl, tombstones, queues) and the bot's private state
+ * (conversation.json, usage.json). Each file's writes land in the order they were asked for, and
+ * `idle` waits for all of them (shutdown).
+ */
+export class OrderedWrites {
+  /** Folders known to exist, so an append does not mkdir every time. */
+  private readonly knownDirs = new Set<string>();
+  /** Per JSONL file: lines waiting for the append in flight to finish, and that append. */
+  private readonly appendBatches = new Map<string, { lines: string[]; written: Promise<void> }>();
+  private readonly appendsInFlight = new Map<string, Promise<void>>();
+  /** Per private state file: the last write queued. */
+  private readonly privateWrites = new Map<string, Promise<void>>();
+
+  /**
+   * Appends one record, redacted, as a JSON line. Lines for one file are coalesced: while one append
+   * is in flight, later lines wait in a batch that goes out as one write when it finishes. A burst of
+   * messages in a channel costs a few writes instead of one open/append/close each, in order.
+   */
+  append(file: string, record: unknown): Promise<void> {
+    const line = jsonLine(redactValues(record));
+    const waiting = this.appendBatches.get(file);
+    if (waiting) {
+      waiting.lines.push(line);
+      return waiting.written;
+    }
+    const batch: { lines: string[]; written: Promise<void> } = { lines: [line], written: Promise.resolve() };
+    const before = this.appendsInFlight.get(file) ?? Promise.resolve();
+    batch.written = before.then(() => {
+      // From here on new lines start the next batch.
+      this.appendBatches.delete(file);
+      return this.appendText(file, batch.lines.join(''));
+    });
+    this.appendBatches.set(file, batch);
+    this.track(this.appendsInFlight, file, batch.written);
+    return batch.written;
+  }
+
+  /**
+   * Atomic, but without the channel's queue and lock, so the reply path never waits behind other
+   * channels' writers. The value is serialised now (later changes to it are not written); the file
+   * always ends with the latest.
+   */
+  writePrivate(file: string, value: unknown): Promise<void> {
+    const text = JSON.stringify(value) + '\n';
+    // atomicWrite creates the folder: a channel's first turn can finish before ensureChannel does.
+    const written = (this.privateWrites.get(file) ?? Promise.resolve()).then(() => atomicWrite(file, text));
+    this.track(this.privateWrites, file, written);
+    return written;
+  }
+
+  async idle(): Promise<void> {
+    while (this.appendsInFlight.size || this.privateWrites.size) {
+      await Promise.all([...this.appendsInFlight.values(), ...this.privateWrites.values()]);
+    }
+  }
+
+  /** Keeps the file's latest write (settled either way) until it is done. */
+  private track(map: Map<string, Promise<void>>, file: string, written: Promise<void>): void {
+    const settled = written.then(
+      () => undefined,
+      () => undefined,
+    );
+    map.set(file, settled);
+    void settled.then(() => {
+      if (map.get(file) === settled) map.delete(file);
+    });
+  }
+
+  private async appendText(file: string, text: string): Promise<void> {
+    const dir = path.dirname(file);
+    if (!this.knownDirs.has(dir)) {
+      await fs.mkdir(dir, { recursive: true });
+      this.knownDirs.add(dir);
+    }
+    // O_APPEND writes are not interleaved with other appenders; a crash can only tear the last
+    // line, which readers skip.
+    await fs.appendFile(file, text, 'utf8').catch(async (err: NodeJS.ErrnoException) => {
+      if (err.code !== 'ENOENT') throw err;
+      // The folder was removed while we ran (a person cleaning up): recreate it and append.
+      await fs.mkdir(dir, { recursive: true });
+      await fs.appendFile(file, text, 'utf8');
+    });
+  }
+}
