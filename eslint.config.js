@@ -15,7 +15,25 @@ module.exports = tseslint.config(
     languageOptions: {
       ecmaVersion: 2022,
       sourceType: 'module',
-      globals: { process: 'readonly', console: 'readonly', require: 'readonly', module: 'writable', __dirname: 'readonly', Buffer: 'readonly', setTimeout: 'readonly', clearTimeout: 'readonly', setInterval: 'readonly', clearInterval: 'readonly', setImmediate: 'readonly', performance: 'readonly', structuredClone: 'readonly', URL: 'readonly', AbortController: 'readonly', fetch: 'readonly', NodeJS: 'readonly' },
+      globals: {
+        process: 'readonly',
+        console: 'readonly',
+        require: 'readonly',
+        module: 'writable',
+        __dirname: 'readonly',
+        Buffer: 'readonly',
+        setTimeout: 'readonly',
+        clearTimeout: 'readonly',
+        setInterval: 'readonly',
+        clearInterval: 'readonly',
+        setImmediate: 'readonly',
+        performance: 'readonly',
+        structuredClone: 'readonly',
+        URL: 'readonly',
+        AbortController: 'readonly',
+        fetch: 'readonly',
+        NodeJS: 'readonly',
+      },
     },
     rules: {
       // An argument or binding named with a leading underscore is unused on purpose (an interface's shape).

@@ -33,21 +33,29 @@ function splitTurn(/** @type {string} */ turn) {
 /** Specific words worth echoing back: tickets, PRs, numbers with units, capitalised terms. */
 function topics(/** @type {string} */ text) {
   const found = new Set();
-  for (const m of text.matchAll(/\b(KES-\d+|PR #\d+|#\d{3,}|v\d(?:\.\d)*|\d+(?:\.\d+)?\s?(?:rps|ms|MB|GB|minutes|records|tasks|photos|devices)|Android 1\d|iOS 1\d|A54s?|Zebra(?: TC58)?|Pixel \d\w?|RDS|ECS|Heroku|WorkManager|k6|tus|S3|Grafana|PagerDuty|release\/\d\.\d|sync_v3|sync v3|PDF export|conflict screen)\b/g)) {
+  for (const m of text.matchAll(
+    /\b(KES-\d+|PR #\d+|#\d{3,}|v\d(?:\.\d)*|\d+(?:\.\d+)?\s?(?:rps|ms|MB|GB|minutes|records|tasks|photos|devices)|Android 1\d|iOS 1\d|A54s?|Zebra(?: TC58)?|Pixel \d\w?|RDS|ECS|Heroku|WorkManager|k6|tus|S3|Grafana|PagerDuty|release\/\d\.\d|sync_v3|sync v3|PDF export|conflict screen)\b/g,
+  )) {
     found.add(m[1]);
   }
   return [...found];
 }
 
 const OPENERS = [
-  'Noted.', 'Got it.', 'Makes sense.', 'Agreed, that fits the plan.', 'Thanks, adding it to the list.',
-  'Good point.', 'Understood.', 'Okay, recorded.',
+  'Noted.',
+  'Got it.',
+  'Makes sense.',
+  'Agreed, that fits the plan.',
+  'Thanks, adding it to the list.',
+  'Good point.',
+  'Understood.',
+  'Okay, recorded.',
 ];
 const FOLLOWUPS = [
   'That keeps the code freeze on Monday realistic as long as nothing new lands in release/2.4.',
   'It touches the Northfield pilot, so Diego should mention it on the Thursday call with Karen.',
   'If it slips, it is a candidate for 2.4.1 rather than a reason to move the store submission on the 20th.',
-  'Worth adding to Aiko\'s test plan so the go/no-go meeting on the 17th has a clear result for it.',
+  "Worth adding to Aiko's test plan so the go/no-go meeting on the 17th has a clear result for it.",
   'The constraint to keep in mind is the 2-second lock limit for anything that touches the schema.',
   'Remember the pilot runs against production with the flag set per organisation, so a rollback is a flag flip.',
   'The Grafana "Sync v3" dashboard should show the effect within a day of the change.',
@@ -85,11 +93,13 @@ function chatReply(newest) {
   parts.push(pick(OPENERS, h >>> 3));
   if (text.includes('?')) parts.push(pick(QUESTION_ANSWERS, h >>> 5));
   if (t.length) {
-    parts.push(`So for ${t.slice(0, 3).join(', ')}: ${who} ${pick(['is tracking it', 'owns the next step', 'will report back here', 'has the action'], h >>> 7)}, and I have it on the open list for 2.4.`);
+    parts.push(
+      `So for ${t.slice(0, 3).join(', ')}: ${who} ${pick(['is tracking it', 'owns the next step', 'will report back here', 'has the action'], h >>> 7)}, and I have it on the open list for 2.4.`,
+    );
   } else {
     parts.push(`I have put this on the open list under ${who}'s name.`);
   }
-  const n = 1 + (h >>> 11) % 3;
+  const n = 1 + ((h >>> 11) % 3);
   for (let i = 0; i < n; i++) parts.push(FOLLOWUPS[(h >>> (13 + i * 4)) % FOLLOWUPS.length]);
   const uniq = [...new Set(parts)];
   if (uniq.join(' ').split(/\s+/).length < 40) uniq.push(FOLLOWUPS[(h + 3) % FOLLOWUPS.length]);
@@ -99,7 +109,11 @@ function chatReply(newest) {
 /** The user turns of a side-task input (the transcript lines that are not the bot's). */
 function humanLines(/** @type {string} */ input) {
   // Consolidation input tags each message with its id: "(msg 123) [date] name: text".
-  return input.split(/\n+/).map((l) => l.replace(/^\(msg [^)]*\) /, '')).filter((l) => /^\[\d{4}-\d\d-\d\d /.test(l)).map((l) => splitTurn(l));
+  return input
+    .split(/\n+/)
+    .map((l) => l.replace(/^\(msg [^)]*\) /, ''))
+    .filter((l) => /^\[\d{4}-\d\d-\d\d /.test(l))
+    .map((l) => splitTurn(l));
 }
 
 const DECISION = /\b(let's|lets|we'll|decided|agreed|go with|keep .* for|make .* a|goes into|stays in|move (it|the)|from now on|always|never)\b/i;
@@ -115,8 +129,14 @@ function sessionJson(/** @type {string} */ input) {
       ? `Discussing ${t.slice(0, 4).join(', ') || 'release planning'}; latest: ${last[last.length - 1].speaker || 'someone'} — ${last[last.length - 1].text.slice(0, 160)}`
       : 'No new messages.',
     links: t.filter((x) => /KES-|PR #|release\//.test(x)).slice(0, 4),
-    open_questions: last.filter((l) => l.text.includes('?')).slice(-2).map((l) => l.text.slice(0, 160)),
-    next_steps: last.filter((l) => /\b(I'll|I will|will do|tomorrow|by Friday|next)\b/i.test(l.text)).slice(-3).map((l) => `${l.speaker}: ${l.text.slice(0, 140)}`),
+    open_questions: last
+      .filter((l) => l.text.includes('?'))
+      .slice(-2)
+      .map((l) => l.text.slice(0, 160)),
+    next_steps: last
+      .filter((l) => /\b(I'll|I will|will do|tomorrow|by Friday|next)\b/i.test(l.text))
+      .slice(-3)
+      .map((l) => `${l.speaker}: ${l.text.slice(0, 140)}`),
     recent_errors: [],
   };
 }
@@ -142,7 +162,12 @@ function summaryJson(/** @type {string} */ input) {
   const earlier = /<earlier_summary>\n([\s\S]*?)\n<\/earlier_summary>/.exec(input)?.[1] ?? '';
   const section = (name) => {
     const m = new RegExp(`## ${name}\\n([\\s\\S]*?)(?=\\n## |$)`).exec(earlier);
-    return m ? m[1].split('\n').filter((x) => x.startsWith('- ') && x !== '- (none)').map((x) => x.slice(2)) : [];
+    return m
+      ? m[1]
+          .split('\n')
+          .filter((x) => x.startsWith('- ') && x !== '- (none)')
+          .map((x) => x.slice(2))
+      : [];
   };
   const lines = humanLines(input.slice(input.indexOf('<turns_to_summarize>')));
   const t = [...new Set(lines.flatMap((l) => topics(l.text)))];
@@ -154,8 +179,20 @@ function summaryJson(/** @type {string} */ input) {
     goal: 'Ship Kestrel 2.4 (resumable sync) on schedule: code freeze, go/no-go, store submission.',
     constraints_preferences: cap([...section('Constraints & Preferences'), 'No schema lock over 2 s in production', 'Personal data stays in the EU region'], 4),
     progress: {
-      done: cap([...(/Done:\n([\s\S]*?)\nIn progress:/.exec(earlier)?.[1] ?? '').split('\n').filter((x) => x.startsWith('- ') && x !== '- (none)').map((x) => x.slice(2)), ...t.slice(0, 3).map((x) => `${x} discussed and assigned`)], 6),
-      in_progress: cap(t.slice(3, 7).map((x) => `${x}`), 4),
+      done: cap(
+        [
+          ...(/Done:\n([\s\S]*?)\nIn progress:/.exec(earlier)?.[1] ?? '')
+            .split('\n')
+            .filter((x) => x.startsWith('- ') && x !== '- (none)')
+            .map((x) => x.slice(2)),
+          ...t.slice(0, 3).map((x) => `${x} discussed and assigned`),
+        ],
+        6,
+      ),
+      in_progress: cap(
+        t.slice(3, 7).map((x) => `${x}`),
+        4,
+      ),
       blocked: [],
     },
     key_decisions: cap([...section('Key Decisions'), ...decisions], 6),

@@ -81,9 +81,12 @@ async function runConsoleSession(o) {
   fs.copyFileSync(path.join(dataDir, 'MEMORY.md'), path.join(chan, 'MEMORY.md'));
   /** @type {Record<string, string>} */
   const env = {
-    PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? tmp,
-    ANTHROPIC_API_KEY: 'bench', ANTHROPIC_BASE_URL: server.anthropicBaseURL,
-    MINUTES_DATA_DIR: data, LOG_LEVEL: 'warn',
+    PATH: process.env.PATH ?? '',
+    HOME: process.env.HOME ?? tmp,
+    ANTHROPIC_API_KEY: 'bench',
+    ANTHROPIC_BASE_URL: server.anthropicBaseURL,
+    MINUTES_DATA_DIR: data,
+    LOG_LEVEL: 'warn',
   };
   if (o.config) {
     const cfg = path.join(cwd, 'minutes.config.json');
@@ -92,14 +95,19 @@ async function runConsoleSession(o) {
   }
   const child = spawn(process.execPath, [bin, 'chat', '--channel', CHANNEL], { cwd, env, stdio: ['pipe', 'pipe', 'pipe'] });
   let stderr = '';
-  child.stderr.on('data', (d) => { stderr += d; });
+  child.stderr.on('data', (d) => {
+    stderr += d;
+  });
   const exited = new Promise((resolve) => child.on('exit', (code, signal) => resolve({ code, signal })));
   /** @type {string[]} */
   let block = [];
   /** @type {((b: string) => void) | null} */
   let waiter = null;
   readline.createInterface({ input: child.stdout }).on('line', (l) => {
-    if (l !== '---') { block.push(l); return; }
+    if (l !== '---') {
+      block.push(l);
+      return;
+    }
     const b = block.join('\n');
     block = [];
     const w = waiter;
@@ -113,12 +121,18 @@ async function runConsoleSession(o) {
     const before = chatReqs().length;
     const started = process.hrtime.bigint();
     const reply = await Promise.race([
-      new Promise((resolve) => { waiter = resolve; child.stdin.write(`${line}\n`); }),
-      exited.then((x) => { throw new Error(`${o.label}: the CLI exited at line ${i + 1}: ${JSON.stringify(x)}\n${stderr}`); }),
+      new Promise((resolve) => {
+        waiter = resolve;
+        child.stdin.write(`${line}\n`);
+      }),
+      exited.then((x) => {
+        throw new Error(`${o.label}: the CLI exited at line ${i + 1}: ${JSON.stringify(x)}\n${stderr}`);
+      }),
     ]);
     const ms = Number(process.hrtime.bigint() - started) / 1e6;
     const chat = chatReqs();
-    if (chat.length !== before + 1) throw new Error(`${o.label}: line ${i + 1} made ${chat.length - before} chat requests (reply: ${String(reply).slice(0, 200)})`);
+    if (chat.length !== before + 1)
+      throw new Error(`${o.label}: line ${i + 1} made ${chat.length - before} chat requests (reply: ${String(reply).slice(0, 200)})`);
     if (String(reply).startsWith('error:')) throw new Error(`${o.label}: line ${i + 1}: ${reply}\n${stderr}`);
     turns.push({ turn: i + 1, ms, request: chat[chat.length - 1], sideSoFar: server.requests.length - chat.length });
     if ((i + 1) % 50 === 0) process.stderr.write(`  ${o.label}: ${i + 1}/${o.lines.length} turns\n`);
@@ -129,13 +143,28 @@ async function runConsoleSession(o) {
   const exit = /** @type {{code: number|null, signal: string|null}} */ (await exited);
   clearTimeout(timeout);
   await server.close();
-  const read = (f) => { try { return fs.readFileSync(path.join(chan, f), 'utf8'); } catch { return ''; } };
+  const read = (f) => {
+    try {
+      return fs.readFileSync(path.join(chan, f), 'utf8');
+    } catch {
+      return '';
+    }
+  };
   const conv = JSON.parse(read(path.join('.minutes', 'conversation.json')) || '{"turns":[]}');
   const usageFile = JSON.parse(read(path.join('.minutes', 'usage.json')) || '{"byModel":{}}');
   const result = {
-    label: o.label, tmp, exit, stderr, chatWallMs, turns, requests: server.requests, conv, usageFile,
+    label: o.label,
+    tmp,
+    exit,
+    stderr,
+    chatWallMs,
+    turns,
+    requests: server.requests,
+    conv,
+    usageFile,
     history: read('HISTORY.md') + '\n' + read('HISTORY.archive.md'),
-    memory: read('MEMORY.md'), session: read('SESSION.md'),
+    memory: read('MEMORY.md'),
+    session: read('SESSION.md'),
   };
   if (process.argv.includes('--keep')) process.stderr.write(`  ${o.label}: data kept in ${tmp}\n`);
   else fs.rmSync(tmp, { recursive: true, force: true });
@@ -195,7 +224,10 @@ async function runSlidingWindow(run1, m, msgBreakpoint) {
     const recall = RECALL_RE.exec(sent)?.[1] ?? '';
     if (sent !== (recall ? `${recall}\n\n${newest}` : newest)) throw new Error(`baseline: turn ${i + 1}: could not separate recall from the message`);
     /** @type {any[]} */
-    const system = [{ type: 'text', text: identity }, { type: 'text', text: context, cache_control: { type: 'ephemeral' } }];
+    const system = [
+      { type: 'text', text: identity },
+      { type: 'text', text: context, cache_control: { type: 'ephemeral' } },
+    ];
     if (recall) system.push({ type: 'text', text: recall });
     const window = history.slice(-WINDOW);
     /** @type {any[]} */
@@ -211,9 +243,16 @@ async function runSlidingWindow(run1, m, msgBreakpoint) {
   return perTurn(reqs);
 }
 
-function fmt(n, d = 0) { return typeof n === 'number' ? n.toLocaleString('en-US', { maximumFractionDigits: d, minimumFractionDigits: d }) : String(n); }
-function pct(x) { return `${(x * 100).toFixed(1)}%`; }
-function pad(s, n) { s = String(s); return s.length >= n ? s : ' '.repeat(n - s.length) + s; }
+function fmt(n, d = 0) {
+  return typeof n === 'number' ? n.toLocaleString('en-US', { maximumFractionDigits: d, minimumFractionDigits: d }) : String(n);
+}
+function pct(x) {
+  return `${(x * 100).toFixed(1)}%`;
+}
+function pad(s, n) {
+  s = String(s);
+  return s.length >= n ? s : ' '.repeat(n - s.length) + s;
+}
 function table(/** @type {string[]} */ head, /** @type {any[][]} */ rows) {
   const w = head.map((h, i) => Math.max(h.length, ...rows.map((r) => String(r[i]).length)));
   const line = (r) => r.map((c, i) => (i === 0 ? String(c).padEnd(w[i]) : pad(c, w[i]))).join('  ');
@@ -223,19 +262,37 @@ function table(/** @type {string[]} */ head, /** @type {any[][]} */ rows) {
 /** Compact per-turn list: "t:v" for every turn, ten per line. */
 function compactList(/** @type {number[]} */ xs, start = 1) {
   const out = [];
-  for (let i = 0; i < xs.length; i += 10) out.push(`  ${pad(i + start, 3)}-${pad(Math.min(i + 10, xs.length) + start - 1, 3)}: ${xs.slice(i, i + 10).map((x) => pad(x, 5)).join(' ')}`);
+  for (let i = 0; i < xs.length; i += 10)
+    out.push(
+      `  ${pad(i + start, 3)}-${pad(Math.min(i + 10, xs.length) + start - 1, 3)}: ${xs
+        .slice(i, i + 10)
+        .map((x) => pad(x, 5))
+        .join(' ')}`,
+    );
   return out.join('\n');
 }
 
 async function main() {
   const m = models();
   const started = new Date();
-  const result = { date: started.toISOString(), command: 'npm run bench:cache', node: process.version, models: m, latencyMs: LATENCY, fakeMinCacheableTokens: 1024 };
+  const result = {
+    date: started.toISOString(),
+    command: 'npm run bench:cache',
+    node: process.version,
+    models: m,
+    latencyMs: LATENCY,
+    fakeMinCacheableTokens: 1024,
+  };
   console.log(`# prompt cache bench, ${started.toISOString().slice(0, 16).replace('T', ' ')} UTC, node ${process.version}`);
-  console.log(`# CLI: node bin/minutes.js chat --channel ${CHANNEL} (dist), fake Anthropic server (latency ${LATENCY} ms, min cacheable 1,024 tokens); chat model ${m.chatModel}, side model ${m.sideModel}`);
+  console.log(
+    `# CLI: node bin/minutes.js chat --channel ${CHANNEL} (dist), fake Anthropic server (latency ${LATENCY} ms, min cacheable 1,024 tokens); chat model ${m.chatModel}, side model ${m.sideModel}`,
+  );
 
   // ---------- 1. 40-message discussion ----------
-  const lines = fs.readFileSync(path.join(dataDir, 'discussion.txt'), 'utf8').split('\n').filter((l) => l.trim());
+  const lines = fs
+    .readFileSync(path.join(dataDir, 'discussion.txt'), 'utf8')
+    .split('\n')
+    .filter((l) => l.trim());
   const run1 = await runConsoleSession({ label: 'discussion', lines, ...m });
   const rows1 = perTurn(run1.turns.map((t) => t.request));
   const recallTok = run1.turns.map((t) => {
@@ -260,15 +317,46 @@ async function main() {
   const sW = summarise(rowsW.slice(1));
   const sW2 = summarise(rowsW2.slice(1));
 
-  console.log(`\n## 1-2. 40-message discussion (turns 2-${rows1.length}); stable prefix ≈ ${fmt(stableTok)} tokens (instructions + CONTEXT.md), recall on ${recallTok.filter(Boolean).length}/40 turns (mean ${fmt(recallTok.reduce((a, b) => a + b, 0) / 40)} tokens)`);
-  console.log(table(
-    ['prompt', 'input tok', 'cache read', 'cache write', 'uncached', 'read share', 'uncached+write /turn', 'billed-equiv.*'],
-    [
-      ['minutes (append-only, recall on newest)', fmt(s1.inputTokens), fmt(s1.cacheRead), fmt(s1.cacheWrite), fmt(s1.uncached), pct(s1.cacheShare), fmt(s1.meanUncachedPlusWrite), fmt(s1.billedEquivalent)],
-      [`sliding window N=${WINDOW}, recall before window, bp end of CONTEXT`, fmt(sW.inputTokens), fmt(sW.cacheRead), fmt(sW.cacheWrite), fmt(sW.uncached), pct(sW.cacheShare), fmt(sW.meanUncachedPlusWrite), fmt(sW.billedEquivalent)],
-      [`  same + bp on last earlier message`, fmt(sW2.inputTokens), fmt(sW2.cacheRead), fmt(sW2.cacheWrite), fmt(sW2.uncached), pct(sW2.cacheShare), fmt(sW2.meanUncachedPlusWrite), fmt(sW2.billedEquivalent)],
-    ],
-  ));
+  console.log(
+    `\n## 1-2. 40-message discussion (turns 2-${rows1.length}); stable prefix ≈ ${fmt(stableTok)} tokens (instructions + CONTEXT.md), recall on ${recallTok.filter(Boolean).length}/40 turns (mean ${fmt(recallTok.reduce((a, b) => a + b, 0) / 40)} tokens)`,
+  );
+  console.log(
+    table(
+      ['prompt', 'input tok', 'cache read', 'cache write', 'uncached', 'read share', 'uncached+write /turn', 'billed-equiv.*'],
+      [
+        [
+          'minutes (append-only, recall on newest)',
+          fmt(s1.inputTokens),
+          fmt(s1.cacheRead),
+          fmt(s1.cacheWrite),
+          fmt(s1.uncached),
+          pct(s1.cacheShare),
+          fmt(s1.meanUncachedPlusWrite),
+          fmt(s1.billedEquivalent),
+        ],
+        [
+          `sliding window N=${WINDOW}, recall before window, bp end of CONTEXT`,
+          fmt(sW.inputTokens),
+          fmt(sW.cacheRead),
+          fmt(sW.cacheWrite),
+          fmt(sW.uncached),
+          pct(sW.cacheShare),
+          fmt(sW.meanUncachedPlusWrite),
+          fmt(sW.billedEquivalent),
+        ],
+        [
+          `  same + bp on last earlier message`,
+          fmt(sW2.inputTokens),
+          fmt(sW2.cacheRead),
+          fmt(sW2.cacheWrite),
+          fmt(sW2.uncached),
+          pct(sW2.cacheShare),
+          fmt(sW2.meanUncachedPlusWrite),
+          fmt(sW2.billedEquivalent),
+        ],
+      ],
+    ),
+  );
   console.log('* input billed in base-price tokens at Anthropic 5-minute cache rates: uncached ×1, cache write ×1.25, cache read ×0.1');
   console.log(`goal ≥ 85% read from cache: ${s1.cacheShare >= 0.85 ? 'MET' : 'MISSED'} (${pct(s1.cacheShare)})`);
   console.log('\nper turn, minutes — uncached+write tokens (turn 1 included):');
@@ -280,12 +368,18 @@ async function main() {
   console.log(`per turn, sliding window N=${WINDOW} — uncached+write tokens:`);
   console.log(compactList(rowsW.map((r) => r.uncached + r.write)));
   console.log(`breakpoints (minutes, turn 1 / 2 / 40): ${bps[0]} | ${bps[1]} | ${bps[bps.length - 1]}`);
-  console.log(`side tasks in run 1: ${side1.length} (${side1.map((r) => sideTaskOf(r.system)).join(', ') || 'none'}), run at end of input; CLI exit ${run1.exit.code}; mean turn ${fmt(run1.turns.reduce((a, t) => a + t.ms, 0) / run1.turns.length)} ms`);
+  console.log(
+    `side tasks in run 1: ${side1.length} (${side1.map((r) => sideTaskOf(r.system)).join(', ') || 'none'}), run at end of input; CLI exit ${run1.exit.code}; mean turn ${fmt(run1.turns.reduce((a, t) => a + t.ms, 0) / run1.turns.length)} ms`,
+  );
 
   Object.assign(result, {
     discussion: {
-      turns: rows1.length, stablePrefixTokens: stableTok, turns2to40: s1, perTurn: rows1.map((r, i) => ({ ...r, recallTokens: recallTok[i], ms: Math.round(run1.turns[i].ms), breakpoints: bps[i] })),
-      sideTasks: side1.map((r) => ({ task: sideTaskOf(r.system), ...r.usage })), exit: run1.exit,
+      turns: rows1.length,
+      stablePrefixTokens: stableTok,
+      turns2to40: s1,
+      perTurn: rows1.map((r, i) => ({ ...r, recallTokens: recallTok[i], ms: Math.round(run1.turns[i].ms), breakpoints: bps[i] })),
+      sideTasks: side1.map((r) => ({ task: sideTaskOf(r.system), ...r.usage })),
+      exit: run1.exit,
     },
     slidingWindow: { window: WINDOW, breakpoint: 'end of CONTEXT (system)', turns2to40: sW, perTurn: rowsW },
     slidingWindowMsgBreakpoint: { window: WINDOW, breakpoint: 'end of CONTEXT + last earlier message', turns2to40: sW2, perTurn: rowsW2 },
@@ -321,37 +415,91 @@ async function main() {
     const duringTurns = run3.turns.at(-1).sideSoFar;
     const per100 = (x) => (x * 100) / rows3.length;
     const at = (t) => rows3[t - 1];
-    const convTok = run3.turns.map((t) => t.request.body.messages.slice(0, -1).reduce((n, mm) => n + Math.ceil(mm.content[0].text.length / 4), 0)
-      + t.request.body.system.slice(2).reduce((n, b) => n + Math.ceil(b.text.length / 4), 0));
+    const convTok = run3.turns.map(
+      (t) =>
+        t.request.body.messages.slice(0, -1).reduce((n, mm) => n + Math.ceil(mm.content[0].text.length / 4), 0) +
+        t.request.body.system.slice(2).reduce((n, b) => n + Math.ceil(b.text.length / 4), 0),
+    );
     const buckets = [];
     for (let i = 0; i < rows3.length; i += 50) {
       const b = rows3.slice(i, i + 50);
-      buckets.push({ turns: `${i + 1}-${i + b.length}`, meanInput: b.reduce((n, r) => n + r.total, 0) / b.length, maxInput: Math.max(...b.map((r) => r.total)), share: summarise(b).cacheShare });
+      buckets.push({
+        turns: `${i + 1}-${i + b.length}`,
+        meanInput: b.reduce((n, r) => n + r.total, 0) / b.length,
+        maxInput: Math.max(...b.map((r) => r.total)),
+        share: summarise(b).cacheShare,
+      });
     }
     console.log(`\n## 3. ${rows3.length}-turn run, conversation.tokenBudget ${BUDGET} (keepRecentTurns default), requestsPerMinute unlimited`);
-    console.log(table(['chat call', 'input tok', 'cache read', 'cache write', 'uncached', 'conversation tok (est.)'],
-      [10, 40, rows3.length].filter((t) => t <= rows3.length).map((t) => [`turn ${t}`, fmt(at(t).total), fmt(at(t).read), fmt(at(t).write), fmt(at(t).uncached), fmt(convTok[t - 1])])
-        .concat([['max over all turns', fmt(Math.max(...rows3.map((r) => r.total))), '', '', '', fmt(Math.max(...convTok))]])));
-    console.log(table(['turns', 'mean input tok', 'max input tok', 'read share'], buckets.map((b) => [b.turns, fmt(b.meanInput), fmt(b.maxInput), pct(b.share)])));
-    console.log(`cache share over all ${rows3.length} turns: ${pct(s3.cacheShare)} (turns 2-${rows3.length}: ${pct(summarise(rows3.slice(1)).cacheShare)}); mean uncached+write per turn ${fmt(s3.meanUncachedPlusWrite)}`);
-    console.log(`compactions: ${byTask.compact?.calls ?? 0} compaction side calls, ${compactBlocks} "Conversation compacted" HISTORY blocks; conversation.json at end: ${run3.conv.turns.length} turns kept, ${run3.conv.compactedTurns} compacted`);
-    console.log(table(['per 100 chat messages', 'calls', 'input tok', 'output tok'], [
-      ['chat', fmt(100), fmt(per100(s3.inputTokens)), fmt(per100(chatOut))],
-      ...Object.entries(byTask).map(([k, v]) => [`side: ${k}`, fmt(per100(v.calls), 1), fmt(per100(v.input)), fmt(per100(v.output))]),
-      ['side: all', fmt(per100(side.length), 1), fmt(per100(sideIn)), fmt(per100(sideOut))],
-    ]));
-    console.log(`side/chat input tokens: ${pct(sideIn / s3.inputTokens)}; side/chat total tokens (in+out): ${pct((sideIn + sideOut) / (s3.inputTokens + chatOut))}; side input not cached (no breakpoints): ${fmt(side.reduce((n, r) => n + r.usage.cacheReadTokens, 0))} read`);
-    console.log(`at cache prices (chat billed-equivalent ${fmt(per100(s3.billedEquivalent))} per 100 messages; side input is never cached): side input = ${pct(sideIn / s3.billedEquivalent)} of chat input cost at the same per-token price, before the side model's lower price`);
+    console.log(
+      table(
+        ['chat call', 'input tok', 'cache read', 'cache write', 'uncached', 'conversation tok (est.)'],
+        [10, 40, rows3.length]
+          .filter((t) => t <= rows3.length)
+          .map((t) => [`turn ${t}`, fmt(at(t).total), fmt(at(t).read), fmt(at(t).write), fmt(at(t).uncached), fmt(convTok[t - 1])])
+          .concat([['max over all turns', fmt(Math.max(...rows3.map((r) => r.total))), '', '', '', fmt(Math.max(...convTok))]]),
+      ),
+    );
+    console.log(
+      table(
+        ['turns', 'mean input tok', 'max input tok', 'read share'],
+        buckets.map((b) => [b.turns, fmt(b.meanInput), fmt(b.maxInput), pct(b.share)]),
+      ),
+    );
+    console.log(
+      `cache share over all ${rows3.length} turns: ${pct(s3.cacheShare)} (turns 2-${rows3.length}: ${pct(summarise(rows3.slice(1)).cacheShare)}); mean uncached+write per turn ${fmt(s3.meanUncachedPlusWrite)}`,
+    );
+    console.log(
+      `compactions: ${byTask.compact?.calls ?? 0} compaction side calls, ${compactBlocks} "Conversation compacted" HISTORY blocks; conversation.json at end: ${run3.conv.turns.length} turns kept, ${run3.conv.compactedTurns} compacted`,
+    );
+    console.log(
+      table(
+        ['per 100 chat messages', 'calls', 'input tok', 'output tok'],
+        [
+          ['chat', fmt(100), fmt(per100(s3.inputTokens)), fmt(per100(chatOut))],
+          ...Object.entries(byTask).map(([k, v]) => [`side: ${k}`, fmt(per100(v.calls), 1), fmt(per100(v.input)), fmt(per100(v.output))]),
+          ['side: all', fmt(per100(side.length), 1), fmt(per100(sideIn)), fmt(per100(sideOut))],
+        ],
+      ),
+    );
+    console.log(
+      `side/chat input tokens: ${pct(sideIn / s3.inputTokens)}; side/chat total tokens (in+out): ${pct((sideIn + sideOut) / (s3.inputTokens + chatOut))}; side input not cached (no breakpoints): ${fmt(side.reduce((n, r) => n + r.usage.cacheReadTokens, 0))} read`,
+    );
+    console.log(
+      `at cache prices (chat billed-equivalent ${fmt(per100(s3.billedEquivalent))} per 100 messages; side input is never cached): side input = ${pct(sideIn / s3.billedEquivalent)} of chat input cost at the same per-token price, before the side model's lower price`,
+    );
     console.log(`side calls (task@after-turn): ${sideTimeline.map((x) => `${x.task[0]}@${x.afterTurn}`).join(' ')}`);
-    console.log(`side calls during the turns: ${duringTurns}, at end of input: ${side.length - duringTurns}; console mode starts no node-cron tick (createRuntime without scheduleUpkeep), so upkeep ran only when over budget after a turn and once at end of input`);
-    console.log(`CLI exit ${run3.exit.code}; wall ${fmt(run3.chatWallMs / 1000, 1)} s for ${rows3.length} turns (mean ${fmt(run3.turns.reduce((a, t) => a + t.ms, 0) / rows3.length)} ms/turn); MEMORY.md entries at end: ${(run3.memory.match(/^- \[m-/gm) ?? []).length}`);
+    console.log(
+      `side calls during the turns: ${duringTurns}, at end of input: ${side.length - duringTurns}; console mode starts no node-cron tick (createRuntime without scheduleUpkeep), so upkeep ran only when over budget after a turn and once at end of input`,
+    );
+    console.log(
+      `CLI exit ${run3.exit.code}; wall ${fmt(run3.chatWallMs / 1000, 1)} s for ${rows3.length} turns (mean ${fmt(run3.turns.reduce((a, t) => a + t.ms, 0) / rows3.length)} ms/turn); MEMORY.md entries at end: ${(run3.memory.match(/^- \[m-/gm) ?? []).length}`,
+    );
     if (run3.stderr.trim()) console.log(`stderr (first 600 chars): ${run3.stderr.trim().slice(0, 600)}`);
     Object.assign(result, {
       long: {
-        turns: rows3.length, tokenBudget: BUDGET, allTurns: s3, at: { 10: at(10), 40: at(40), [rows3.length]: at(rows3.length) },
-        maxInput: Math.max(...rows3.map((r) => r.total)), buckets, compactions: { sideCalls: byTask.compact?.calls ?? 0, historyBlocks: compactBlocks },
-        sideTasks: byTask, sideCallsDuringTurns: duringTurns, sideTimeline, per100: { chatInput: per100(s3.inputTokens), chatBilledEquivalent: per100(s3.billedEquivalent), chatOutput: per100(chatOut), sideCalls: per100(side.length), sideInput: per100(sideIn), sideOutput: per100(sideOut) },
-        inputPerTurn: rows3.map((r) => r.total), convTokPerTurn: convTok, readPerTurn: rows3.map((r) => r.read), exit: run3.exit,
+        turns: rows3.length,
+        tokenBudget: BUDGET,
+        allTurns: s3,
+        at: { 10: at(10), 40: at(40), [rows3.length]: at(rows3.length) },
+        maxInput: Math.max(...rows3.map((r) => r.total)),
+        buckets,
+        compactions: { sideCalls: byTask.compact?.calls ?? 0, historyBlocks: compactBlocks },
+        sideTasks: byTask,
+        sideCallsDuringTurns: duringTurns,
+        sideTimeline,
+        per100: {
+          chatInput: per100(s3.inputTokens),
+          chatBilledEquivalent: per100(s3.billedEquivalent),
+          chatOutput: per100(chatOut),
+          sideCalls: per100(side.length),
+          sideInput: per100(sideIn),
+          sideOutput: per100(sideOut),
+        },
+        inputPerTurn: rows3.map((r) => r.total),
+        convTokPerTurn: convTok,
+        readPerTurn: rows3.map((r) => r.read),
+        exit: run3.exit,
       },
     });
   }

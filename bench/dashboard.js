@@ -74,4 +74,7 @@ async function main() {
   fs.rmSync(tmp, { recursive: true, force: true });
 }
 
-main().catch((err) => { console.error(err); process.exit(1); });
+main().catch((err) => {
+  console.error(err);
+  process.exit(1);
+});

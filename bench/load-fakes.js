@@ -90,7 +90,11 @@ async function createWorld(o) {
     rest.push({ route: r.route, status: r.status, recvAt: doneAt - r.durationMs, doneAt, content, path: r.path });
     if (r.route === 'POST /channels/:channelId/messages' && r.status === 200 && content) {
       for (const k of content.match(KEY) ?? []) acked.add(k);
-      if (acked.size >= ackTarget) { const w = ackWaiters; ackWaiters = []; for (const f of w) f(); }
+      if (acked.size >= ackTarget) {
+        const w = ackWaiters;
+        ackWaiters = [];
+        for (const f of w) f();
+      }
     }
   });
 
@@ -101,11 +105,20 @@ async function createWorld(o) {
   let warmed = false;
   /** @type {Array<{ key: string, c: number, m: number, id: string, dispatchAt: number }>} */
   let sent = [];
-  const sampler = setInterval(() => { rssPeak = Math.max(rssPeak, process.memoryUsage().rss); }, 50);
+  const sampler = setInterval(() => {
+    rssPeak = Math.max(rssPeak, process.memoryUsage().rss);
+  }, 50);
   sampler.unref();
 
   return {
-    info: () => ({ apiUrl: d.apiUrl, botToken: d.botToken, guildId: guild.id, modelBaseURL: model.anthropicBaseURL, channelIds: channels.map((c) => c.id), pid: process.pid }),
+    info: () => ({
+      apiUrl: d.apiUrl,
+      botToken: d.botToken,
+      guildId: guild.id,
+      modelBaseURL: model.anthropicBaseURL,
+      channelIds: channels.map((c) => c.id),
+      pid: process.pid,
+    }),
     restCount: () => rest.length,
     warm: async () => {
       for (const ch of channels) d.userSays(ch.id, user.id, 'warm up', { mentionsBot: true });
@@ -144,7 +157,10 @@ async function createWorld(o) {
       if (acked.size < a.total) {
         await new Promise((resolve) => {
           const t = setTimeout(resolve, a.timeoutMs);
-          ackWaiters.push(() => { clearTimeout(t); resolve(undefined); });
+          ackWaiters.push(() => {
+            clearTimeout(t);
+            resolve(undefined);
+          });
         });
       }
       return { acked: acked.size, at: now() };
@@ -155,7 +171,12 @@ async function createWorld(o) {
         sent,
         rest: rest.slice(restFrom),
         modelRequests: modelRequests.slice(modelFrom),
-        replies: channels.map((ch) => d.botMessagesIn(ch.id).slice(warmed ? 1 : 0).map((r) => ({ content: String(r.content), ref: r.reference?.messageId ?? null }))),
+        replies: channels.map((ch) =>
+          d
+            .botMessagesIn(ch.id)
+            .slice(warmed ? 1 : 0)
+            .map((r) => ({ content: String(r.content), ref: r.reference?.messageId ?? null })),
+        ),
         problems: [...d.problems],
         unhandled: d.unhandled.map((r) => `${r.method} ${r.path}`),
         cpu: { userS: cpu.user / 1e6, systemS: cpu.system / 1e6 },
@@ -176,10 +197,15 @@ module.exports = { createWorld, idsInTurn, KEY };
 if (require.main === module) {
   if (!process.send) throw new Error('bench/load-fakes.js runs as a forked child (IPC) of bench/load-run.js');
   const args = process.argv.slice(2);
-  const num = (flag, dflt) => { const i = args.indexOf(flag); return i >= 0 ? Number(args[i + 1]) : dflt; };
+  const num = (flag, dflt) => {
+    const i = args.indexOf(flag);
+    return i >= 0 ? Number(args[i + 1]) : dflt;
+  };
   /** @type {Awaited<ReturnType<typeof createWorld>> | null} */
   let world = null;
-  const ready = createWorld({ channels: num('--channels', 100), messages: num('--messages', 20), latency: num('--latency', 20) }).then((w) => { world = w; });
+  const ready = createWorld({ channels: num('--channels', 100), messages: num('--messages', 20), latency: num('--latency', 20) }).then((w) => {
+    world = w;
+  });
   const send = (m) => new Promise((resolve) => process.send?.(m, () => resolve(undefined)));
   process.on('message', async (/** @type {any} */ msg) => {
     try {
@@ -196,5 +222,8 @@ if (require.main === module) {
   });
   // The parent gone (crash, Ctrl-C): do not linger with open servers.
   process.on('disconnect', () => process.exit(0));
-  ready.catch((err) => { console.error(`load-fakes: ${path.basename(__filename)} failed to start`, err); process.exit(1); });
+  ready.catch((err) => {
+    console.error(`load-fakes: ${path.basename(__filename)} failed to start`, err);
+    process.exit(1);
+  });
 }

@@ -77,7 +77,8 @@ function summarise(file, top = 25, withCallers = false) {
   const pct = (us) => `${((100 * us) / total).toFixed(1)}%`;
   const lines = [`${path.basename(file)}: ${(total / 1e6).toFixed(2)} s sampled`];
   lines.push('', 'self time by area:');
-  for (const [k, us] of [...areas].sort((a, b) => b[1] - a[1]).slice(0, top)) lines.push(`  ${pct(us).padStart(6)}  ${(us / 1000).toFixed(0).padStart(6)} ms  ${k}`);
+  for (const [k, us] of [...areas].sort((a, b) => b[1] - a[1]).slice(0, top))
+    lines.push(`  ${pct(us).padStart(6)}  ${(us / 1000).toFixed(0).padStart(6)} ms  ${k}`);
   lines.push('', 'self time by function:');
   for (const [k, us] of [...fns].sort((a, b) => b[1] - a[1]).slice(0, top)) {
     lines.push(`  ${pct(us).padStart(6)}  ${(us / 1000).toFixed(0).padStart(6)} ms  ${k}`);

@@ -70,7 +70,22 @@ function seedMemory(dataDir, guildId, channelIds, n) {
 }
 
 function parseArgs(argv) {
-  const o = { mode: 'minutes', fakes: 'child', channels: 100, messages: 20, latency: 20, burst: false, warm: false, timeoutMs: 300_000, dataRoot: os.tmpdir(), limiter: 'config', breakdown: false, profile: '', semantic: 'local', memory: 50 };
+  const o = {
+    mode: 'minutes',
+    fakes: 'child',
+    channels: 100,
+    messages: 20,
+    latency: 20,
+    burst: false,
+    warm: false,
+    timeoutMs: 300_000,
+    dataRoot: os.tmpdir(),
+    limiter: 'config',
+    breakdown: false,
+    profile: '',
+    semantic: 'local',
+    memory: 50,
+  };
   for (let i = 0; i < argv.length; i++) {
     const a = argv[i];
     const next = () => argv[++i];
@@ -106,7 +121,11 @@ const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
  * read the same machine clock; the bound is half the round trip).
  */
 async function forkWorld(o) {
-  const child = fork(path.join(__dirname, 'load-fakes.js'), ['--channels', String(o.channels), '--messages', String(o.messages), '--latency', String(o.latency)], { stdio: ['ignore', 'inherit', 'inherit', 'ipc'] });
+  const child = fork(
+    path.join(__dirname, 'load-fakes.js'),
+    ['--channels', String(o.channels), '--messages', String(o.messages), '--latency', String(o.latency)],
+    { stdio: ['ignore', 'inherit', 'inherit', 'ipc'] },
+  );
   let seq = 0;
   /** @type {Map<number, { resolve: (v: any) => void, reject: (e: Error) => void }>} */
   const waiting = new Map();
@@ -117,12 +136,16 @@ async function forkWorld(o) {
     if (m.ok) w.resolve(m.value);
     else w.reject(new Error(`load-fakes: ${m.error}`));
   });
-  child.on('exit', (code) => { for (const w of waiting.values()) w.reject(new Error(`load-fakes exited ${code}`)); waiting.clear(); });
-  const call = (cmd, args) => new Promise((resolve, reject) => {
-    const id = ++seq;
-    waiting.set(id, { resolve, reject });
-    child.send({ id, cmd, args });
+  child.on('exit', (code) => {
+    for (const w of waiting.values()) w.reject(new Error(`load-fakes exited ${code}`));
+    waiting.clear();
   });
+  const call = (cmd, args) =>
+    new Promise((resolve, reject) => {
+      const id = ++seq;
+      waiting.set(id, { resolve, reject });
+      child.send({ id, cmd, args });
+    });
   const world = {
     info: () => call('info'),
     restCount: () => call('restCount'),
@@ -131,7 +154,10 @@ async function forkWorld(o) {
     dispatch: (a) => call('dispatch', a),
     waitAcked: (a) => call('waitAcked', a),
     collect: () => call('collect'),
-    stop: async () => { await call('stop'); await new Promise((r) => (child.exitCode !== null ? r(undefined) : child.once('exit', r))); },
+    stop: async () => {
+      await call('stop');
+      await new Promise((r) => (child.exitCode !== null ? r(undefined) : child.once('exit', r)));
+    },
     /** offset = child clock − this clock, from the round trip with the smallest delay */
     clockOffset: async () => {
       let best = { rtt: Infinity, offset: NaN };
@@ -196,7 +222,12 @@ async function main() {
       openai: {},
       log: {},
     };
-    const sink = new Writable({ write(chunk, _enc, done) { for (const l of String(chunk).split('\n')) if (l.trim()) logLines.push(l); done(); } });
+    const sink = new Writable({
+      write(chunk, _enc, done) {
+        for (const l of String(chunk).split('\n')) if (l.trim()) logLines.push(l);
+        done();
+      },
+    });
     const logger = createLogger({ level: 'warn', format: 'json', destination: sink });
     /** @type {Record<string, unknown>} */
     const extra = {};
@@ -204,8 +235,10 @@ async function main() {
       // Diagnostic: the same client built directly with both limits 'unlimited'.
       const { createModelClient } = dist('llm/provider.js');
       extra.model = await createModelClient({
-        logger, env: { ANTHROPIC_API_KEY: 'test-key', ANTHROPIC_BASE_URL: info.modelBaseURL },
-        limits: { requestsPerMinute: 'unlimited', maxConcurrent: 'unlimited' }, retry: { maxAttempts: 1 },
+        logger,
+        env: { ANTHROPIC_API_KEY: 'test-key', ANTHROPIC_BASE_URL: info.modelBaseURL },
+        limits: { requestsPerMinute: 'unlimited', maxConcurrent: 'unlimited' },
+        retry: { maxAttempts: 1 },
       });
     }
     if (o.breakdown) instrumentStore(timed);
@@ -333,9 +366,24 @@ async function main() {
 
   /** @type {Record<string, number[]>} */
   const series = {
-    gateway: [], queueWait: [], preRaw: [], preOwn: [], post: [], overheadRaw: [], overheadOwn: [],
-    restWait: [], model: [], modelOut: [], modelBack: [], endToEnd: [], ownFirstTurn: [], ownLaterTurns: [], sendResolve: [],
-    overheadOwnBot: [], ownBotFirstTurn: [], ownBotLaterTurns: [],
+    gateway: [],
+    queueWait: [],
+    preRaw: [],
+    preOwn: [],
+    post: [],
+    overheadRaw: [],
+    overheadOwn: [],
+    restWait: [],
+    model: [],
+    modelOut: [],
+    modelBack: [],
+    endToEnd: [],
+    ownFirstTurn: [],
+    ownLaterTurns: [],
+    sendResolve: [],
+    overheadOwnBot: [],
+    ownBotFirstTurn: [],
+    ownBotLaterTurns: [],
   };
   /** When the bot learned that a reply was sent (its send resolved): the trace of any key in it. */
   const sendDoneOf = (r) => {
@@ -348,7 +396,10 @@ async function main() {
   let traceAnomalies = 0;
   for (const rec of byId.values()) {
     const mk = rec.marks;
-    if (STAGES.some((s) => (mk[s]?.length ?? 0) !== 1)) { traceAnomalies++; if (STAGES.some((s) => !mk[s]?.length)) continue; }
+    if (STAGES.some((s) => (mk[s]?.length ?? 0) !== 1)) {
+      traceAnomalies++;
+      if (STAGES.some((s) => !mk[s]?.length)) continue;
+    }
     const [recv, sent, done, issued] = STAGES.map((s) => mk[s][0]);
     const reply = replyOf.get(rec.key);
     const q = modelReqOf.get(rec.key);
@@ -396,29 +447,56 @@ async function main() {
   const warnings = logLines.filter((l) => /"level":(40|50|60)/.test(l));
 
   const result = {
-    mode: o.mode, fakes: o.fakes, channels: o.channels, messagesPerChannel: o.messages, messages: total, latencyMs: o.latency, burst: o.burst, warm: o.warm, warmedChannels,
-    node: process.version, cpus: os.cpus().length,
-    loadavgBefore: load0, loadavgAfter: load1,
+    mode: o.mode,
+    fakes: o.fakes,
+    channels: o.channels,
+    messagesPerChannel: o.messages,
+    messages: total,
+    latencyMs: o.latency,
+    burst: o.burst,
+    warm: o.warm,
+    warmedChannels,
+    node: process.version,
+    cpus: os.cpus().length,
+    loadavgBefore: load0,
+    loadavgAfter: load1,
     clock,
     dispatchMs: dispatchEnd - t0,
     wallMs: wall,
     lastReplyMs: lastReplyAt - t0,
     messagesPerSecond: total / ((lastReplyAt - t0) / 1000),
-    answered: waited.acked, lost, duplicated, outOfOrder, wrongReplyRef, traceAnomalies, unknownTraces,
+    answered: waited.acked,
+    lost,
+    duplicated,
+    outOfOrder,
+    wrongReplyRef,
+    traceAnomalies,
+    unknownTraces,
     timedOut: waited.acked < total,
-    turns: chatRequests.length, replies: repliesTotal,
+    turns: chatRequests.length,
+    replies: repliesTotal,
     mergeRatio: total / Math.max(1, chatRequests.length),
     turnsPerChannel: summary(turnsPerChannel),
     otherModelRequests: modelRequests.length - chatRequests.length,
-    restCalls: runRest.length, restByRoute: routes,
+    restCalls: runRest.length,
+    restByRoute: routes,
     // this process: the bot alone with --fakes child, bot + fakes with --fakes same
     rss: { idleMB: mb(rssIdle), peakMB: mb(rssPeak), heapPeakMB: mb(heapPeak) },
     cpu: { userS: cpu.user / 1e6, systemS: cpu.system / 1e6, coresUsed: (cpu.user + cpu.system) / 1000 / wall },
     fakesProcess: o.fakes === 'child' ? { cpuS: col.cpu.userS + col.cpu.systemS, rssPeakMB: col.rssPeakMB } : null,
     eventLoopDelayMs: { p50: eld.percentile(50) / 1e6, p99: eld.percentile(99) / 1e6, max: eld.max / 1e6 },
     ms: Object.fromEntries(Object.entries(series).map(([k, v]) => [k, summary(v)])),
-    problems: col.problems, unhandled: col.unhandled, warnings: warnings.length, firstWarnings: warnings.slice(0, 5),
-    options: { dist: path.relative(root, distDir), dataRoot: o.dataRoot, limiter: o.limiter, breakdown: o.breakdown, uvThreadpool: process.env.UV_THREADPOOL_SIZE ?? '4 (default)' },
+    problems: col.problems,
+    unhandled: col.unhandled,
+    warnings: warnings.length,
+    firstWarnings: warnings.slice(0, 5),
+    options: {
+      dist: path.relative(root, distDir),
+      dataRoot: o.dataRoot,
+      limiter: o.limiter,
+      breakdown: o.breakdown,
+      uvThreadpool: process.env.UV_THREADPOOL_SIZE ?? '4 (default)',
+    },
     breakdown: Object.fromEntries(Object.entries(parts).map(([k, v]) => [k, { ...summary(v), totalS: v.reduce((s, x) => s + x, 0) / 1000 }])),
   };
   fs.rmSync(tmp, { recursive: true, force: true });
@@ -459,7 +537,10 @@ function attachBaseline(client, o) {
         const batch = pending.get(channel.id);
         if (!batch?.length) break;
         pending.set(channel.id, []);
-        const mark = (stage) => { const t = performance.now(); for (const b of batch) o.trace(b.id, stage, t); };
+        const mark = (stage) => {
+          const t = performance.now();
+          for (const b of batch) o.trace(b.id, stage, t);
+        };
         mark('model-sent');
         const res = await fetch(o.modelUrl, {
           method: 'POST',
@@ -489,7 +570,11 @@ function instrumentStore(timed) {
     const orig = mod[name];
     mod[name] = async function (...args) {
       const t = performance.now();
-      try { return await orig.apply(this, args); } finally { timed(label, performance.now() - t); }
+      try {
+        return await orig.apply(this, args);
+      } finally {
+        timed(label, performance.now() - t);
+      }
     };
   };
   const lockfile = require('proper-lockfile');

@@ -41,7 +41,19 @@ const { fork, execFileSync } = require('node:child_process');
 const root = path.resolve(__dirname, '..');
 
 function parseArgs(argv) {
-  const o = { arrangements: ['child'], dist: '', runs: 1, channels: 100, messages: 20, latency: 20, diagnose: false, profile: false, burst: false, warm: false, out: path.join(root, 'bench/out/load.json') };
+  const o = {
+    arrangements: ['child'],
+    dist: '',
+    runs: 1,
+    channels: 100,
+    messages: 20,
+    latency: 20,
+    diagnose: false,
+    profile: false,
+    burst: false,
+    warm: false,
+    out: path.join(root, 'bench/out/load.json'),
+  };
   for (let i = 0; i < argv.length; i++) {
     const a = argv[i];
     const next = () => argv[++i];
@@ -69,7 +81,9 @@ function runChild(args) {
   return new Promise((resolve, reject) => {
     const child = fork(path.join(__dirname, 'load-run.js'), args, { stdio: ['ignore', 'inherit', 'inherit', 'ipc'] });
     let result = null;
-    child.on('message', (m) => { result = m; });
+    child.on('message', (m) => {
+      result = m;
+    });
     child.on('error', reject);
     child.on('exit', (code) => (result ? resolve(result) : reject(new Error(`load-run.js ${args.join(' ')} exited ${code} without a result`))));
   });
@@ -86,17 +100,36 @@ async function main() {
     fs.rmSync(o.dist, { recursive: true, force: true });
     fs.cpSync(path.join(root, 'dist'), o.dist, { recursive: true });
   }
-  const git = (...a) => { try { return execFileSync('git', a, { cwd: root, encoding: 'utf8' }).trim(); } catch { return '?'; } };
-  const source = { head: git('rev-parse', '--short', 'HEAD'), srcChanges: git('status', '--porcelain', '--', 'src').split('\n').filter(Boolean), dist: path.relative(root, o.dist) };
-  const common = ['--dist', o.dist, '--channels', String(o.channels), '--messages', String(o.messages), '--latency', String(o.latency), ...(o.burst ? ['--burst'] : []), ...(o.warm ? ['--warm'] : []),
-    ...(o.semantic ? ['--semantic', o.semantic] : []), ...(o.memory !== undefined ? ['--memory', String(o.memory)] : [])];
+  const git = (...a) => {
+    try {
+      return execFileSync('git', a, { cwd: root, encoding: 'utf8' }).trim();
+    } catch {
+      return '?';
+    }
+  };
+  const source = {
+    head: git('rev-parse', '--short', 'HEAD'),
+    srcChanges: git('status', '--porcelain', '--', 'src').split('\n').filter(Boolean),
+    dist: path.relative(root, o.dist),
+  };
+  const common = [
+    '--dist',
+    o.dist,
+    '--channels',
+    String(o.channels),
+    '--messages',
+    String(o.messages),
+    '--latency',
+    String(o.latency),
+    ...(o.burst ? ['--burst'] : []),
+    ...(o.warm ? ['--warm'] : []),
+    ...(o.semantic ? ['--semantic', o.semantic] : []),
+    ...(o.memory !== undefined ? ['--memory', String(o.memory)] : []),
+  ];
   const variants = [];
   for (const fakes of o.arrangements) {
     const at = ['--fakes', fakes];
-    variants.push(
-      { name: 'baseline', fakes, args: ['--mode', 'baseline', ...at] },
-      { name: 'minutes', fakes, args: ['--mode', 'minutes', ...at] },
-    );
+    variants.push({ name: 'baseline', fakes, args: ['--mode', 'baseline', ...at] }, { name: 'minutes', fakes, args: ['--mode', 'minutes', ...at] });
     if (o.diagnose) {
       variants.push(
         { name: 'minutes, data on tmpfs', fakes, args: ['--mode', 'minutes', '--data-root', '/dev/shm', ...at] },
@@ -107,8 +140,19 @@ async function main() {
   }
   const ARR = { child: 'fakes in a child', same: 'same process' };
   const date = new Date().toISOString();
-  const uptime = () => { try { return execFileSync('uptime', { encoding: 'utf8' }).trim(); } catch { return `loadavg ${os.loadavg().map((x) => x.toFixed(2)).join(' ')}`; } };
-  console.log(`load bench ${date}, node ${process.version}, ${os.cpus().length} cpus; ${o.channels} channels × ${o.messages} messages, model latency ${o.latency} ms${o.warm ? ', channels warmed' : ''}`);
+  const uptime = () => {
+    try {
+      return execFileSync('uptime', { encoding: 'utf8' }).trim();
+    } catch {
+      return `loadavg ${os
+        .loadavg()
+        .map((x) => x.toFixed(2))
+        .join(' ')}`;
+    }
+  };
+  console.log(
+    `load bench ${date}, node ${process.version}, ${os.cpus().length} cpus; ${o.channels} channels × ${o.messages} messages, model latency ${o.latency} ms${o.warm ? ', channels warmed' : ''}`,
+  );
   console.log(`bot: ${source.dist} (HEAD ${source.head}${source.srcChanges.length ? `; uncommitted in src/: ${source.srcChanges.join(', ')}` : ''})`);
   const results = [];
   for (let run = 1; run <= o.runs; run++) {
@@ -126,25 +170,37 @@ async function main() {
   // ---- tables --------------------------------------------------------------------------------------
   const base = (run, arrangement) => results.find((r) => r.run === run && r.arrangement === arrangement && r.variant === 'baseline');
   const lines = [];
-  lines.push('RSS, CPU and event-loop delay are the measuring process: the bot alone with the fakes in a child, bot + fakes in the same process; "fakes CPU" is the child\'s.');
+  lines.push(
+    'RSS, CPU and event-loop delay are the measuring process: the bot alone with the fakes in a child, bot + fakes in the same process; "fakes CPU" is the child\'s.',
+  );
   lines.push('');
-  lines.push('| run | arrangement | variant | msgs/s | × baseline | turns (msgs/turn) | REST calls | lost / dup / out of order | peak RSS MB (idle) | CPU cores | fakes CPU cores | event-loop delay p99 ms | load avg |');
+  lines.push(
+    '| run | arrangement | variant | msgs/s | × baseline | turns (msgs/turn) | REST calls | lost / dup / out of order | peak RSS MB (idle) | CPU cores | fakes CPU cores | event-loop delay p99 ms | load avg |',
+  );
   lines.push('|---|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|');
   for (const r of results) {
     const b = base(r.run, r.arrangement);
     const fakesCpu = r.fakesProcess ? (r.fakesProcess.cpuS / (r.wallMs / 1000)).toFixed(2) : '–';
-    lines.push(`| ${r.run} | ${ARR[r.arrangement]} | ${r.variant} | ${f1(r.messagesPerSecond)} | ${b ? (r.messagesPerSecond / b.messagesPerSecond).toFixed(2) : '–'} | ${r.turns} (${r.mergeRatio.toFixed(1)}) | ${r.restCalls} | ${r.lost} / ${r.duplicated} / ${r.outOfOrder}${r.timedOut ? ' TIMED OUT' : ''} | ${f1(r.rss.peakMB)} (${f1(r.rss.idleMB)}) | ${r.cpu.coresUsed.toFixed(2)} | ${fakesCpu} | ${f1(r.eventLoopDelayMs.p99 - 10)} | ${r.loadavgBefore.map((x) => x.toFixed(1)).join(' ')} |`);
+    lines.push(
+      `| ${r.run} | ${ARR[r.arrangement]} | ${r.variant} | ${f1(r.messagesPerSecond)} | ${b ? (r.messagesPerSecond / b.messagesPerSecond).toFixed(2) : '–'} | ${r.turns} (${r.mergeRatio.toFixed(1)}) | ${r.restCalls} | ${r.lost} / ${r.duplicated} / ${r.outOfOrder}${r.timedOut ? ' TIMED OUT' : ''} | ${f1(r.rss.peakMB)} (${f1(r.rss.idleMB)}) | ${r.cpu.coresUsed.toFixed(2)} | ${fakesCpu} | ${f1(r.eventLoopDelayMs.p99 - 10)} | ${r.loadavgBefore.map((x) => x.toFixed(1)).join(' ')} |`,
+    );
   }
   lines.push('');
   lines.push('Milliseconds, p50 / p95 per message:');
   lines.push('');
-  lines.push('Own overhead counts from when the channel was free: **bot** = when the bot\'s previous send resolved (it cannot take the next batch before, replies stay in order); fake = when the fake Discord received that reply (adds discord.js\'s handling of the response).');
+  lines.push(
+    "Own overhead counts from when the channel was free: **bot** = when the bot's previous send resolved (it cannot take the next batch before, replies stay in order); fake = when the fake Discord received that reply (adds discord.js's handling of the response).",
+  );
   lines.push('');
-  lines.push('| run | arrangement | variant | **overhead, own (bot)** | own, message 0 / 1+ (bot) | overhead, own (fake) | overhead, raw | receipt→model-sent, own | model-done→send-issued | queue wait (channel busy) | REST queue (discord.js) | model-sent→fake model has it | gateway dispatch→receipt | own, message 0 / 1+ (fake) |');
+  lines.push(
+    '| run | arrangement | variant | **overhead, own (bot)** | own, message 0 / 1+ (bot) | overhead, own (fake) | overhead, raw | receipt→model-sent, own | model-done→send-issued | queue wait (channel busy) | REST queue (discord.js) | model-sent→fake model has it | gateway dispatch→receipt | own, message 0 / 1+ (fake) |',
+  );
   lines.push('|---|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|');
   for (const r of results) {
     const m = r.ms;
-    lines.push(`| ${r.run} | ${ARR[r.arrangement]} | ${r.variant} | **${pp(m.overheadOwnBot)}** | ${pp(m.ownBotFirstTurn)} · ${pp(m.ownBotLaterTurns)} | ${pp(m.overheadOwn)} | ${pp(m.overheadRaw)} | ${pp(m.preOwn)} | ${pp(m.post)} | ${pp(m.queueWait)} | ${pp(m.restWait)} | ${pp(m.modelOut)} | ${pp(m.gateway)} | ${pp(m.ownFirstTurn)} · ${pp(m.ownLaterTurns)} |`);
+    lines.push(
+      `| ${r.run} | ${ARR[r.arrangement]} | ${r.variant} | **${pp(m.overheadOwnBot)}** | ${pp(m.ownBotFirstTurn)} · ${pp(m.ownBotLaterTurns)} | ${pp(m.overheadOwn)} | ${pp(m.overheadRaw)} | ${pp(m.preOwn)} | ${pp(m.post)} | ${pp(m.queueWait)} | ${pp(m.restWait)} | ${pp(m.modelOut)} | ${pp(m.gateway)} | ${pp(m.ownFirstTurn)} · ${pp(m.ownLaterTurns)} |`,
+    );
   }
   const bd = results.filter((r) => r.breakdown && Object.keys(r.breakdown).length);
   if (bd.length) {
@@ -161,7 +217,10 @@ async function main() {
   fs.writeFileSync(o.out, JSON.stringify({ date, options: o, source, results }, null, 2));
   console.log(`wrote ${path.relative(root, o.out)}`);
   const bad = results.filter((r) => r.lost || r.duplicated || r.outOfOrder || r.wrongReplyRef || r.timedOut || r.problems.length || r.unhandled.length);
-  for (const r of bad) console.log(`FAIL run ${r.run} ${r.variant} (${ARR[r.arrangement]}): lost ${r.lost}, duplicated ${r.duplicated}, out of order ${r.outOfOrder}, wrong reply ref ${r.wrongReplyRef}, timed out ${r.timedOut}, fake problems ${r.problems.length}, unhandled ${r.unhandled.join(', ')}`);
+  for (const r of bad)
+    console.log(
+      `FAIL run ${r.run} ${r.variant} (${ARR[r.arrangement]}): lost ${r.lost}, duplicated ${r.duplicated}, out of order ${r.outOfOrder}, wrong reply ref ${r.wrongReplyRef}, timed out ${r.timedOut}, fake problems ${r.problems.length}, unhandled ${r.unhandled.join(', ')}`,
+    );
   process.exitCode = bad.length ? 1 : 0;
 }
 

@@ -18,9 +18,23 @@ const { rng } = require('./rng');
 const root = path.resolve(__dirname, '..');
 const { worthAsking, WINDOW } = require(path.join(root, 'dist', 'condense', 'notice.js'));
 
-const n = (() => { const i = process.argv.indexOf('--messages'); return i > 0 ? Number(process.argv[i + 1]) : 1000; })();
-const chat = fs.readFileSync(path.join(__dirname, 'data', 'abstention', 'chat-lines.txt'), 'utf8').split('\n').map((l) => l.trim()).filter((l) => l && !l.startsWith('#'));
-const DECISION = ['Postgres or SQLite for the importer?', 'SQLite is simpler.', 'We need concurrent writers though.', 'Postgres then?', 'Ops runs Postgres already.', "Agreed, let's go with Postgres."];
+const n = (() => {
+  const i = process.argv.indexOf('--messages');
+  return i > 0 ? Number(process.argv[i + 1]) : 1000;
+})();
+const chat = fs
+  .readFileSync(path.join(__dirname, 'data', 'abstention', 'chat-lines.txt'), 'utf8')
+  .split('\n')
+  .map((l) => l.trim())
+  .filter((l) => l && !l.startsWith('#'));
+const DECISION = [
+  'Postgres or SQLite for the importer?',
+  'SQLite is simpler.',
+  'We need concurrent writers though.',
+  'Postgres then?',
+  'Ops runs Postgres already.',
+  "Agreed, let's go with Postgres.",
+];
 /** The instructions and the wrapper the call sends besides the discussion (src/condense/notice.ts). */
 const OVERHEAD_CHARS = 520;
 

@@ -36,19 +36,30 @@ const show = process.argv.includes('--show');
 fs.rmSync(outDir, { recursive: true, force: true });
 fs.mkdirSync(outDir, { recursive: true });
 
-const chat = fs.readFileSync(path.join(__dirname, 'data', 'abstention', 'chat-lines.txt'), 'utf8')
-  .split('\n').map((l) => l.trim()).filter((l) => l && !l.startsWith('#'));
+const chat = fs
+  .readFileSync(path.join(__dirname, 'data', 'abstention', 'chat-lines.txt'), 'utf8')
+  .split('\n')
+  .map((l) => l.trim())
+  .filter((l) => l && !l.startsWith('#'));
 const chatFile = path.join(outDir, 'chat.jsonl');
 fs.writeFileSync(chatFile, chat.map((q, i) => JSON.stringify({ id: `c${i}`, query: q })).join('\n') + '\n');
 
 const channel = path.join(outDir, 'project');
 const facts = num('--facts', 300);
 generate(channel, { facts, seed: num('--seed', 42) });
-const onTopic = fs.readFileSync(path.join(channel, 'questions.jsonl'), 'utf8').split('\n').filter(Boolean).map((l) => JSON.parse(l));
+const onTopic = fs
+  .readFileSync(path.join(channel, 'questions.jsonl'), 'utf8')
+  .split('\n')
+  .filter(Boolean)
+  .map((l) => JSON.parse(l));
 const onTopicFile = path.join(outDir, 'ontopic.jsonl');
 fs.writeFileSync(onTopicFile, onTopic.map((q) => JSON.stringify({ id: q.id, query: q.query })).join('\n') + '\n');
 // The same questions in other words (no specific word shared with the entry): meaning must answer them.
-const para = fs.readFileSync(path.join(channel, 'paraphrases.jsonl'), 'utf8').split('\n').filter(Boolean).map((l) => JSON.parse(l));
+const para = fs
+  .readFileSync(path.join(channel, 'paraphrases.jsonl'), 'utf8')
+  .split('\n')
+  .filter(Boolean)
+  .map((l) => JSON.parse(l));
 const paraFile = path.join(outDir, 'paraphrases.jsonl');
 fs.writeFileSync(paraFile, para.map((q) => JSON.stringify({ id: q.id, query: q.query })).join('\n') + '\n');
 
@@ -60,11 +71,16 @@ function run(dir, file, now) {
   const args = [bin, 'recall', '--channel-dir', dir, '--queries', file, '--now', now, '--semantic', semantic, '--vector-cache', vectorCache];
   const r = spawnSync(process.execPath, args, { encoding: 'utf8', maxBuffer: 1 << 28 });
   if (r.status !== 0) throw new Error(`recall failed: ${r.stderr}`);
-  return r.stdout.split('\n').filter(Boolean).map((l) => JSON.parse(l));
+  return r.stdout
+    .split('\n')
+    .filter(Boolean)
+    .map((l) => JSON.parse(l));
 }
 
 const now = '2026-11-21';
-console.log(`# recall abstention, ${new Date().toISOString().slice(0, 10)}; --semantic ${semantic}; generated channel: ${facts} facts, seed ${num('--seed', 42)}`);
+console.log(
+  `# recall abstention, ${new Date().toISOString().slice(0, 10)}; --semantic ${semantic}; generated channel: ${facts} facts, seed ${num('--seed', 42)}`,
+);
 const chatRes = run(channel, chatFile, now);
 const chatQuiet = chatRes.filter((r) => r.text === '').length;
 const topicRes = run(channel, onTopicFile, now);
@@ -77,7 +93,11 @@ const rows = [
 ];
 const paraRes = run(channel, paraFile, now);
 rows.push(['paraphrased on-topic questions → project channel: recall something', paraRes.filter((r) => r.text !== '').length, para.length]);
-rows.push(['paraphrased on-topic questions: the source entry is among the items', paraRes.filter((r, i) => r.items.some((it) => it.text === para[i].source)).length, para.length]);
+rows.push([
+  'paraphrased on-topic questions: the source entry is among the items',
+  paraRes.filter((r, i) => r.items.some((it) => it.text === para[i].source)).length,
+  para.length,
+]);
 for (const conv of ['conv-26', 'conv-30']) {
   const dir = path.join(__dirname, 'data', 'locomo-dev', 'channels', conv);
   const res = run(dir, chatFile, '2023-12-01');
@@ -87,6 +107,7 @@ for (const conv of ['conv-26', 'conv-30']) {
 console.log('\n| measure | share | n |\n|---|---:|---:|');
 for (const [label, k, n] of rows) console.log(`| ${label} | ${(Number(k) / Number(n)).toFixed(3)} | ${k}/${n} |`);
 if (show) {
-  for (const [i, r] of chatRes.entries()) if (r.text) console.log(`project recalled for ${JSON.stringify(chat[i])}: ${r.items.map((x) => x.text.slice(0, 60)).join(' | ')}`);
+  for (const [i, r] of chatRes.entries())
+    if (r.text) console.log(`project recalled for ${JSON.stringify(chat[i])}: ${r.items.map((x) => x.text.slice(0, 60)).join(' | ')}`);
   for (const [i, r] of topicRes.entries()) if (!r.text) console.log(`project abstained on ${JSON.stringify(onTopic[i].query)}`);
 }

@@ -27,12 +27,24 @@ async function main() {
   const embedder = new WorkerEmbedder({ logger });
   const cache = new VectorCache({ dir: path.join(root, 'bench', 'out', 'vectors'), modelId: embedder.id, logger });
   const vectors = new CandidateVectors({ embedder, cache, logger });
-  const chat = fs.readFileSync(path.join(__dirname, 'data', 'abstention', 'chat-lines.txt'), 'utf8').split('\n').map((l) => l.trim()).filter((l) => l && !l.startsWith('#'));
+  const chat = fs
+    .readFileSync(path.join(__dirname, 'data', 'abstention', 'chat-lines.txt'), 'utf8')
+    .split('\n')
+    .map((l) => l.trim())
+    .filter((l) => l && !l.startsWith('#'));
   const channel = path.join(root, 'bench', 'out', 'dense-floor', 'project');
   fs.rmSync(channel, { recursive: true, force: true });
   generate(channel, { facts: 300, seed: 42 });
-  const para = fs.readFileSync(path.join(channel, 'paraphrases.jsonl'), 'utf8').split('\n').filter(Boolean).map((l) => JSON.parse(l).query);
-  const direct = fs.readFileSync(path.join(channel, 'questions.jsonl'), 'utf8').split('\n').filter(Boolean).map((l) => JSON.parse(l).query);
+  const para = fs
+    .readFileSync(path.join(channel, 'paraphrases.jsonl'), 'utf8')
+    .split('\n')
+    .filter(Boolean)
+    .map((l) => JSON.parse(l).query);
+  const direct = fs
+    .readFileSync(path.join(channel, 'questions.jsonl'), 'utf8')
+    .split('\n')
+    .filter(Boolean)
+    .map((l) => JSON.parse(l).query);
 
   /** @param {string} dir @param {string[]} qs */
   async function best(dir, qs) {
@@ -53,7 +65,12 @@ async function main() {
   };
   console.log(`# dense floor calibration, ${new Date().toISOString().slice(0, 10)}, model ${embedder.id}`);
   console.log('| set | n | p10 | p50 | p90 | max |\n|---|---:|---:|---:|---:|---:|');
-  for (const [name, xs] of /** @type {[string, number[]][]} */ ([['chat lines → project', chatBest], ['chat lines → LoCoMo (both)', locomo], ['paraphrased questions → project', paraBest], ['direct questions → project', directBest]])) {
+  for (const [name, xs] of /** @type {[string, number[]][]} */ ([
+    ['chat lines → project', chatBest],
+    ['chat lines → LoCoMo (both)', locomo],
+    ['paraphrased questions → project', paraBest],
+    ['direct questions → project', directBest],
+  ])) {
     console.log(`| ${name} | ${xs.length} | ${q(xs, 0.1)} | ${q(xs, 0.5)} | ${q(xs, 0.9)} | ${Math.max(...xs).toFixed(3)} |`);
   }
   console.log('\n| floor | chat silent (project) | chat silent (LoCoMo) | paraphrases over the floor |\n|---:|---:|---:|---:|');

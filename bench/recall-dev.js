@@ -40,10 +40,17 @@ for (let i = 0; i < argv.length; i++) {
 }
 if (tunings.length === 0) tunings.push({});
 
-const convs = fs.readdirSync(channelsDir).filter((d) => fs.existsSync(path.join(channelsDir, d, 'questions.jsonl'))).sort();
+const convs = fs
+  .readdirSync(channelsDir)
+  .filter((d) => fs.existsSync(path.join(channelsDir, d, 'questions.jsonl')))
+  .sort();
 const qsets = convs.map((c) => ({
   dir: path.join(channelsDir, c),
-  qs: fs.readFileSync(path.join(channelsDir, c, 'questions.jsonl'), 'utf8').split('\n').filter(Boolean).map((l) => JSON.parse(l)),
+  qs: fs
+    .readFileSync(path.join(channelsDir, c, 'questions.jsonl'), 'utf8')
+    .split('\n')
+    .filter(Boolean)
+    .map((l) => JSON.parse(l)),
 }));
 
 /**
@@ -53,10 +60,20 @@ const qsets = convs.map((c) => ({
  * @param {string} baseFile @param {string} file
  */
 function interval(baseFile, file) {
-  const read = (/** @type {string} */ f) => new Map(fs.readFileSync(f, 'utf8').split('\n').filter(Boolean).map((l) => JSON.parse(l)).map((q) => [q.id, q.recall]));
+  const read = (/** @type {string} */ f) =>
+    new Map(
+      fs
+        .readFileSync(f, 'utf8')
+        .split('\n')
+        .filter(Boolean)
+        .map((l) => JSON.parse(l))
+        .map((q) => [q.id, q.recall]),
+    );
   const a = read(baseFile);
   const b = read(file);
-  const d = Array.from(a.keys()).filter((k) => typeof a.get(k) === "number" && typeof b.get(k) === "number").map((k) => b.get(k) - a.get(k));
+  const d = Array.from(a.keys())
+    .filter((k) => typeof a.get(k) === 'number' && typeof b.get(k) === 'number')
+    .map((k) => b.get(k) - a.get(k));
   const rng = mulberry32(42);
   const means = [];
   for (let r = 0; r < 2000; r++) {
@@ -82,36 +99,36 @@ function mulberry32(seed) {
 }
 
 async function main() {
-const logger = silentLogger();
-const embedder = semantic === 'local' ? new WorkerEmbedder({ logger }) : undefined;
-const cache = embedder ? new VectorCache({ dir: path.join(root, 'bench', 'out', 'vectors'), modelId: embedder.id, logger }) : undefined;
-const vectors = embedder ? new CandidateVectors({ embedder, cache, logger }) : undefined;
-for (const [ti, tuning] of tunings.entries()) {
-  const row = [];
-  for (const budget of budgets) {
-    const lines = [];
-    for (const { dir, qs } of qsets) {
-      const service = createRecallService({ lexical: createRecall({ tuning }), embedder, vectors, logger, queryTimeoutMs: 60_000 });
-      await service.indexAll({ channelDirs: [dir] });
-      for (const q of qs) {
-        const res = await service.recall({ channelDirs: [dir], query: q.question, now: new Date(`${q.asked_after}T00:00:00Z`), budgetChars: Number(budget) });
-        lines.push(JSON.stringify({ id: q.id, recalled_text: res.text }));
+  const logger = silentLogger();
+  const embedder = semantic === 'local' ? new WorkerEmbedder({ logger }) : undefined;
+  const cache = embedder ? new VectorCache({ dir: path.join(root, 'bench', 'out', 'vectors'), modelId: embedder.id, logger }) : undefined;
+  const vectors = embedder ? new CandidateVectors({ embedder, cache, logger }) : undefined;
+  for (const [ti, tuning] of tunings.entries()) {
+    const row = [];
+    for (const budget of budgets) {
+      const lines = [];
+      for (const { dir, qs } of qsets) {
+        const service = createRecallService({ lexical: createRecall({ tuning }), embedder, vectors, logger, queryTimeoutMs: 60_000 });
+        await service.indexAll({ channelDirs: [dir] });
+        for (const q of qs) {
+          const res = await service.recall({ channelDirs: [dir], query: q.question, now: new Date(`${q.asked_after}T00:00:00Z`), budgetChars: Number(budget) });
+          lines.push(JSON.stringify({ id: q.id, recalled_text: res.text }));
+        }
       }
+      const file = path.join(outDir, `run-${budget}.jsonl`);
+      fs.writeFileSync(file, lines.join('\n') + '\n');
+      const pq = path.join(outDir, `run-${ti}-${budget}.pq.jsonl`);
+      const s = spawnSync('python3', [scorer, channelsDir, '--recall', file, '--per-question', pq], { encoding: 'utf8' });
+      const out = s.stdout.split('\n');
+      const overall = out.find((l) => /^overall\s/.test(l));
+      let cell = overall ? overall.trim().split(/\s+/)[2] : '?';
+      if (ti > 0) cell += ` ${interval(path.join(outDir, `run-0-${budget}.pq.jsonl`), pq)}`;
+      row.push(cell);
+      if (cats) for (const l of out) if (/^\d /.test(l)) console.log(`   ${budget} ${l}`);
     }
-    const file = path.join(outDir, `run-${budget}.jsonl`);
-    fs.writeFileSync(file, lines.join('\n') + '\n');
-    const pq = path.join(outDir, `run-${ti}-${budget}.pq.jsonl`);
-    const s = spawnSync('python3', [scorer, channelsDir, '--recall', file, '--per-question', pq], { encoding: 'utf8' });
-    const out = s.stdout.split('\n');
-    const overall = out.find((l) => /^overall\s/.test(l));
-    let cell = overall ? overall.trim().split(/\s+/)[2] : '?';
-    if (ti > 0) cell += ` ${interval(path.join(outDir, `run-0-${budget}.pq.jsonl`), pq)}`;
-    row.push(cell);
-    if (cats) for (const l of out) if (/^\d /.test(l)) console.log(`   ${budget} ${l}`);
+    console.log(`${row.join(' / ')}  ${JSON.stringify(tuning)}`);
   }
-  console.log(`${row.join(' / ')}  ${JSON.stringify(tuning)}`);
-}
-if (embedder) await embedder.close();
+  if (embedder) await embedder.close();
 }
 main().catch((err) => {
   console.error(err);

@@ -42,42 +42,77 @@ const modes = semanticArg === 'both' ? ['off', 'local'] : [semanticArg];
 const vectorCache = path.join(root, 'bench', 'out', 'vectors');
 fs.mkdirSync(outDir, { recursive: true });
 
-const convs = fs.readdirSync(channelsDir).filter((d) => fs.existsSync(path.join(channelsDir, d, 'questions.jsonl'))).sort();
+const convs = fs
+  .readdirSync(channelsDir)
+  .filter((d) => fs.existsSync(path.join(channelsDir, d, 'questions.jsonl')))
+  .sort();
 console.log(`# recall quality, LoCoMo dev (${convs.join(', ')}), ${new Date().toISOString().slice(0, 10)}`);
-console.log(`# command: node bin/minutes.js recall --channel-dir <conv> --queries <file> --now <asked_after> --budget-chars N${maxItems ? ' --max-items ' + maxItems : ''}`);
+console.log(
+  `# command: node bin/minutes.js recall --channel-dir <conv> --queries <file> --now <asked_after> --budget-chars N${maxItems ? ' --max-items ' + maxItems : ''}`,
+);
 
-for (const mode of modes) for (const budget of budgets) {
-  const recallFile = path.join(outDir, `minutes-${mode}-${budget}.jsonl`);
-  const lines = [];
-  let wall = 0;
-  for (const conv of convs) {
-    const dir = path.join(channelsDir, conv);
-    const qs = fs.readFileSync(path.join(dir, 'questions.jsonl'), 'utf8').split('\n').filter(Boolean).map((l) => JSON.parse(l));
-    const qfile = path.join(outDir, `${conv}.queries.jsonl`);
-    fs.writeFileSync(qfile, qs.map((q) => JSON.stringify({ id: q.id, query: q.question })).join('\n') + '\n');
-    const now = qs[0] && qs[0].asked_after;
-    const args = [bin, 'recall', '--channel-dir', dir, '--queries', qfile, '--budget-chars', String(budget), '--semantic', mode, '--vector-cache', vectorCache];
-    if (now) args.push('--now', now);
-    if (maxItems) args.push('--max-items', maxItems);
-    const t0 = process.hrtime.bigint();
-    const r = spawnSync(process.execPath, args, { encoding: 'utf8', maxBuffer: 1 << 28 });
-    wall += Number(process.hrtime.bigint() - t0) / 1e6;
-    if (r.status !== 0) {
-      process.stderr.write(r.stderr);
-      throw new Error(`recall exited with ${r.status} on ${conv}`);
+for (const mode of modes)
+  for (const budget of budgets) {
+    const recallFile = path.join(outDir, `minutes-${mode}-${budget}.jsonl`);
+    const lines = [];
+    let wall = 0;
+    for (const conv of convs) {
+      const dir = path.join(channelsDir, conv);
+      const qs = fs
+        .readFileSync(path.join(dir, 'questions.jsonl'), 'utf8')
+        .split('\n')
+        .filter(Boolean)
+        .map((l) => JSON.parse(l));
+      const qfile = path.join(outDir, `${conv}.queries.jsonl`);
+      fs.writeFileSync(qfile, qs.map((q) => JSON.stringify({ id: q.id, query: q.question })).join('\n') + '\n');
+      const now = qs[0] && qs[0].asked_after;
+      const args = [
+        bin,
+        'recall',
+        '--channel-dir',
+        dir,
+        '--queries',
+        qfile,
+        '--budget-chars',
+        String(budget),
+        '--semantic',
+        mode,
+        '--vector-cache',
+        vectorCache,
+      ];
+      if (now) args.push('--now', now);
+      if (maxItems) args.push('--max-items', maxItems);
+      const t0 = process.hrtime.bigint();
+      const r = spawnSync(process.execPath, args, { encoding: 'utf8', maxBuffer: 1 << 28 });
+      wall += Number(process.hrtime.bigint() - t0) / 1e6;
+      if (r.status !== 0) {
+        process.stderr.write(r.stderr);
+        throw new Error(`recall exited with ${r.status} on ${conv}`);
+      }
+      for (const line of r.stdout.split('\n').filter(Boolean)) {
+        const o = JSON.parse(line);
+        if (o.text.length > Number(budget)) throw new Error(`budget exceeded for ${o.id}: ${o.text.length}`);
+        lines.push(JSON.stringify({ id: o.id, recalled_text: o.text }));
+      }
     }
-    for (const line of r.stdout.split('\n').filter(Boolean)) {
-      const o = JSON.parse(line);
-      if (o.text.length > Number(budget)) throw new Error(`budget exceeded for ${o.id}: ${o.text.length}`);
-      lines.push(JSON.stringify({ id: o.id, recalled_text: o.text }));
-    }
+    fs.writeFileSync(recallFile, lines.join('\n') + '\n');
+    const s = spawnSync(
+      'python3',
+      [scorer, channelsDir, '--recall', recallFile, '--per-question', path.join(outDir, `minutes-${mode}-${budget}.per-question.jsonl`)],
+      { encoding: 'utf8' },
+    );
+    if (s.status !== 0) throw new Error(`score.py failed: ${s.stderr}`);
+    console.log(
+      `\n## Minutes recall, --semantic ${mode}, budget ${budget} chars, ${maxItems ? 'max ' + maxItems + ' items' : 'default item cap'} (CLI wall ${Math.round(wall)} ms for ${lines.length} queries)`,
+    );
+    process.stdout.write(
+      s.stdout
+        .split('\n')
+        .filter((l) => !/^\s*$/.test(l) && !/^Scoring|^\d+ channel/.test(l))
+        .map((l) => l + '\n')
+        .join(''),
+    );
   }
-  fs.writeFileSync(recallFile, lines.join('\n') + '\n');
-  const s = spawnSync('python3', [scorer, channelsDir, '--recall', recallFile, '--per-question', path.join(outDir, `minutes-${mode}-${budget}.per-question.jsonl`)], { encoding: 'utf8' });
-  if (s.status !== 0) throw new Error(`score.py failed: ${s.stderr}`);
-  console.log(`\n## Minutes recall, --semantic ${mode}, budget ${budget} chars, ${maxItems ? 'max ' + maxItems + ' items' : 'default item cap'} (CLI wall ${Math.round(wall)} ms for ${lines.length} queries)`);
-  process.stdout.write(s.stdout.split('\n').filter((l) => !/^\s*$/.test(l) && !/^Scoring|^\d+ channel/.test(l)).map((l) => l + '\n').join(''));
-}
 
 if (withBm25) {
   const s = spawnSync('python3', [scorer, channelsDir, '--bm25', '--budgets', ...budgets], { encoding: 'utf8' });

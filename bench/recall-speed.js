@@ -32,8 +32,16 @@ generate(channel, { facts, seed: 7 });
 const size = ['MEMORY.md', 'HISTORY.md', 'SESSION.md'].reduce((a, f) => a + fs.statSync(path.join(channel, f)).size, 0);
 
 // 2,000 queries: the on-topic questions, cycled, plus everyday chat lines (which abstain).
-const onTopic = fs.readFileSync(path.join(channel, 'questions.jsonl'), 'utf8').split('\n').filter(Boolean).map((l) => JSON.parse(l).query);
-const chat = fs.readFileSync(path.join(__dirname, 'data', 'abstention', 'chat-lines.txt'), 'utf8').split('\n').map((l) => l.trim()).filter((l) => l && !l.startsWith('#'));
+const onTopic = fs
+  .readFileSync(path.join(channel, 'questions.jsonl'), 'utf8')
+  .split('\n')
+  .filter(Boolean)
+  .map((l) => JSON.parse(l).query);
+const chat = fs
+  .readFileSync(path.join(__dirname, 'data', 'abstention', 'chat-lines.txt'), 'utf8')
+  .split('\n')
+  .map((l) => l.trim())
+  .filter((l) => l && !l.startsWith('#'));
 const queries = [];
 for (let k = 0; queries.length < 2000; k++) queries.push(k % 4 === 3 ? chat[k % chat.length] : onTopic[k % onTopic.length]);
 const qfile = path.join(outDir, 'queries.jsonl');
@@ -65,14 +73,24 @@ const vectorCache = path.join(outDir, 'vectors');
 /** @param {string} mode */
 function cli(mode) {
   const t = process.hrtime.bigint();
-  const r = spawnSync(process.execPath, [bin, 'recall', '--channel-dir', channel, '--queries', qfile, '--now', '2026-11-21', '--semantic', mode, '--vector-cache', vectorCache], { encoding: 'utf8', maxBuffer: 1 << 28 });
+  const r = spawnSync(
+    process.execPath,
+    [bin, 'recall', '--channel-dir', channel, '--queries', qfile, '--now', '2026-11-21', '--semantic', mode, '--vector-cache', vectorCache],
+    { encoding: 'utf8', maxBuffer: 1 << 28 },
+  );
   const ms = Number(process.hrtime.bigint() - t) / 1e6;
   if (r.status !== 0) throw new Error(`recall command failed: ${r.stderr}`);
   return { ms, lines: r.stdout.split('\n').filter(Boolean).length };
 }
-const probe = spawnSync(process.execPath, ['-e',
-  `require(${JSON.stringify(path.join(dist, 'cli', 'commands', 'recall.js'))});` +
-  `const m=Object.keys(require.cache);console.log(JSON.stringify({n:m.length,heavy:m.filter(x=>/node_modules\\/(discord\\.js|@discordjs|@anthropic-ai|openai)\\//.test(x)).length}))`], { encoding: 'utf8' });
+const probe = spawnSync(
+  process.execPath,
+  [
+    '-e',
+    `require(${JSON.stringify(path.join(dist, 'cli', 'commands', 'recall.js'))});` +
+      `const m=Object.keys(require.cache);console.log(JSON.stringify({n:m.length,heavy:m.filter(x=>/node_modules\\/(discord\\.js|@discordjs|@anthropic-ai|openai)\\//.test(x)).length}))`,
+  ],
+  { encoding: 'utf8' },
+);
 
 async function semantic() {
   const { createRecallService } = require(path.join(dist, 'memory', 'hybridRecall.js'));
@@ -106,25 +124,35 @@ async function semantic() {
 }
 
 async function main() {
-const sem = await semantic();
-const off = cli('off');
-const local = cli('local');
-const mb = (/** @type {number} */ b) => (b / 1048576).toFixed(1);
-console.log(`# recall speed, ${new Date().toISOString().slice(0, 10)}, node ${process.version}; generated channel: ${facts} facts, ${mb(size)} MB (MEMORY.md + HISTORY.md + SESSION.md)`);
-console.log('\n| measure | value |\n|---|---:|');
-console.log(`| cold: first recall (stat + read + parse + index) | ${coldMs.toFixed(1)} ms |`);
-console.log(`| words only, warm: median per query (2,000 queries) | ${pct(0.5).toFixed(3)} ms |`);
-console.log(`| words only, warm: p95 per query | ${pct(0.95).toFixed(3)} ms |`);
-console.log(`| words only, warm: max per query | ${lat[lat.length - 1].toFixed(3)} ms |`);
-console.log(`| words only: queries that recalled something | ${recalled}/${queries.length} |`);
-console.log(`| words only: RSS before / after cold / after warm | ${mb(rss0)} / ${mb(rssCold)} / ${mb(rssWarm)} MB |`);
-console.log(`| with meaning: indexing ${sem.lines} lines (model load included) | ${(sem.indexMs / 1000).toFixed(1)} s, ${Math.round(sem.lines / (sem.indexMs / 1000))} lines/s |`);
-console.log(`| with meaning, warm: median / p95 / max per query (query embedded in the worker) | ${sem.p50.toFixed(2)} / ${sem.p95.toFixed(2)} / ${sem.max.toFixed(2)} ms |`);
-console.log(`| with meaning: queries that recalled something | ${sem.spoke}/${queries.length} |`);
-console.log(`| with meaning: RSS with the model loaded | ${mb(sem.rss)} MB |`);
-console.log(`| CLI --semantic off: 2,000 queries, wall incl. start-up | ${(off.ms / 1000).toFixed(2)} s, ${(off.ms / off.lines).toFixed(2)} ms per query (${off.lines} JSON lines) |`);
-console.log(`| CLI default (local), warm vector cache: 2,000 queries, wall incl. start-up | ${(local.ms / 1000).toFixed(2)} s, ${(local.ms / local.lines).toFixed(2)} ms per query (${local.lines} JSON lines) |`);
-console.log(`| CLI: modules loaded by the recall command / Discord or model SDK among them | ${probe.stdout.trim()} |`);
+  const sem = await semantic();
+  const off = cli('off');
+  const local = cli('local');
+  const mb = (/** @type {number} */ b) => (b / 1048576).toFixed(1);
+  console.log(
+    `# recall speed, ${new Date().toISOString().slice(0, 10)}, node ${process.version}; generated channel: ${facts} facts, ${mb(size)} MB (MEMORY.md + HISTORY.md + SESSION.md)`,
+  );
+  console.log('\n| measure | value |\n|---|---:|');
+  console.log(`| cold: first recall (stat + read + parse + index) | ${coldMs.toFixed(1)} ms |`);
+  console.log(`| words only, warm: median per query (2,000 queries) | ${pct(0.5).toFixed(3)} ms |`);
+  console.log(`| words only, warm: p95 per query | ${pct(0.95).toFixed(3)} ms |`);
+  console.log(`| words only, warm: max per query | ${lat[lat.length - 1].toFixed(3)} ms |`);
+  console.log(`| words only: queries that recalled something | ${recalled}/${queries.length} |`);
+  console.log(`| words only: RSS before / after cold / after warm | ${mb(rss0)} / ${mb(rssCold)} / ${mb(rssWarm)} MB |`);
+  console.log(
+    `| with meaning: indexing ${sem.lines} lines (model load included) | ${(sem.indexMs / 1000).toFixed(1)} s, ${Math.round(sem.lines / (sem.indexMs / 1000))} lines/s |`,
+  );
+  console.log(
+    `| with meaning, warm: median / p95 / max per query (query embedded in the worker) | ${sem.p50.toFixed(2)} / ${sem.p95.toFixed(2)} / ${sem.max.toFixed(2)} ms |`,
+  );
+  console.log(`| with meaning: queries that recalled something | ${sem.spoke}/${queries.length} |`);
+  console.log(`| with meaning: RSS with the model loaded | ${mb(sem.rss)} MB |`);
+  console.log(
+    `| CLI --semantic off: 2,000 queries, wall incl. start-up | ${(off.ms / 1000).toFixed(2)} s, ${(off.ms / off.lines).toFixed(2)} ms per query (${off.lines} JSON lines) |`,
+  );
+  console.log(
+    `| CLI default (local), warm vector cache: 2,000 queries, wall incl. start-up | ${(local.ms / 1000).toFixed(2)} s, ${(local.ms / local.lines).toFixed(2)} ms per query (${local.lines} JSON lines) |`,
+  );
+  console.log(`| CLI: modules loaded by the recall command / Discord or model SDK among them | ${probe.stdout.trim()} |`);
 }
 main().catch((err) => {
   console.error(err);

@@ -12,6 +12,11 @@ try {
   throw err;
 }
 main.run(process.argv).then(
-  (code) => { process.exitCode = typeof code === 'number' ? code : 0; },
-  (err) => { process.stderr.write(`minutes: ${err && err.message ? err.message : String(err)}\n`); process.exitCode = 1; },
+  (code) => {
+    process.exitCode = typeof code === 'number' ? code : 0;
+  },
+  (err) => {
+    process.stderr.write(`minutes: ${err && err.message ? err.message : String(err)}\n`);
+    process.exitCode = 1;
+  },
 );

@@ -22,13 +22,28 @@ async function main() {
   const dash = createDashboard({ root: path.join(tmp, 'root'), host: '127.0.0.1', port: 0, recall });
   const url = await dash.listen();
   const ctx = await chromium.launchPersistentContext(path.join(tmp, 'profile'), {
-    executablePath: '/usr/bin/chromium', headless: true, viewport: { width: 1100, height: 800 },
-    args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'],
+    executablePath: '/usr/bin/chromium',
+    headless: true,
+    viewport: { width: 1100, height: 800 },
+    args: [
+      '--headless',
+      '--no-sandbox',
+      '--disable-gpu',
+      '--disable-quic',
+      '--no-first-run',
+      '--disable-background-networking',
+      '--disable-component-update',
+      '--disable-sync',
+    ],
   });
   const page = await ctx.newPage();
   const out = path.join(__dirname, '..', 'docs');
-  for (const [name, p] of [['home', ''], ['channel', `channel/${ids.channelKey}`], ['condensation', `channel/${ids.channelKey}/c/2025-02-01-database-again`],
-    ['search', `search?q=${encodeURIComponent('which database does the orders service use')}`]]) {
+  for (const [name, p] of [
+    ['home', ''],
+    ['channel', `channel/${ids.channelKey}`],
+    ['condensation', `channel/${ids.channelKey}/c/2025-02-01-database-again`],
+    ['search', `search?q=${encodeURIComponent('which database does the orders service use')}`],
+  ]) {
     await page.goto(url + p);
     await page.screenshot({ path: path.join(out, `dashboard-${name}.png`), fullPage: name !== 'channel' });
   }
@@ -38,4 +53,7 @@ async function main() {
   fs.rmSync(tmp, { recursive: true, force: true });
 }
 
-main().catch((err) => { console.error(err); process.exit(1); });
+main().catch((err) => {
+  console.error(err);
+  process.exit(1);
+});

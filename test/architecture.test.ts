@@ -38,7 +38,8 @@ function sourceFiles(dir: string): string[] {
 /** Relative specifiers of import/export-from, require() and import() in a source text. */
 function relativeImports(text: string): string[] {
   const out: string[] = [];
-  const re = /(?:^|\n)\s*(?:import|export)\s[^'"]*?from\s+['"](\.[^'"]+)['"]|require\(\s*['"](\.[^'"]+)['"]\s*\)|import\(\s*['"](\.[^'"]+)['"]\s*\)|(?:^|\n)\s*import\s+['"](\.[^'"]+)['"]/g;
+  const re =
+    /(?:^|\n)\s*(?:import|export)\s[^'"]*?from\s+['"](\.[^'"]+)['"]|require\(\s*['"](\.[^'"]+)['"]\s*\)|import\(\s*['"](\.[^'"]+)['"]\s*\)|(?:^|\n)\s*import\s+['"](\.[^'"]+)['"]/g;
   for (const m of text.matchAll(re)) out.push((m[1] ?? m[2] ?? m[3] ?? m[4]) as string);
   return out;
 }
@@ -65,7 +66,8 @@ describe('the shape of src/', () => {
           continue;
         }
         const to = rel.split(path.sep)[0];
-        if (to !== from && LAYERS.indexOf(to) > LAYERS.indexOf(from)) wrong.push(`${path.relative(SRC, file)} (${from}) imports ${spec} (${to}, a higher layer)`);
+        if (to !== from && LAYERS.indexOf(to) > LAYERS.indexOf(from))
+          wrong.push(`${path.relative(SRC, file)} (${from}) imports ${spec} (${to}, a higher layer)`);
       }
     }
     expect(wrong).toEqual([]);
@@ -80,10 +82,19 @@ describe('the shape of src/', () => {
   });
 
   it('the import scanner sees every form (so the rule cannot pass by missing imports)', () => {
-    expect(relativeImports([
-      "import a from './a';", "import { b } from '../b';", "import type { C } from '../c/c';",
-      "export { d } from './d';", "const e = require('../e');", "await import('./f');", "import './g';",
-      "const s = 'not an import ./h';",
-    ].join('\n'))).toEqual(['./a', '../b', '../c/c', './d', '../e', './f', './g']);
+    expect(
+      relativeImports(
+        [
+          "import a from './a';",
+          "import { b } from '../b';",
+          "import type { C } from '../c/c';",
+          "export { d } from './d';",
+          "const e = require('../e');",
+          "await import('./f');",
+          "import './g';",
+          "const s = 'not an import ./h';",
+        ].join('\n'),
+      ),
+    ).toEqual(['./a', '../b', '../c/c', './d', '../e', './f', './g']);
   });
 });

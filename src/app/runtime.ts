@@ -44,32 +44,45 @@ export async function createRuntime(settings: Settings, logger: Logger, opts: Ru
   // the next message asks (a reply never waits for this).
   let recall: RecallService | undefined;
   const store = new ChannelStore({
-    root: settings.dataDir, clock, logger: logger.child({ component: 'store' }),
+    root: settings.dataDir,
+    clock,
+    logger: logger.child({ component: 'store' }),
     onWrite: (p) => recall?.warm(recallDirs(p, settings.dataDir)),
   });
   const { config } = settings;
-  const model = stoppable(opts.model ?? await createModelClient({
-    logger,
-    env: providerEnv(settings),
-    provider: config.provider,
-    models: config.models,
-    limits: {
-      requestsPerMinute: config.limits.requestsPerMinute === 0 ? 'unlimited' : config.limits.requestsPerMinute,
-      maxConcurrent: config.limits.concurrency === 0 ? 'unlimited' : config.limits.concurrency,
-      redisUrl: settings.redisUrl,
-    },
-    retry: { maxAttempts: config.limits.maxRetries + 1 },
-    timeoutMs: config.limits.timeoutMs,
-  }));
+  const model = stoppable(
+    opts.model ??
+      (await createModelClient({
+        logger,
+        env: providerEnv(settings),
+        provider: config.provider,
+        models: config.models,
+        limits: {
+          requestsPerMinute: config.limits.requestsPerMinute === 0 ? 'unlimited' : config.limits.requestsPerMinute,
+          maxConcurrent: config.limits.concurrency === 0 ? 'unlimited' : config.limits.concurrency,
+          redisUrl: settings.redisUrl,
+        },
+        retry: { maxAttempts: config.limits.maxRetries + 1 },
+        timeoutMs: config.limits.timeoutMs,
+      })),
+  );
   const usage = new UsageBook(store);
   recall = buildRecallService({ semantic: settings.semantic, logger: logger.child({ component: 'recall' }), clock });
   let upkeep: Upkeep | undefined;
   const hooks: ChatHooks = opts.hooks ?? {
     afterTurn: (ref) => upkeep?.noteTurn(ref),
-    compactNow: async (ref) => { await upkeep?.compactNow(ref); },
+    compactNow: async (ref) => {
+      await upkeep?.compactNow(ref);
+    },
   };
   const engine = new ChatEngine({
-    store, model, recall, logger, clock, hooks, usage,
+    store,
+    model,
+    recall,
+    logger,
+    clock,
+    hooks,
+    usage,
     settings: {
       contextMaxChars: config.context.maxChars,
       recallBudgetChars: config.recall.budgetChars,
@@ -85,7 +98,15 @@ export async function createRuntime(settings: Settings, logger: Logger, opts: Ru
   if (opts.scheduleUpkeep) upkeep.start();
   const up = upkeep;
   return {
-    settings, logger, clock, store, model, recall, engine, upkeep: up, usage,
+    settings,
+    logger,
+    clock,
+    store,
+    model,
+    recall,
+    engine,
+    upkeep: up,
+    usage,
     abortModelCalls: (reason) => model.abortAll(reason),
     async close() {
       await engine.idle();

@@ -59,7 +59,10 @@ export class ActionCommands {
     if (!outcome.closed) return `Nothing closed: ${outcome.why}.`;
     const c = outcome.closed;
     if (c.memoryId) {
-      await store.applyMemoryOps(ref, [{ op: 'supersede', id: c.memoryId, text: `Action item ${c.id} done (${date}, ${who}): ${c.text}`, source: `/actions done by ${who}`, reason: 'done' }])
+      await store
+        .applyMemoryOps(ref, [
+          { op: 'supersede', id: c.memoryId, text: `Action item ${c.id} done (${date}, ${who}): ${c.text}`, source: `/actions done by ${who}`, reason: 'done' },
+        ])
         .catch((err) => this.rt.logger.warn({ err, id: c.id }, 'could not mark the action item done in MEMORY.md'));
     }
     return `Closed ${c.id}: ${c.text}`;

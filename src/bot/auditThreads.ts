@@ -36,7 +36,7 @@ export async function findMissingCondensations(client: Client<true>, store: Chan
       if (allow && !placeAllowed(guild.id, ch.id, null, allow)) continue;
       const ref: ChannelRef = { kind: 'discord', guildId: guild.id, channelId: ch.id };
       const ledger = await skipIfMalformed(() => readLedger(store, ref), null);
-      const there = ledger && await botThereSince(store, guild.id, ledger.firstRunAt);
+      const there = ledger && (await botThereSince(store, guild.id, ledger.firstRunAt));
       if (!ledger || !there) continue;
       // Silent on purpose: gone, or not visible to the bot: treated as absent.
       const archived = await ch.threads.fetchArchived({ limit: LOOKBACK }).catch(() => null);
@@ -67,7 +67,13 @@ export async function takeQueuedThreads(store: ChannelStore, ref: ChannelRef): P
   const file = queueFile(store, ref);
   const taken = `${file}.taking`;
   // Silent: another process took the queue file first, or there is none (an empty queue).
-  if (!(await fs.stat(taken).then(() => true, () => false))) await fs.rename(file, taken).catch(() => undefined);
+  if (
+    !(await fs.stat(taken).then(
+      () => true,
+      () => false,
+    ))
+  )
+    await fs.rename(file, taken).catch(() => undefined);
   const text = await fs.readFile(taken, 'utf8').catch(() => '');
   // A torn line (or one that is not a record) is skipped.
   const records = parsedJsonLines(text).filter((r): r is { threadId: string } => typeof r === 'object' && r !== null);

@@ -1,7 +1,18 @@
 import fs from 'node:fs';
 import {
-  ChatInputCommandInteraction, PermissionFlagsBits, Client, DiscordAPIError, Events, Guild, GuildBasedChannel, Interaction, Message,
-  MessageFlags, PartialMessage, RESTJSONErrorCodes, TextBasedChannel,
+  ChatInputCommandInteraction,
+  PermissionFlagsBits,
+  Client,
+  DiscordAPIError,
+  Events,
+  Guild,
+  GuildBasedChannel,
+  Interaction,
+  Message,
+  MessageFlags,
+  PartialMessage,
+  RESTJSONErrorCodes,
+  TextBasedChannel,
 } from 'discord.js';
 import type { CommandContext } from '../chat/commands';
 import { botPermissionsIn, canSpeak, missingPermissions } from './permissions';
@@ -62,19 +73,32 @@ export class MinutesBot {
 
   constructor(private readonly o: BotOptions) {
     this.handlers = new InFlight((err, event) => this.log.error({ err, event }, 'event handler failed'));
-    this.inbox = new Inbox((batch) => this.answer(batch), (ref) => o.runtime.store.paths(ref).convDir);
+    this.inbox = new Inbox(
+      (batch) => this.answer(batch),
+      (ref) => o.runtime.store.paths(ref).convDir,
+    );
   }
 
   attach(): void {
     const { client } = this.o;
-    client.on(Events.MessageCreate, (m) => { void this.handlers.run('messageCreate', () => this.onMessage(m)); });
-    client.on(Events.MessageDelete, (m) => { void this.handlers.run('messageDelete', () => this.onDelete(m)); });
-    client.on(Events.MessageUpdate, (_old, m) => { void this.handlers.run('messageUpdate', () => this.onEdit(m)); });
-    client.on(Events.InteractionCreate, (ix) => { void this.handlers.run('interactionCreate', () => this.onInteraction(ix)); });
+    client.on(Events.MessageCreate, (m) => {
+      void this.handlers.run('messageCreate', () => this.onMessage(m));
+    });
+    client.on(Events.MessageDelete, (m) => {
+      void this.handlers.run('messageDelete', () => this.onDelete(m));
+    });
+    client.on(Events.MessageUpdate, (_old, m) => {
+      void this.handlers.run('messageUpdate', () => this.onEdit(m));
+    });
+    client.on(Events.InteractionCreate, (ix) => {
+      void this.handlers.run('interactionCreate', () => this.onInteraction(ix));
+    });
     client.on(Events.ClientReady, (c) => {
       for (const g of c.guilds.cache.values()) void this.handlers.run('registerCommands', () => this.registerCommands(g));
     });
-    client.on(Events.GuildCreate, (g) => { void this.handlers.run('registerCommands', () => this.registerCommands(g)); });
+    client.on(Events.GuildCreate, (g) => {
+      void this.handlers.run('registerCommands', () => this.registerCommands(g));
+    });
   }
 
   /** Per guild, so commands appear at once (global ones take up to an hour to propagate). */
@@ -98,7 +122,10 @@ export class MinutesBot {
       return;
     }
     const ctx: CommandContext = {
-      store: this.o.runtime.store, engine: this.o.runtime.engine, clock: this.o.runtime.clock, usage: this.o.runtime.usage,
+      store: this.o.runtime.store,
+      engine: this.o.runtime.engine,
+      clock: this.o.runtime.clock,
+      usage: this.o.runtime.usage,
       actor: ix.user.globalName ?? ix.user.username,
     };
     await handleSlash(ix, { ctx, ref, config: this.o.runtime.settings.config, secretary: this.o.secretary, threads: this.o.threads, actions: this.o.actions });
@@ -106,7 +133,7 @@ export class MinutesBot {
 
   private async refForInteraction(ix: ChatInputCommandInteraction): Promise<ChannelRef | null> {
     // Silent on purpose: gone, or not visible to the bot: treated as absent.
-    const ch = ix.channel ?? await this.o.client.channels.fetch(ix.channelId).catch(() => null);
+    const ch = ix.channel ?? (await this.o.client.channels.fetch(ix.channelId).catch(() => null));
     return refOfChannel(ix.guildId, ch && ch.isTextBased() ? ch : null);
   }
 
@@ -153,7 +180,11 @@ export class MinutesBot {
     if (decision === 'answer') this.inbox.trigger(ref, inbound);
     else this.inbox.note(ref, inbound);
     await this.o.runtime.store.appendJsonl(ref, this.o.runtime.store.paths(ref).log, {
-      type: 'message', id: m.id, author: { id: m.author.id, name: inbound.authorName }, at: inbound.at.toISOString(), content: inbound.content,
+      type: 'message',
+      id: m.id,
+      author: { id: m.author.id, name: inbound.authorName },
+      at: inbound.at.toISOString(),
+      content: inbound.content,
     });
   }
 
@@ -169,7 +200,12 @@ export class MinutesBot {
     const ref = this.refFor(m);
     if (!ref || !this.isActive(ref) || m.content === null) return;
     this.inbox.edit(ref, m.id, m.content);
-    await this.o.runtime.store.appendJsonl(ref, this.o.runtime.store.paths(ref).log, { type: 'edit', id: m.id, at: this.o.runtime.clock().toISOString(), content: m.content });
+    await this.o.runtime.store.appendJsonl(ref, this.o.runtime.store.paths(ref).log, {
+      type: 'edit',
+      id: m.id,
+      at: this.o.runtime.clock().toISOString(),
+      content: m.content,
+    });
   }
 
   /**
@@ -219,7 +255,7 @@ export class MinutesBot {
     const channelId = ref.kind === 'discord' ? (ref.threadId ?? ref.channelId) : null;
     if (!channelId) return;
     // From the cache when it can: each await before the model call waits behind a burst's events.
-    const channel = client.channels.cache.get(channelId) ?? await client.channels.fetch(channelId).catch(() => null);
+    const channel = client.channels.cache.get(channelId) ?? (await client.channels.fetch(channelId).catch(() => null));
     if (!channel || !channel.isTextBased() || !('send' in channel)) return;
     if (!channel.isDMBased()) {
       const missing = missingPermissions(botPermissionsIn(channel as GuildBasedChannel & TextBasedChannel), channel.isThread());
@@ -292,7 +328,11 @@ export class MinutesBot {
       this.reportedPermission.add(label);
       this.log.error({ channel: label, missing }, 'missing Discord permissions in this channel; grant them in the channel settings');
       if (speak && 'send' in channel) {
-        await channel.send({ content: `I am missing these permissions here: ${missing.join(', ')}. An admin can grant them in this channel's settings.`, allowedMentions: NO_PINGS })
+        await channel
+          .send({
+            content: `I am missing these permissions here: ${missing.join(', ')}. An admin can grant them in this channel's settings.`,
+            allowedMentions: NO_PINGS,
+          })
           .catch((err) => this.log.warn({ err, channel: label }, 'could not say which permissions are missing'));
       }
     }
@@ -305,11 +345,12 @@ export class MinutesBot {
     if (err instanceof DiscordAPIError && PERMISSION_CODES.has(Number(err.code))) {
       if (this.reportedPermission.has(label)) return;
       this.reportedPermission.add(label);
-      this.log.error({ channel: label, code: err.code }, 'missing Discord permission in this channel (needs View Channel, Send Messages, Read Message History, Send Messages in Threads); grant it in the channel settings');
+      this.log.error(
+        { channel: label, code: err.code },
+        'missing Discord permission in this channel (needs View Channel, Send Messages, Read Message History, Send Messages in Threads); grant it in the channel settings',
+      );
       return;
     }
     this.log.warn({ channel: label, err }, 'could not send to Discord');
   }
-
-
 }

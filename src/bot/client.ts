@@ -9,18 +9,14 @@ import type { ShardSet } from './ownership';
  * manager's environment, and setting it here would make every shard process claim the same shards.
  */
 export function createDiscordClient(o: {
-  apiUrl: string; shards?: ShardSet;
+  apiUrl: string;
+  shards?: ShardSet;
   /** One REST request's limit, without retries (the doctor's quick check); discord.js defaults otherwise. */
   restTimeoutMs?: number;
 }): Client {
   return new Client({
     ...(o.shards ? { shards: [...o.shards.ids], shardCount: o.shards.count } : {}),
-    intents: [
-      GatewayIntentBits.Guilds,
-      GatewayIntentBits.GuildMessages,
-      GatewayIntentBits.MessageContent,
-      GatewayIntentBits.GuildMessageReactions,
-    ],
+    intents: [GatewayIntentBits.Guilds, GatewayIntentBits.GuildMessages, GatewayIntentBits.MessageContent, GatewayIntentBits.GuildMessageReactions],
     partials: [Partials.Message, Partials.Channel, Partials.Reaction, Partials.User, Partials.GuildMember, Partials.ThreadMember],
     allowedMentions: { parse: [], repliedUser: false },
     rest: { api: o.apiUrl, ...(o.restTimeoutMs ? { timeout: o.restTimeoutMs, retries: 0 } : {}) },

@@ -78,7 +78,10 @@ export class DecisionNoticer {
       : `run /condense, or react 📝 to the discussion's first message: https://discord.com/channels/${m.guildId}/${m.channelId}/${first.id}`;
     const ch = m.channel;
     if (!ch.isSendable()) return;
-    await ch.send({ content: `📝 This looks decided: “${clean(verdict.decision)}”. To file it in the channel's decision log, ${how}.`, allowedMentions: NO_PINGS });
+    await ch.send({
+      content: `📝 This looks decided: “${clean(verdict.decision)}”. To file it in the channel's decision log, ${how}.`,
+      allowedMentions: NO_PINGS,
+    });
     if (threadId) state.threads[threadId] = { at, offered: true };
     else state.offers = [...state.offers, { at, firstMessageId: first.id }].slice(-MAX_OFFERS_KEPT);
     await rt.store.writeState(parent, file, state);
@@ -95,5 +98,10 @@ export class DecisionNoticer {
 
 /** The model's sentence as plain text: no mentions, no markup that escapes the quotes. */
 function clean(text: string): string {
-  return text.replace(/<[@#][!&]?\d+>/g, '').replace(/@(everyone|here)\b/g, '$1').replace(/[`*_~|]/g, '').replace(/\s+/g, ' ').trim();
+  return text
+    .replace(/<[@#][!&]?\d+>/g, '')
+    .replace(/@(everyone|here)\b/g, '$1')
+    .replace(/[`*_~|]/g, '')
+    .replace(/\s+/g, ' ')
+    .trim();
 }

@@ -20,7 +20,9 @@ const REST_TIMEOUT_MS = 10_000;
  * Logs in like the bot does (the gateway is the only place the effective permissions are known).
  */
 export async function discordFindings(o: {
-  token: string; apiUrl: string; discord: ConfigFile['discord'];
+  token: string;
+  apiUrl: string;
+  discord: ConfigFile['discord'];
   /** Per REST request; tests shorten it. */
   restTimeoutMs?: number;
 }): Promise<Finding[]> {
@@ -42,12 +44,24 @@ export async function discordFindings(o: {
     } catch (err) {
       const e = err as { code?: string; message?: string };
       if (e.code === 'TokenInvalid' || /401/.test(e.message ?? '')) {
-        out.push({ ok: false, check: 'token', detail: 'Discord rejected DISCORD_TOKEN: copy it again from Developer Portal → your app → Bot → Reset Token into .env' });
+        out.push({
+          ok: false,
+          check: 'token',
+          detail: 'Discord rejected DISCORD_TOKEN: copy it again from Developer Portal → your app → Bot → Reset Token into .env',
+        });
       } else if (e.code === 'DisallowedIntents' || /4014|intent/i.test(e.message ?? '')) {
         out.push({ ok: true, check: 'token', detail: 'accepted' });
-        out.push({ ok: false, check: 'intents', detail: 'the Message Content intent is off: enable it under Developer Portal → your app → Bot → Privileged Gateway Intents' });
+        out.push({
+          ok: false,
+          check: 'intents',
+          detail: 'the Message Content intent is off: enable it under Developer Portal → your app → Bot → Privileged Gateway Intents',
+        });
       } else if ((err as Error).name === 'AbortError' || /aborted/i.test(e.message ?? '')) {
-        out.push({ ok: false, check: 'token', detail: `Discord's REST API at ${o.apiUrl} did not answer within ${restTimeoutMs / 1000} s: check DISCORD_API_URL and the network` });
+        out.push({
+          ok: false,
+          check: 'token',
+          detail: `Discord's REST API at ${o.apiUrl} did not answer within ${restTimeoutMs / 1000} s: check DISCORD_API_URL and the network`,
+        });
       } else {
         out.push({ ok: false, check: 'token', detail: `could not reach Discord (${(e.message ?? '').split('\n')[0]}): check DISCORD_API_URL and the network` });
       }
@@ -58,9 +72,15 @@ export async function discordFindings(o: {
     const app = await c.application.fetch();
     const flags = new ApplicationFlagsBitField(app.flags ?? 0);
     const content = flags.has('GatewayMessageContent') || flags.has('GatewayMessageContentLimited');
-    out.push(content
-      ? { ok: true, check: 'intents', detail: 'Message Content intent enabled' }
-      : { ok: false, check: 'intents', detail: 'the Message Content intent is off: enable it under Developer Portal → your app → Bot → Privileged Gateway Intents' });
+    out.push(
+      content
+        ? { ok: true, check: 'intents', detail: 'Message Content intent enabled' }
+        : {
+            ok: false,
+            check: 'intents',
+            detail: 'the Message Content intent is off: enable it under Developer Portal → your app → Bot → Privileged Gateway Intents',
+          },
+    );
     const configured = [...new Set([...o.discord.channels, ...o.discord.alwaysOnChannels])];
     if (!configured.length) {
       out.push({ ok: true, check: 'channels', detail: 'no channels configured: the bot answers mentions wherever it can see and post' });
@@ -69,15 +89,21 @@ export async function discordFindings(o: {
       // Silent on purpose: gone, or not visible to the bot: treated as absent.
       const ch = await c.channels.fetch(id).catch(() => null);
       if (!ch || ch.isDMBased()) {
-        out.push({ ok: false, check: `channel ${id}`, detail: 'not visible to the bot: invite it to that server and give it View Channel there, or remove the id from the config' });
+        out.push({
+          ok: false,
+          check: `channel ${id}`,
+          detail: 'not visible to the bot: invite it to that server and give it View Channel there, or remove the id from the config',
+        });
         continue;
       }
       const gch = ch as GuildBasedChannel;
       // Threads of a configured channel are served too, so their permission counts here.
       const unique = missingPermissions(botPermissionsIn(gch), true);
-      out.push(unique.length
-        ? { ok: false, check: `channel #${gch.name}`, detail: `missing ${unique.join(', ')}: grant them to the bot in that channel's settings` }
-        : { ok: true, check: `channel #${gch.name}`, detail: 'permissions complete' });
+      out.push(
+        unique.length
+          ? { ok: false, check: `channel #${gch.name}`, detail: `missing ${unique.join(', ')}: grant them to the bot in that channel's settings` }
+          : { ok: true, check: `channel #${gch.name}`, detail: 'permissions complete' },
+      );
     }
   } finally {
     clearTimeout(timer);

@@ -20,7 +20,10 @@ export class Inbox {
   private readonly pending = new Map<string, Pending>();
   private readonly busy = new Set<string>();
 
-  constructor(private readonly work: (batch: Pending) => Promise<void>, private readonly keyOf: (ref: ChannelRef) => string) {}
+  constructor(
+    private readonly work: (batch: Pending) => Promise<void>,
+    private readonly keyOf: (ref: ChannelRef) => string,
+  ) {}
 
   note(ref: ChannelRef, m: InboundMessage): void {
     const p = this.slot(ref);

@@ -22,7 +22,11 @@ export function namesFile(root: string, guildId: string): string {
   return path.join(root, guildId, '.minutes', 'names.json');
 }
 
-export interface SeenNames { guildId: string; guild?: string; channels: Array<{ id: string; name: string }> }
+export interface SeenNames {
+  guildId: string;
+  guild?: string;
+  channels: Array<{ id: string; name: string }>;
+}
 
 /** Merges these names into the server's file; writes only when something changed; never throws. */
 export async function noteNames(store: ChannelStore, seen: SeenNames, log: Logger): Promise<void> {
@@ -43,17 +47,22 @@ export async function noteNames(store: ChannelStore, seen: SeenNames, log: Logge
 }
 
 function guildNames(g: Guild): SeenNames {
-  const channels = [...g.channels.cache.values()]
-    .filter((c) => !c.isThread() && c.type !== ChannelType.GuildCategory)
-    .map((c) => ({ id: c.id, name: c.name }));
+  const channels = [...g.channels.cache.values()].filter((c) => !c.isThread() && c.type !== ChannelType.GuildCategory).map((c) => ({ id: c.id, name: c.name }));
   return { guildId: g.id, guild: g.name, channels };
 }
 
 /** Keeps names.json current for the servers this shard owns. */
 export function watchNames(client: Client, store: ChannelStore, log: Logger, run: (name: string, fn: () => Promise<void>) => void): void {
-  const owned = (guildId: string): boolean => { const s = shardsOf(client); return ownsGuild(guildId, s.ids, s.count); };
-  const guild = (g: Guild): void => { if (owned(g.id)) run('names', () => noteNames(store, guildNames(g), log)); };
-  client.once(Events.ClientReady, () => { for (const g of client.guilds.cache.values()) guild(g); });
+  const owned = (guildId: string): boolean => {
+    const s = shardsOf(client);
+    return ownsGuild(guildId, s.ids, s.count);
+  };
+  const guild = (g: Guild): void => {
+    if (owned(g.id)) run('names', () => noteNames(store, guildNames(g), log));
+  };
+  client.once(Events.ClientReady, () => {
+    for (const g of client.guilds.cache.values()) guild(g);
+  });
   client.on(Events.GuildCreate, guild);
   client.on(Events.GuildUpdate, (_old, g) => guild(g));
   const channel = (c: { id: string; name: string; guildId: string; isThread(): boolean }): void => {
@@ -61,5 +70,7 @@ export function watchNames(client: Client, store: ChannelStore, log: Logger, run
     run('names', () => noteNames(store, { guildId: c.guildId, channels: [{ id: c.id, name: c.name }] }, log));
   };
   client.on(Events.ChannelCreate, channel);
-  client.on(Events.ChannelUpdate, (_old, c) => { if (!c.isDMBased()) channel(c); });
+  client.on(Events.ChannelUpdate, (_old, c) => {
+    if (!c.isDMBased()) channel(c);
+  });
 }

@@ -27,23 +27,33 @@ export async function runShards(o: { settings: Settings; logger: Logger; count: 
     count = o.count === 'auto' ? await fetchRecommendedShardCount(token) : o.count;
   } catch (err) {
     // discord.js asks discord.com itself here (DISCORD_API_URL does not apply): say what failed.
-    logger.error(`could not get Discord's recommended shard count (${(err as Error).message.split('\n')[0]}): check the token and the network, or pass --shards N`);
+    logger.error(
+      `could not get Discord's recommended shard count (${(err as Error).message.split('\n')[0]}): check the token and the network, or pass --shards N`,
+    );
     return 1;
   }
   if (count > 1 && !settings.redisUrl) {
     logger.warn({ shards: count }, 'each shard process keeps its own model limits, so the configured limits apply per shard; set REDIS_URL to share them');
   }
   const manager = new ShardingManager(path.resolve(__dirname, '../../bin/minutes.js'), {
-    totalShards: count, mode: 'process', respawn: true, shardArgs: ['start'], token,
+    totalShards: count,
+    mode: 'process',
+    respawn: true,
+    shardArgs: ['start'],
+    token,
   });
   let stopping = false;
   // A shard that dies before all are ready (bad token, unwritable data root) would die again at
   // once: no respawns until every shard has been ready once, and such a death fails the start.
   let diedEarly: (why: string) => void = () => undefined;
-  const earlyDeath = new Promise<string>((resolve) => { diedEarly = resolve; });
+  const earlyDeath = new Promise<string>((resolve) => {
+    diedEarly = resolve;
+  });
   manager.on('shardCreate', (shard) => {
     watch(shard, logger, () => stopping);
-    shard.on('death', () => { if (!stopping && !manager.respawn) diedEarly(`shard ${shard.id} exited during start-up`); });
+    shard.on('death', () => {
+      if (!stopping && !manager.respawn) diedEarly(`shard ${shard.id} exited during start-up`);
+    });
   });
   const wake = new AbortController();
   const signalled = new Promise<string>((resolve) => {
@@ -58,14 +68,22 @@ export async function runShards(o: { settings: Settings; logger: Logger; count: 
 
   manager.respawn = false;
   let failed: string | null = null;
-  void earlyDeath.then((why) => { failed ??= why; wake.abort(); });
+  void earlyDeath.then((why) => {
+    failed ??= why;
+    wake.abort();
+  });
   for (let id = 0; id < count && !stopping && !failed; id++) {
     // Ref'd, so the manager stays up while it waits (a shard's death must not end it with 0);
     // a stop signal or an early death cuts the wait short.
     if (id > 0) await sleep(SPAWN_DELAY_MS, undefined, { signal: wake.signal }).catch(() => undefined);
     if (stopping || failed) break;
     try {
-      await Promise.race([manager.createShard(id).spawn(READY_TIMEOUT_MS), earlyDeath.then((why) => { throw new Error(why); })]);
+      await Promise.race([
+        manager.createShard(id).spawn(READY_TIMEOUT_MS),
+        earlyDeath.then((why) => {
+          throw new Error(why);
+        }),
+      ]);
     } catch (err) {
       if (!stopping) failed ??= `shard ${id} did not start: ${(err as Error).message}`;
       break;
@@ -98,19 +116,21 @@ function watch(shard: Shard, logger: Logger, stopping: () => boolean): void {
 /** SIGTERM to every shard process (each runs its own graceful shutdown), then waits for all to exit. */
 async function stopAll(manager: ShardingManager, logger: Logger): Promise<number[]> {
   manager.respawn = false;
-  return Promise.all([...manager.shards.values()].map(async (shard) => {
-    const child = shard.process;
-    if (!child) return 0;
-    if (child.exitCode !== null || child.signalCode !== null) return child.exitCode ?? 1;
-    const exited = once(child, 'exit') as Promise<[number | null, string | null]>;
-    child.kill('SIGTERM');
-    // A shard stuck in its drain must not keep the whole bot from stopping.
-    const stuck = setTimeout(() => {
-      logger.error({ shard: shard.id }, `shard did not stop within ${STOP_TIMEOUT_MS / 1000} s of SIGTERM; killing it`);
-      child.kill('SIGKILL');
-    }, STOP_TIMEOUT_MS);
-    const [code] = await exited;
-    clearTimeout(stuck);
-    return code ?? 1;
-  }));
+  return Promise.all(
+    [...manager.shards.values()].map(async (shard) => {
+      const child = shard.process;
+      if (!child) return 0;
+      if (child.exitCode !== null || child.signalCode !== null) return child.exitCode ?? 1;
+      const exited = once(child, 'exit') as Promise<[number | null, string | null]>;
+      child.kill('SIGTERM');
+      // A shard stuck in its drain must not keep the whole bot from stopping.
+      const stuck = setTimeout(() => {
+        logger.error({ shard: shard.id }, `shard did not stop within ${STOP_TIMEOUT_MS / 1000} s of SIGTERM; killing it`);
+        child.kill('SIGKILL');
+      }, STOP_TIMEOUT_MS);
+      const [code] = await exited;
+      clearTimeout(stuck);
+      return code ?? 1;
+    }),
+  );
 }

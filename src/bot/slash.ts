@@ -1,9 +1,5 @@
-import {
-  AttachmentBuilder, ChatInputCommandInteraction, MessageFlags, PermissionFlagsBits, SlashCommandBuilder,
-} from 'discord.js';
-import {
-  CommandContext, contextCommand, forgetCommand, memoryCommand, newCommand, recallCommand, statusCommand,
-} from '../chat/commands';
+import { AttachmentBuilder, ChatInputCommandInteraction, MessageFlags, PermissionFlagsBits, SlashCommandBuilder } from 'discord.js';
+import { CommandContext, contextCommand, forgetCommand, memoryCommand, newCommand, recallCommand, statusCommand } from '../chat/commands';
 import type { ConfigFile } from '../config/schema';
 import type { ChannelRef } from '../memory/paths';
 import { NO_PINGS } from './client';
@@ -12,22 +8,36 @@ import { DISCORD_MESSAGE_LIMIT } from './split';
 /** The commands registered in every guild at start (per guild: instant, unlike global ones). */
 export function slashCommandDefinitions() {
   return [
-    new SlashCommandBuilder().setName('recall').setDescription('Show exactly what memory would be injected for this text')
+    new SlashCommandBuilder()
+      .setName('recall')
+      .setDescription('Show exactly what memory would be injected for this text')
       .addStringOption((o) => o.setName('query').setDescription('the text to recall for').setRequired(true)),
-    new SlashCommandBuilder().setName('memory').setDescription("This channel's durable memory")
+    new SlashCommandBuilder()
+      .setName('memory')
+      .setDescription("This channel's durable memory")
       .addSubcommand((s) => s.setName('show').setDescription("List this channel's memory entries"))
-      .addSubcommand((s) => s.setName('forget').setDescription('Forget one memory entry (admins)')
-        .addStringOption((o) => o.setName('id').setDescription('the entry id, like m-1a2b3c').setRequired(true))),
+      .addSubcommand((s) =>
+        s
+          .setName('forget')
+          .setDescription('Forget one memory entry (admins)')
+          .addStringOption((o) => o.setName('id').setDescription('the entry id, like m-1a2b3c').setRequired(true)),
+      ),
     new SlashCommandBuilder().setName('context').setDescription("Show this channel's CONTEXT.md"),
     new SlashCommandBuilder().setName('new').setDescription('Start a fresh model conversation; SESSION.md and memory are kept (admins)'),
     new SlashCommandBuilder().setName('status').setDescription('Token usage, cache hit rate, memory file sizes, upkeep'),
-    new SlashCommandBuilder().setName('condense').setDescription('Condense this thread (or the recent channel discussion) into a decision record')
+    new SlashCommandBuilder()
+      .setName('condense')
+      .setDescription('Condense this thread (or the recent channel discussion) into a decision record')
       .addStringOption((o) => o.setName('topic').setDescription('optional topic hint')),
     new SlashCommandBuilder().setName('resolve').setDescription('Condense this thread, then archive it'),
     new SlashCommandBuilder().setName('condensations').setDescription("List this channel's condensations"),
-    new SlashCommandBuilder().setName('actions').setDescription("This channel's open action items; done:<id> closes one (its owner or an admin)")
+    new SlashCommandBuilder()
+      .setName('actions')
+      .setDescription("This channel's open action items; done:<id> closes one (its owner or an admin)")
       .addStringOption((o) => o.setName('done').setDescription('the id of the item to close, like a-1a2b3c')),
-    new SlashCommandBuilder().setName('thread').setDescription('Open a titled thread from the latest message (in a forum: a post) for a focused topic')
+    new SlashCommandBuilder()
+      .setName('thread')
+      .setDescription('Open a titled thread from the latest message (in a forum: a post) for a focused topic')
       .addStringOption((o) => o.setName('topic').setDescription('what the thread is for (needed in a forum)')),
   ].map((b) => b.toJSON());
 }
@@ -71,9 +81,7 @@ export async function handleSlash(
   const sub = ix.options.getSubcommand(false);
   const name = sub ? `${ix.commandName} ${sub}` : ix.commandName;
   await ix.deferReply(EPHEMERAL.has(name) ? { flags: MessageFlags.Ephemeral } : {});
-  const roleIds = ix.member && 'roles' in ix.member
-    ? (Array.isArray(ix.member.roles) ? ix.member.roles : [...ix.member.roles.cache.keys()])
-    : [];
+  const roleIds = ix.member && 'roles' in ix.member ? (Array.isArray(ix.member.roles) ? ix.member.roles : [...ix.member.roles.cache.keys()]) : [];
   const admin = isAdmin(roleIds, Boolean(ix.memberPermissions?.has(PermissionFlagsBits.ManageMessages)), o.config.discord);
   const needsAdmin = name === 'memory forget' || name === 'new';
   let text: string;
@@ -88,23 +96,36 @@ export async function handleSlash(
 }
 
 async function run(
-  name: string, ix: ChatInputCommandInteraction,
+  name: string,
+  ix: ChatInputCommandInteraction,
   o: { ctx: CommandContext; ref: ChannelRef; secretary?: SecretaryCommands; threads?: ThreadCommands; actions?: ActionItemCommands; admin: boolean },
 ): Promise<string> {
   const { ctx, ref } = o;
   switch (name) {
-    case 'recall': return recallCommand(ctx, ref, ix.options.getString('query', true));
-    case 'memory show': return memoryCommand(ctx, ref);
-    case 'memory forget': return forgetCommand(ctx, ref, ix.options.getString('id', true));
-    case 'context': return contextCommand(ctx, ref);
-    case 'new': return newCommand(ctx, ref);
-    case 'status': return statusCommand(ctx, ref);
-    case 'condense': return o.secretary ? o.secretary.condense(ix, ref, ix.options.getString('topic')) : 'The Secretary is not available in this version.';
-    case 'resolve': return o.secretary ? o.secretary.resolve(ix, ref) : 'The Secretary is not available in this version.';
-    case 'condensations': return o.secretary ? o.secretary.list(ref) : 'No condensations yet.';
-    case 'actions': return o.actions ? o.actions.command(ix, ref, ix.options.getString('done'), o.admin) : 'Action items are not available in this version.';
-    case 'thread': return o.threads ? o.threads.command(ix, ix.options.getString('topic')) : 'Opening threads is not available in this version.';
-    default: return `Unknown command /${name}.`;
+    case 'recall':
+      return recallCommand(ctx, ref, ix.options.getString('query', true));
+    case 'memory show':
+      return memoryCommand(ctx, ref);
+    case 'memory forget':
+      return forgetCommand(ctx, ref, ix.options.getString('id', true));
+    case 'context':
+      return contextCommand(ctx, ref);
+    case 'new':
+      return newCommand(ctx, ref);
+    case 'status':
+      return statusCommand(ctx, ref);
+    case 'condense':
+      return o.secretary ? o.secretary.condense(ix, ref, ix.options.getString('topic')) : 'The Secretary is not available in this version.';
+    case 'resolve':
+      return o.secretary ? o.secretary.resolve(ix, ref) : 'The Secretary is not available in this version.';
+    case 'condensations':
+      return o.secretary ? o.secretary.list(ref) : 'No condensations yet.';
+    case 'actions':
+      return o.actions ? o.actions.command(ix, ref, ix.options.getString('done'), o.admin) : 'Action items are not available in this version.';
+    case 'thread':
+      return o.threads ? o.threads.command(ix, ix.options.getString('topic')) : 'Opening threads is not available in this version.';
+    default:
+      return `Unknown command /${name}.`;
   }
 }
 

@@ -27,7 +27,10 @@ export interface RunningBot {
  */
 export async function stopWithin(running: RunningBot, budgetMs: number, logger: Logger): Promise<void> {
   const timer = setTimeout(() => {
-    logger.warn({ budgetMs }, 'still waiting on the model at the end of the shutdown budget; aborting its requests (an interrupted condensation resumes at the next start)');
+    logger.warn(
+      { budgetMs },
+      'still waiting on the model at the end of the shutdown budget; aborting its requests (an interrupted condensation resumes at the next start)',
+    );
     running.runtime.abortModelCalls('the shutdown budget ran out');
   }, budgetMs);
   timer.unref();
@@ -47,9 +50,11 @@ export class StartupError extends Error {
 
 /** Logs in and serves. Start-up problems become a StartupError with one line saying what to set. */
 export async function launchBot(
-  settings: Settings, logger: Logger,
+  settings: Settings,
+  logger: Logger,
   opts: RuntimeOptions & {
-    trace?: BotOptions['trace']; secretaryFault?: SecretaryOptions['fault'];
+    trace?: BotOptions['trace'];
+    secretaryFault?: SecretaryOptions['fault'];
     /** Tests only: run these shards in this process (production takes them from the sharding manager). */
     shards?: ShardSet;
   } = {},
@@ -85,7 +90,9 @@ export async function launchBot(
     throw new StartupError(loginProblem(err));
   }
   return {
-    client, bot, runtime,
+    client,
+    bot,
+    runtime,
     secretary,
     async stop() {
       // The bot first (no new messages or commands; turns and commands in flight finish, including

@@ -1,6 +1,16 @@
 import {
-  ChannelType, ChatInputCommandInteraction, Client, Events, ForumChannel, GuildMember, Message, MessageReaction,
-  PartialMessageReaction, PartialUser, PermissionFlagsBits, User,
+  ChannelType,
+  ChatInputCommandInteraction,
+  Client,
+  Events,
+  ForumChannel,
+  GuildMember,
+  Message,
+  MessageReaction,
+  PartialMessageReaction,
+  PartialUser,
+  PermissionFlagsBits,
+  User,
 } from 'discord.js';
 import type { Runtime } from '../app/runtime';
 import { threadTitle } from '../condense/threadTitle';
@@ -33,7 +43,9 @@ export class ThreadOpener {
   }
 
   attach(): void {
-    this.o.client.on(Events.MessageReactionAdd, (r, u) => { void this.events.run('reaction', () => this.onReaction(r, u)); });
+    this.o.client.on(Events.MessageReactionAdd, (r, u) => {
+      void this.events.run('reaction', () => this.onReaction(r, u));
+    });
   }
 
   async stop(): Promise<void> {
@@ -75,7 +87,8 @@ export class ThreadOpener {
     const ch = message.channel;
     const guildId = message.guildId;
     if (!guildId || ch.isDMBased() || ch.isThread()) return { ok: false, why: 'Threads start from a message in a channel.' };
-    if (!placeAllowed(guildId, ch.id, null, this.o.runtime.settings.config.discord)) return { ok: false, why: 'I do not work in this channel (see the config\'s allowlists).' };
+    if (!placeAllowed(guildId, ch.id, null, this.o.runtime.settings.config.discord))
+      return { ok: false, why: "I do not work in this channel (see the config's allowlists)." };
     const missing = this.missingPermission(ch);
     if (missing) return { ok: false, why: missing };
     if (message.hasThread && message.thread) return { ok: true, threadId: message.thread.id, title: message.thread.name };
@@ -93,7 +106,8 @@ export class ThreadOpener {
 
   private async openForumPost(forum: ForumChannel, guildId: string, topic: string): Promise<Outcome> {
     if (!topic.trim()) return { ok: false, why: 'In a forum, /thread needs a topic: /thread topic:<what the post is about>.' };
-    if (!placeAllowed(guildId, forum.id, null, this.o.runtime.settings.config.discord)) return { ok: false, why: 'I do not work in this channel (see the config\'s allowlists).' };
+    if (!placeAllowed(guildId, forum.id, null, this.o.runtime.settings.config.discord))
+      return { ok: false, why: "I do not work in this channel (see the config's allowlists)." };
     const me = this.o.client.user;
     const perms = me ? forum.permissionsFor(me) : null;
     if (!perms?.has([PermissionFlagsBits.SendMessages, PermissionFlagsBits.SendMessagesInThreads])) {

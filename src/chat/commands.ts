@@ -80,9 +80,7 @@ export async function newCommand(ctx: CommandContext, ref: ChannelRef): Promise<
       body: `${ctx.actor} started a fresh conversation with /new after ${ended / 2} exchanges. SESSION.md was kept.`,
     });
   }
-  return ended > 0
-    ? 'Started a fresh conversation. SESSION.md and memory are kept.'
-    : 'The conversation was already empty. SESSION.md and memory are kept.';
+  return ended > 0 ? 'Started a fresh conversation. SESSION.md and memory are kept.' : 'The conversation was already empty. SESSION.md and memory are kept.';
 }
 
 export async function statusCommand(ctx: CommandContext, ref: ChannelRef): Promise<string> {
@@ -93,12 +91,19 @@ export async function statusCommand(ctx: CommandContext, ref: ChannelRef): Promi
   if (!models.length) lines.push('- no model calls yet');
   for (const [key, u] of models) {
     const hit = u.inputTokens ? Math.round((u.cacheReadTokens / u.inputTokens) * 100) : 0;
-    lines.push(`- ${key}: ${u.calls} calls, ${u.inputTokens} input tokens (${hit}% read from cache, ${u.cacheWriteTokens} written to cache), ${u.outputTokens} output tokens`);
+    lines.push(
+      `- ${key}: ${u.calls} calls, ${u.inputTokens} input tokens (${hit}% read from cache, ${u.cacheWriteTokens} written to cache), ${u.outputTokens} output tokens`,
+    );
   }
   lines.push(`- conversation: ${conv.turns.length} turns since the last compaction${conv.summary ? ', with a summary of earlier turns' : ''}`);
   lines.push('', '**Memory files**');
   const p = ctx.store.paths(ref);
-  for (const [name, file] of [['CONTEXT.md', p.context], ['MEMORY.md', p.memory], ['SESSION.md', p.session], ['HISTORY.md', p.history]] as const) {
+  for (const [name, file] of [
+    ['CONTEXT.md', p.context],
+    ['MEMORY.md', p.memory],
+    ['SESSION.md', p.session],
+    ['HISTORY.md', p.history],
+  ] as const) {
     // Silent on purpose: a missing file or folder is the empty case.
     const st = await fs.stat(file).catch(() => null);
     lines.push(`- ${name}: ${st ? `${st.size} bytes, changed ${st.mtime.toISOString().slice(0, 16).replace('T', ' ')} UTC` : 'not created yet'}`);

@@ -81,7 +81,8 @@ export class ChatEngine {
   private readonly clock: () => Date;
   /** CONTEXT.md, SOUL.md and AGENTS.md change rarely: re-read only when their stat changes. */
   private readonly files = new StatCachedFiles((file, err) =>
-    this.o.logger.warn({ file, err }, 'cannot read this file; answering without it until it is readable (check its permissions)'));
+    this.o.logger.warn({ file, err }, 'cannot read this file; answering without it until it is readable (check its permissions)'),
+  );
 
   constructor(private readonly o: ChatEngineOptions) {
     this.clock = o.clock ?? (() => new Date());
@@ -159,8 +160,7 @@ export class ChatEngine {
    */
   private persist(ref: ChannelRef, state: ConversationState): Promise<void> {
     const file = conversationFile(this.o.store, ref);
-    const saved = this.o.store.writePrivateState(file, state)
-      .catch((err) => this.o.logger.error({ err, file }, 'could not save the conversation'));
+    const saved = this.o.store.writePrivateState(file, state).catch((err) => this.o.logger.error({ err, file }, 'could not save the conversation'));
     this.saves.add(saved);
     void saved.then(() => this.saves.delete(saved));
     return saved;
@@ -195,13 +195,18 @@ export class ChatEngine {
     // embedded are scored by words.
     const { result, block } = await this.runRecall(ref, query, context);
 
-    const build = (conversation: ConversationState) => assemblePrompt({
-      instructions: this.o.instructions ?? BOT_INSTRUCTIONS,
-      soul, agents, context,
-      contextMaxChars: this.o.settings.contextMaxChars,
-      conversation, newest, recallBlock: block,
-    });
-    let conversation = this.heldOrNew(ref) ?? await this.conversation(ref);
+    const build = (conversation: ConversationState) =>
+      assemblePrompt({
+        instructions: this.o.instructions ?? BOT_INSTRUCTIONS,
+        soul,
+        agents,
+        context,
+        contextMaxChars: this.o.settings.contextMaxChars,
+        conversation,
+        newest,
+        recallBlock: block,
+      });
+    let conversation = this.heldOrNew(ref) ?? (await this.conversation(ref));
     let prompt = build(conversation);
     let res;
     opts.trace?.('model-sent');
@@ -229,7 +234,8 @@ export class ChatEngine {
     this.conversations.set(this.key(ref), next);
     void this.persist(ref, next);
     void this.o.usage.add(ref, res.model, 'chat', res.usage, this.clock());
-    void store.appendJsonl(ref, p.log, { type: 'reply', at, content: res.text, inReplyTo: messages.map((m) => m.id), model: res.model })
+    void store
+      .appendJsonl(ref, p.log, { type: 'reply', at, content: res.text, inReplyTo: messages.map((m) => m.id), model: res.model })
       .catch((err) => this.o.logger.warn({ err }, 'could not append to log.jsonl'));
     // Upkeep starts its own work here; it must not run as part of this turn's context (it would
     // bypass the turn queue when it replaces the conversation).
@@ -273,7 +279,12 @@ export class ChatEngine {
   }
 
   private async runRecall(ref: ChannelRef, query: string, context: string | null): Promise<{ result: RecallResult; block: string }> {
-    const exclude = new Set((context ?? '').split('\n').map((l) => l.trim()).filter((l) => l.length > 20));
+    const exclude = new Set(
+      (context ?? '')
+        .split('\n')
+        .map((l) => l.trim())
+        .filter((l) => l.length > 20),
+    );
     const result = await this.o.recall.recall({
       ...recallDirs(this.o.store.paths(ref), this.o.store.root),
       query,

@@ -39,12 +39,19 @@ export const MAX_REMEMBER = MAX_ENTRY_CHARS;
 
 /** Sentences (a dot inside "v1.2" or "ops/vpn.md" does not end one), each with whether it asks. */
 function sentences(text: string): { text: string; question: boolean }[] {
-  return text.split(/(?<=[.!?])\s+|\n+/).map((t) => t.trim()).filter(Boolean).map((t) => ({ text: t, question: /\?$/.test(t) }));
+  return text
+    .split(/(?<=[.!?])\s+|\n+/)
+    .map((t) => t.trim())
+    .filter(Boolean)
+    .map((t) => ({ text: t, question: /\?$/.test(t) }));
 }
 
 export function explicitMemoryRequest(message: string, memory: string, source: string): ExplicitRequest {
   // The mention that addressed the bot ("<@123>", or "@Minutes" once rendered) is not part of it.
-  const text = message.replace(/<@!?&?\d+>/g, '').trim().replace(/^@[\w.-]+[,:]?\s+/, '');
+  const text = message
+    .replace(/<@!?&?\d+>/g, '')
+    .trim()
+    .replace(/^@[\w.-]+[,:]?\s+/, '');
   const result: ExplicitRequest = { ops: [], notes: [], forgetAsked: false };
   for (const s of sentences(text)) {
     const stripped = s.text.replace(FILLER, '');
@@ -58,9 +65,14 @@ export function explicitMemoryRequest(message: string, memory: string, source: s
       // "note" alone is a typo as often as a request ("note sure why …"): it needs "that" or ":".
       if (/^note$/i.test(verb) && !link) continue;
       if (!link && RECALL_QUESTION.test(rest)) continue;
-      const fact = rest.trim().replace(/[.!?]+$/, '').trim();
+      const fact = rest
+        .trim()
+        .replace(/[.!?]+$/, '')
+        .trim();
       if (fact.length > MAX_REMEMBER) {
-        result.notes.push(`(Not saved to memory: that is ${fact.length} characters and one entry holds at most ${MAX_REMEMBER}; say it in shorter facts, one "remember that …" each.)`);
+        result.notes.push(
+          `(Not saved to memory: that is ${fact.length} characters and one entry holds at most ${MAX_REMEMBER}; say it in shorter facts, one "remember that …" each.)`,
+        );
         continue;
       }
       if (fact.length >= MIN_REMEMBER) result.ops.push({ op: 'add', text: fact, source, explicit: true, reason: 'asked to remember' });
@@ -68,7 +80,10 @@ export function explicitMemoryRequest(message: string, memory: string, source: s
     }
     const fg = FORGET.exec(body);
     if (fg) {
-      const what = fg[1].trim().replace(/[.!?]+$/, '').trim();
+      const what = fg[1]
+        .trim()
+        .replace(/[.!?]+$/, '')
+        .trim();
       if (what.length < MIN_FORGET) continue;
       result.forgetAsked = true;
       forgetRequest(what, memory, result);
@@ -83,11 +98,19 @@ function forgetRequest(what: string, memory: string, result: ExplicitRequest): v
     result.ops.push({ op: 'forget', id: what, reason: 'asked to forget' });
     return;
   }
-  const want = new Set(normalizeForCompare(what).split(' ').filter((w) => w.length > 2));
+  const want = new Set(
+    normalizeForCompare(what)
+      .split(' ')
+      .filter((w) => w.length > 2),
+  );
   const matches: { id?: string; text: string; score: number }[] = [];
   for (const l of parseMemory(memory)) {
     if (l.kind !== 'entry' || l.superseded) continue;
-    const words = new Set(normalizeForCompare(l.text).split(' ').filter((w) => w.length > 2));
+    const words = new Set(
+      normalizeForCompare(l.text)
+        .split(' ')
+        .filter((w) => w.length > 2),
+    );
     let shared = 0;
     for (const w of want) if (words.has(w)) shared++;
     const score = want.size ? shared / want.size : 0;
@@ -104,7 +127,10 @@ function forgetRequest(what: string, memory: string, result: ExplicitRequest): v
     result.notes.push(`(Nothing forgotten: no memory entry matches "${what}". /memory lists the entries; "forget <id>" removes one.)`);
     return;
   }
-  const listed = matches.slice(0, 5).map((m) => `${m.id ? `[${m.id}] ` : ''}${m.text}`).join('; ');
+  const listed = matches
+    .slice(0, 5)
+    .map((m) => `${m.id ? `[${m.id}] ` : ''}${m.text}`)
+    .join('; ');
   const first = matches.find((m) => m.id)?.id;
   result.notes.push(`(Nothing forgotten: ${matches.length} entries match "${what}": ${listed}. Which one? Say "forget ${first ?? '<its words>'}".)`);
 }

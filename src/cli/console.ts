@@ -26,7 +26,10 @@ export const SEPARATOR = '---';
  * print differently and a reader gets the text back by removing one backslash from such lines.
  */
 export function escapeBlock(text: string): string {
-  return text.split('\n').map((l) => (/^\\*---$/.test(l) ? `\\${l}` : l)).join('\n');
+  return text
+    .split('\n')
+    .map((l) => (/^\\*---$/.test(l) ? `\\${l}` : l))
+    .join('\n');
 }
 
 /** Terminal control bytes (escape sequences, NUL, bell) from a damaged file never reach the screen. */
@@ -67,20 +70,30 @@ export async function runConsole(o: ConsoleOptions): Promise<void> {
       const [cmd, ...rest] = trimmed.split(/\s+/);
       const arg = trimmed.slice(cmd.length).trim();
       switch (cmd) {
-        case '/recall': return recallCommand(ctx, ref, arg);
+        case '/recall':
+          return recallCommand(ctx, ref, arg);
         case '/memory':
           if (rest[0] === 'forget') return rest[1] ? forgetCommand(ctx, ref, rest[1]) : 'error: usage: /memory forget <id>';
           return memoryCommand(ctx, ref);
-        case '/context': return contextCommand(ctx, ref);
-        case '/new': return newCommand(ctx, ref);
-        case '/status': return statusCommand(ctx, ref);
-        default: return `error: unknown command ${cmd}; try /recall, /memory, /context, /new, /status (start the line with a space to send it as a message)`;
+        case '/context':
+          return contextCommand(ctx, ref);
+        case '/new':
+          return newCommand(ctx, ref);
+        case '/status':
+          return statusCommand(ctx, ref);
+        default:
+          return `error: unknown command ${cmd}; try /recall, /memory, /context, /new, /status (start the line with a space to send it as a message)`;
       }
     }
     seq++;
-    const reply = await runtime.engine.respond(ref, [{
-      id: `console-${Date.now()}-${seq}`, authorName: o.userName ?? 'you', content: line, at: runtime.clock(),
-    }]);
+    const reply = await runtime.engine.respond(ref, [
+      {
+        id: `console-${Date.now()}-${seq}`,
+        authorName: o.userName ?? 'you',
+        content: line,
+        at: runtime.clock(),
+      },
+    ]);
     return reply.text.trim() ? reply.text : '(the model returned an empty reply)';
   }
 }

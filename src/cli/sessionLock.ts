@@ -21,7 +21,11 @@ export function acquireSessionLock(stateDir: string): SessionLock {
       if ((err as NodeJS.ErrnoException).code !== 'EEXIST') throw err;
     }
     let holder: LeaseHolder | undefined;
-    try { holder = JSON.parse(fs.readFileSync(file, 'utf8')) as LeaseHolder; } catch { holder = undefined; }
+    try {
+      holder = JSON.parse(fs.readFileSync(file, 'utf8')) as LeaseHolder;
+    } catch {
+      holder = undefined;
+    }
     // Unreadable (a torn write) or its process gone: stale, taken over. A live holder blocks.
     if (holder && typeof holder.pid === 'number' && !leaseHolderGone(holder)) return { busy: holder };
     fs.rmSync(file, { force: true });

@@ -58,9 +58,9 @@ function dueOf(text: string, date: string): { due?: string } {
   if (wd) {
     const target = WEEKDAYS.indexOf(wd[1].toLowerCase());
     const today = new Date(base).getUTCDay();
-    return { due: day(((target - today + 7) % 7) || 7) };
+    return { due: day((target - today + 7) % 7 || 7) };
   }
-  if (/\b(?:by|before)\s+(?:the\s+)?end of (?:the\s+)?week\b/i.test(text)) return { due: day(((5 - new Date(base).getUTCDay() + 7) % 7) || 7) };
+  if (/\b(?:by|before)\s+(?:the\s+)?end of (?:the\s+)?week\b/i.test(text)) return { due: day((5 - new Date(base).getUTCDay() + 7) % 7 || 7) };
   return {};
 }
 

@@ -51,10 +51,43 @@ export interface AuditOptions {
 /** The default of `actions.staleAfterDays`: two sprints' worth of a typical team's cadence. */
 export const DEFAULT_STALE_ACTION_DAYS = 14;
 
-const STOP = new Set(['the', 'and', 'for', 'with', 'that', 'this', 'are', 'was', 'were', 'will', 'use', 'using', 'used', 'our', 'from', 'into', 'its', 'all', 'not', 'but', 'has', 'have', 'now', 'then', 'than', 'decision', 'decided', 'constraint']);
+const STOP = new Set([
+  'the',
+  'and',
+  'for',
+  'with',
+  'that',
+  'this',
+  'are',
+  'was',
+  'were',
+  'will',
+  'use',
+  'using',
+  'used',
+  'our',
+  'from',
+  'into',
+  'its',
+  'all',
+  'not',
+  'but',
+  'has',
+  'have',
+  'now',
+  'then',
+  'than',
+  'decision',
+  'decided',
+  'constraint',
+]);
 
 export function contentTokens(s: string): Set<string> {
-  return new Set(normalizeForCompare(s).split(' ').filter((t) => t.length >= 3 && !STOP.has(t)));
+  return new Set(
+    normalizeForCompare(s)
+      .split(' ')
+      .filter((t) => t.length >= 3 && !STOP.has(t)),
+  );
 }
 
 /**
@@ -74,11 +107,19 @@ export function restatesSuperseded(line: string, oldText: string, newText: strin
 }
 
 async function readText(file: string): Promise<string | null> {
-  try { return await fs.readFile(file, 'utf8'); } catch { return null; }
+  try {
+    return await fs.readFile(file, 'utf8');
+  } catch {
+    return null;
+  }
 }
 
 async function mtime(file: string): Promise<number | null> {
-  try { return (await fs.stat(file)).mtimeMs; } catch { return null; }
+  try {
+    return (await fs.stat(file)).mtimeMs;
+  } catch {
+    return null;
+  }
 }
 
 async function readContextData(store: ChannelStore, file: string): Promise<ContextData | MalformedStateError> {
@@ -163,7 +204,15 @@ export async function auditChannel(o: AuditOptions): Promise<ChannelAudit> {
   }
   for (const s of sessions) {
     for (const h of check(s, await readText(s))) {
-      report.staleLines.push({ file: path.relative(p.channelDir, s), line: h.line, text: h.text, decisionId: h.d.id, replacedBy: h.by.id, fixed: false, unfixable: true });
+      report.staleLines.push({
+        file: path.relative(p.channelDir, s),
+        line: h.line,
+        text: h.text,
+        decisionId: h.d.id,
+        replacedBy: h.by.id,
+        fixed: false,
+        unfixable: true,
+      });
     }
   }
   return report;
@@ -176,7 +225,16 @@ export async function auditChannel(o: AuditOptions): Promise<ChannelAudit> {
 export async function listChannelRefs(root: string): Promise<ChannelRef[]> {
   const refs: ChannelRef[] = [];
   // Silent on purpose: a missing file or folder is the empty case.
-  const ls = (d: string) => fs.readdir(d, { withFileTypes: true }).then((es) => es.filter((e) => e.isDirectory()).map((e) => e.name).sort()).catch(() => [] as string[]);
+  const ls = (d: string) =>
+    fs
+      .readdir(d, { withFileTypes: true })
+      .then((es) =>
+        es
+          .filter((e) => e.isDirectory())
+          .map((e) => e.name)
+          .sort(),
+      )
+      .catch(() => [] as string[]);
   for (const name of await ls(path.join(root, 'local'))) if (isLocalName(name)) refs.push({ kind: 'local', name });
   for (const g of await ls(root)) {
     if (!isSnowflake(g)) continue;
@@ -201,13 +259,18 @@ export function auditIsClean(a: ChannelAudit): boolean {
 export function formatAudit(a: ChannelAudit): string[] {
   const out: string[] = [];
   if (a.context) out.push(`${a.channel}: ${a.context}${a.contextFixed ? ' — re-rendered' : ''}`);
-  for (const u of a.unfolded) out.push(`${a.channel}: condensations/${u} is not folded into CONTEXT.md (an interrupted condensation; it is retried from the ledger)`);
+  for (const u of a.unfolded)
+    out.push(`${a.channel}: condensations/${u} is not folded into CONTEXT.md (an interrupted condensation; it is retried from the ledger)`);
   for (const s of a.staleLines) {
-    out.push(`${a.channel}: ${s.file}:${s.line} still states superseded decision ${s.decisionId} (replaced by ${s.replacedBy}): "${s.text}"${s.fixed ? ' — marked superseded' : ''}`
-      + (s.unfixable ? ' — not fixable by the audit: the bot rewrites SESSION.md at its next session refresh, or edit the line by hand' : ''));
+    out.push(
+      `${a.channel}: ${s.file}:${s.line} still states superseded decision ${s.decisionId} (replaced by ${s.replacedBy}): "${s.text}"${s.fixed ? ' — marked superseded' : ''}` +
+        (s.unfixable ? ' — not fixable by the audit: the bot rewrites SESSION.md at its next session refresh, or edit the line by hand' : ''),
+    );
   }
   for (const i of a.staleActions) {
-    out.push(`${a.channel}: action item ${i.id} open since ${i.opened}${i.owner ? ` (${i.owner})` : ''}${i.due ? `, due ${i.due}` : ''}: "${i.text}" — close it with /actions done:${i.id} when done`);
+    out.push(
+      `${a.channel}: action item ${i.id} open since ${i.opened}${i.owner ? ` (${i.owner})` : ''}${i.due ? `, due ${i.due}` : ''}: "${i.text}" — close it with /actions done:${i.id} when done`,
+    );
   }
   return out;
 }

@@ -79,7 +79,10 @@ export function lapsedConstraintMemoryIds(data: ContextData, replaced: string[])
 
 function newestFirst<T extends { date: string }>(xs: T[]): T[] {
   // Stable on ties: among same-day decisions the later-filed one comes first.
-  return xs.map((x, i) => ({ x, i })).sort((a, b) => (b.x.date.localeCompare(a.x.date)) || b.i - a.i).map((e) => e.x);
+  return xs
+    .map((x, i) => ({ x, i }))
+    .sort((a, b) => b.x.date.localeCompare(a.x.date) || b.i - a.i)
+    .map((e) => e.x);
 }
 
 const flat = (s: string) => s.replace(/\s*[\r\n]+\s*/g, ' ').trim();
@@ -161,9 +164,13 @@ export function handEditedLines(current: string, previous: ContextData, next: Co
   addAll(renderContextBody(previous));
   addAll(renderContextBody(next));
   addAll(TEMPLATES['CONTEXT.md']);
-  return main.split('\n').filter((l) => l.trim() && !known.has(l.trim()))
-    // A heading a person added stays inside the Notes section.
-    .map((l) => l.replace(/^\s{0,3}#{1,2}\s+/, '### '));
+  return (
+    main
+      .split('\n')
+      .filter((l) => l.trim() && !known.has(l.trim()))
+      // A heading a person added stays inside the Notes section.
+      .map((l) => l.replace(/^\s{0,3}#{1,2}\s+/, '### '))
+  );
 }
 
 /**
@@ -176,7 +183,10 @@ export function composeContext(current: string | null, previous: ContextData, ne
   if (current) {
     const have = new Set(notes.map((l) => l.trim()));
     for (const l of handEditedLines(current, previous, next)) {
-      if (!have.has(l.trim())) { notes.push(l); have.add(l.trim()); }
+      if (!have.has(l.trim())) {
+        notes.push(l);
+        have.add(l.trim());
+      }
     }
   }
   const rendered = withHashLine(body);

@@ -15,14 +15,21 @@ export function unifiedDiff(oldText: string | null, newText: string, label: stri
   let i = 0;
   let j = 0;
   while (i < n || j < m) {
-    if (i < n && j < m && a[i] === b[j]) { ops.push({ t: ' ', s: a[i], ai: i++, bi: j++ }); }
-    else if (j < m && (i >= n || lcs[i][j + 1] >= lcs[i + 1][j])) { ops.push({ t: '+', s: b[j], ai: i, bi: j++ }); }
-    else { ops.push({ t: '-', s: a[i], ai: i++, bi: j }); }
+    if (i < n && j < m && a[i] === b[j]) {
+      ops.push({ t: ' ', s: a[i], ai: i++, bi: j++ });
+    } else if (j < m && (i >= n || lcs[i][j + 1] >= lcs[i + 1][j])) {
+      ops.push({ t: '+', s: b[j], ai: i, bi: j++ });
+    } else {
+      ops.push({ t: '-', s: a[i], ai: i++, bi: j });
+    }
   }
   const out = [`--- ${oldText === null ? '/dev/null' : `a/${label}`}`, `+++ b/${label}`];
   let k = 0;
   while (k < ops.length) {
-    if (ops[k].t === ' ') { k++; continue; }
+    if (ops[k].t === ' ') {
+      k++;
+      continue;
+    }
     const start = Math.max(0, k - context);
     let end = k;
     // Extend the hunk while changes are within 2*context of each other.

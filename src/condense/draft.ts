@@ -78,7 +78,11 @@ export const DRAFT_CAPS = { topic: 80, decision: 500, text: 1_000, item: 300, it
 /** Cleans the model's reply: trims, caps lengths, drops empty items, keeps only supersedes ids that exist. */
 export function cleanDraft(reply: DraftReply, known: Set<string>, topicHint?: string): CondensationDraft {
   const C = DRAFT_CAPS;
-  const items = (xs: string[]) => xs.map((x) => clipWords(x, C.item)).filter(Boolean).slice(0, C.items);
+  const items = (xs: string[]) =>
+    xs
+      .map((x) => clipWords(x, C.item))
+      .filter(Boolean)
+      .slice(0, C.items);
   const text = (s: string) => (s.trim().length <= C.text ? s.trim() : clipWords(s, C.text));
   const topic = clipWords(reply.topic, C.topic) || clipWords(topicHint ?? '', C.topic) || 'Discussion';
   const decision = normalizeDecision(clipWords(reply.decision, C.decision));
@@ -106,18 +110,19 @@ export async function draftCondensation(deps: SideTaskDeps, inp: DraftInput): Pr
     for (let i = 0; i < chunks.length; i++) {
       inp.onProgress?.(`summarizing part ${i + 1} of ${chunks.length}`);
       const r = await runSideTask(deps, {
-        ref: inp.ref, task: 'condense-chunk', instructions: CHUNK_INSTRUCTIONS,
+        ref: inp.ref,
+        task: 'condense-chunk',
+        instructions: CHUNK_INSTRUCTIONS,
         input: `Part ${i + 1} of ${chunks.length} of the discussion:\n\n${chunks[i]}`,
-        schema: ChunkSchema, description: '{"summary": "..."}: the summary of this part',
+        schema: ChunkSchema,
+        description: '{"summary": "..."}: the summary of this part',
       });
       summaries.push(`Part ${i + 1} of ${chunks.length} (summarized):\n${r.summary.trim()}`);
     }
     transcript = summaries.join('\n\n');
   }
   inp.onProgress?.('condensing');
-  const decisions = inp.currentDecisions.length
-    ? inp.currentDecisions.map((d) => `- ${d.id} [${d.date}] ${d.topic}: ${d.text}`).join('\n')
-    : '(none yet)';
+  const decisions = inp.currentDecisions.length ? inp.currentDecisions.map((d) => `- ${d.id} [${d.date}] ${d.topic}: ${d.text}`).join('\n') : '(none yet)';
   const constraints = inp.activeConstraints.length ? inp.activeConstraints.map((c) => `- ${c}`).join('\n') : '(none)';
   const where = `#${inp.channelName}${inp.threadName ? ` › ${inp.threadName}` : ''}`;
   const input = [
@@ -132,9 +137,15 @@ export async function draftCondensation(deps: SideTaskDeps, inp: DraftInput): Pr
     '',
     'The discussion, oldest first:',
     transcript,
-  ].filter((l, i, a) => l !== '' || a[i - 1] !== '').join('\n');
+  ]
+    .filter((l, i, a) => l !== '' || a[i - 1] !== '')
+    .join('\n');
   const reply = await runSideTask(deps, {
-    ref: inp.ref, task: 'condense', instructions: INSTRUCTIONS, input, schema: DraftSchema,
+    ref: inp.ref,
+    task: 'condense',
+    instructions: INSTRUCTIONS,
+    input,
+    schema: DraftSchema,
     description: 'the condensation record of the discussion',
   });
   return cleanDraft(reply, new Set(inp.currentDecisions.map((d) => d.id)), inp.topicHint);

@@ -48,11 +48,13 @@ export function foldCondensation(prev: ContextData, f: FoldInput): ContextData {
   }
   const cur = prev.currentState;
   // An older discussion condensed late must not overwrite a newer state.
-  const currentState = f.draft.currentState && (!cur || cur.date <= f.facts.date)
-    ? { text: f.draft.currentState, date: f.facts.date }
-    : cur;
+  const currentState = f.draft.currentState && (!cur || cur.date <= f.facts.date) ? { text: f.draft.currentState, date: f.facts.date } : cur;
   const { items } = foldActionItems(prev.actions ?? [], {
-    decisionId: f.decisionId, file: f.file, date: f.facts.date, raw: f.draft.actionItems, supersedes: f.supersedes,
+    decisionId: f.decisionId,
+    file: f.file,
+    date: f.facts.date,
+    raw: f.draft.actionItems,
+    supersedes: f.supersedes,
   });
   return { version: 1, currentState, decisions, constraints, ...(items.length ? { actions: items } : {}) };
 }

@@ -168,10 +168,21 @@ export interface RetryableFailure {
  */
 export function retryableFailures(l: Ledger, now: Date, maxAttempts = MAX_ATTEMPTS): RetryableFailure[] {
   return Object.values(l.entries)
-    .filter((e) => (e.status === 'failed' && e.attempts < maxAttempts)
-      || (e.status === 'running' && e.leaseUntil !== undefined && Date.parse(e.leaseUntil) < now.getTime()))
+    .filter(
+      (e) =>
+        (e.status === 'failed' && e.attempts < maxAttempts) ||
+        (e.status === 'running' && e.leaseUntil !== undefined && Date.parse(e.leaseUntil) < now.getTime()),
+    )
     .sort((a, b) => a.updatedAt.localeCompare(b.updatedAt))
-    .map((e) => ({ key: e.key, trigger: e.trigger, conversation: e.conversation, attempts: e.attempts, lastError: e.lastError, hasDraft: e.draft !== undefined, updatedAt: e.updatedAt }));
+    .map((e) => ({
+      key: e.key,
+      trigger: e.trigger,
+      conversation: e.conversation,
+      attempts: e.attempts,
+      lastError: e.lastError,
+      hasDraft: e.draft !== undefined,
+      updatedAt: e.updatedAt,
+    }));
 }
 
 export async function listRetryable(store: ChannelStore, ref: ChannelRef, now: Date, maxAttempts = MAX_ATTEMPTS): Promise<RetryableFailure[]> {

@@ -4,7 +4,10 @@ import { readFrontmatter } from './render';
 /** `/condensations`: the channel's condensations, newest first, each with its date, topic and post. */
 export async function listCondensations(dir: string): Promise<string> {
   // Silent on purpose: a missing file or folder is the empty case.
-  const files = (await fs.readdir(dir).catch(() => [] as string[])).filter((f) => f.endsWith('.md')).sort().reverse();
+  const files = (await fs.readdir(dir).catch(() => [] as string[]))
+    .filter((f) => f.endsWith('.md'))
+    .sort()
+    .reverse();
   if (!files.length) return 'No condensations in this channel yet.';
   const lines: string[] = [];
   for (const f of files) {

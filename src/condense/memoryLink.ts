@@ -24,8 +24,13 @@ export function pointSupersededPure(original: string, targets: LineTarget[], new
   const taken = new Set(lines.filter((l) => l.id).map((l) => l.id as string));
   const marked: string[] = [];
   for (const t of targets) {
-    const line = lines.find((l) => l.kind === 'entry' && !l.superseded && l.id !== newId
-      && (t.id ? l.id === t.id : t.text !== undefined && normalizeForCompare(l.text) === normalizeForCompare(t.text)));
+    const line = lines.find(
+      (l) =>
+        l.kind === 'entry' &&
+        !l.superseded &&
+        l.id !== newId &&
+        (t.id ? l.id === t.id : t.text !== undefined && normalizeForCompare(l.text) === normalizeForCompare(t.text)),
+    );
     if (!line) continue;
     const id = line.id ?? newEntryId(taken);
     out[line.index] = formatSuperseded({ ...line, id }, newId, utcDate(now));

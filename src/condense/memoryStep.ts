@@ -25,7 +25,9 @@ export function actionMemoryText(topic: string, i: ActionItem): string {
 }
 
 export async function condensationMemoryStep(
-  d: MemoryStepDeps, p: ChannelPaths, ref: ChannelRef,
+  d: MemoryStepDeps,
+  p: ChannelPaths,
+  ref: ChannelRef,
   o: { decisionId: string; draft: CondensationDraft; supersedes: string[]; fileName: string },
 ): Promise<{ decisionMemoryId?: string; constraintMemoryIds: string[] }> {
   const { store, now } = d;
@@ -39,9 +41,11 @@ export async function condensationMemoryStep(
   const ops: MemoryOp[] = [];
   if (decisionText) {
     // The first replaced entry is superseded in place (the new entry lands right below it).
-    ops.push(oldMemoryIds.length
-      ? { op: 'supersede', id: oldMemoryIds[0], text: decisionText, source, reason: 'condensation' }
-      : { op: 'add', text: decisionText, source, reason: 'condensation', section: 'Decisions' });
+    ops.push(
+      oldMemoryIds.length
+        ? { op: 'supersede', id: oldMemoryIds[0], text: decisionText, source, reason: 'condensation' }
+        : { op: 'add', text: decisionText, source, reason: 'condensation', section: 'Decisions' },
+    );
   }
   for (const text of constraintTexts) ops.push({ op: 'add', text, source, reason: 'condensation', section: 'Constraints' });
   for (const i of items) ops.push({ op: 'add', text: actionMemoryText(draft.topic, i), source, reason: 'condensation', section: 'Open Loops' });
@@ -49,14 +53,29 @@ export async function condensationMemoryStep(
   const memory = (await store.read(store.parentRef(ref), 'MEMORY.md')) ?? '';
   const decisionMemoryId = decisionText ? findEntryId(memory, decisionText) : undefined;
   if (decisionMemoryId && oldMemoryIds.length > 1) {
-    await pointSuperseded(store, ref, oldMemoryIds.slice(1).map((id) => ({ id })), decisionMemoryId, now);
+    await pointSuperseded(
+      store,
+      ref,
+      oldMemoryIds.slice(1).map((id) => ({ id })),
+      decisionMemoryId,
+      now,
+    );
   }
   // Constraints that lapsed from CONTEXT.md with their decision are struck in MEMORY.md too, and so
   // are the open loops of action items dropped with it.
   const lapsed = lapsedConstraintMemoryIds(ctx, supersedes);
-  const droppedItems = (ctx.actions ?? []).filter((i) => i.status === 'dropped' && i.memoryId && supersedes.includes(i.decisionId)).map((i) => i.memoryId as string);
+  const droppedItems = (ctx.actions ?? [])
+    .filter((i) => i.status === 'dropped' && i.memoryId && supersedes.includes(i.decisionId))
+    .map((i) => i.memoryId as string);
   const struck = [...lapsed, ...droppedItems];
-  if (decisionMemoryId && struck.length) await pointSuperseded(store, ref, struck.map((id) => ({ id })), decisionMemoryId, now);
+  if (decisionMemoryId && struck.length)
+    await pointSuperseded(
+      store,
+      ref,
+      struck.map((id) => ({ id })),
+      decisionMemoryId,
+      now,
+    );
   const constraintMemoryIds = constraintTexts.map((t) => findEntryId(memory, t)).filter((x): x is string => !!x);
   // Link the decision, its constraints and its items to their MEMORY entries.
   await store.exclusive(p, async () => {

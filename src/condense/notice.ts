@@ -18,7 +18,8 @@ const TAIL = 3;
  * Words people use when a discussion lands. Deliberately narrow: a missed conclusion costs an offer,
  * a false one costs a model call (and a bad offer only if the model agrees).
  */
-const AGREEMENT = /\b(agreed|agree|decided|decision is|let'?s (go with|do it|do that|ship)|we('ll| will) (go with|use|ship)|go with (it|that|option)|settled|consensus|sounds good,? (let'?s|go)|ship it|approved|lgtm|final answer|that's the plan|it's a deal|deal\.?$)/i;
+const AGREEMENT =
+  /\b(agreed|agree|decided|decision is|let'?s (go with|do it|do that|ship)|we('ll| will) (go with|use|ship)|go with (it|that|option)|settled|consensus|sounds good,? (let'?s|go)|ship it|approved|lgtm|final answer|that's the plan|it's a deal|deal\.?$)/i;
 
 export interface Observed {
   id: string;
@@ -39,7 +40,7 @@ export const NoticeSchema = z.object({ decided: z.boolean(), decision: z.string(
 
 const INSTRUCTIONS = [
   'You read the end of a team chat discussion and say whether the people in it reached a decision.',
-  'A decision: they agreed on what to do, choose or adopt (not a question still open, not one person\'s suggestion nobody accepted).',
+  "A decision: they agreed on what to do, choose or adopt (not a question still open, not one person's suggestion nobody accepted).",
   'Return {"decided": true|false, "decision": "..."}: when decided, the decision in one short sentence; otherwise "".',
 ].join('\n');
 
@@ -47,8 +48,13 @@ const INSTRUCTIONS = [
 export async function judgeDiscussion(deps: SideTaskDeps, ref: ChannelRef, window: Observed[]): Promise<{ decided: boolean; decision: string }> {
   const lines = window.slice(-WINDOW).map((m) => `${m.authorName}: ${m.content.replace(/\s+/g, ' ').slice(0, 500)}`);
   const r = await runSideTask(deps, {
-    ref, task: 'notice-decision', instructions: INSTRUCTIONS, input: tagged('discussion', lines.join('\n')),
-    schema: NoticeSchema, description: '{"decided", "decision"}', maxTokens: 150,
+    ref,
+    task: 'notice-decision',
+    instructions: INSTRUCTIONS,
+    input: tagged('discussion', lines.join('\n')),
+    schema: NoticeSchema,
+    description: '{"decided", "decision"}',
+    maxTokens: 150,
   });
   return { decided: r.decided, decision: r.decision.replace(/\s+/g, ' ').trim().slice(0, 300) };
 }

@@ -19,7 +19,13 @@ export interface RenderInput {
 }
 
 /** Per-field character caps, used only to fit the Discord post. */
-interface Caps { context?: number; decision?: number; rationale?: number; actions?: number; supersedes?: number }
+interface Caps {
+  context?: number;
+  decision?: number;
+  rationale?: number;
+  actions?: number;
+  supersedes?: number;
+}
 
 const oneLine = (s: string) => s.replace(/\s*[\r\n]+\s*/g, ' ').trim();
 

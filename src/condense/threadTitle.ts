@@ -22,13 +22,19 @@ const INSTRUCTIONS = [
   'and one sentence saying what the thread is for (what should be discussed or decided there).',
 ].join('\n');
 
-export async function threadTitle(
-  deps: SideTaskDeps, ref: ChannelRef, o: { message: string; topic?: string },
-): Promise<{ title: string; purpose: string }> {
+export async function threadTitle(deps: SideTaskDeps, ref: ChannelRef, o: { message: string; topic?: string }): Promise<{ title: string; purpose: string }> {
   const fallback = fallbackTitle(o);
   try {
     const input = [o.topic ? tagged('topic', o.topic) : '', tagged('message', o.message.slice(0, 4_000))].filter(Boolean).join('\n');
-    const r = await runSideTask(deps, { ref, task: 'thread-title', instructions: INSTRUCTIONS, input, schema: TitleSchema, description: '{"title", "purpose"}', maxTokens: 200 });
+    const r = await runSideTask(deps, {
+      ref,
+      task: 'thread-title',
+      instructions: INSTRUCTIONS,
+      input,
+      schema: TitleSchema,
+      description: '{"title", "purpose"}',
+      maxTokens: 200,
+    });
     return { title: clean(r.title, THREAD_NAME_MAX) || fallback.title, purpose: clean(r.purpose, PURPOSE_MAX) || fallback.purpose };
   } catch (err) {
     deps.logger.warn({ err, channel: ref.kind === 'discord' ? ref.channelId : ref.name }, 'could not have the thread titled; using the message');
@@ -43,7 +49,13 @@ export function fallbackTitle(o: { message: string; topic?: string }): { title: 
 
 /** One line, no mentions or markup that would ping or break a name, secrets out, within `max`. */
 function clean(text: string, max: number): string {
-  let t = redactSecrets(text).replace(/<[@#][!&]?\d+>/g, '').replace(/@(everyone|here)\b/g, '$1').replace(/[`*_~|>#]/g, '');
-  t = t.replace(/\s+/g, ' ').trim().replace(/^["']|["']$/g, '');
+  let t = redactSecrets(text)
+    .replace(/<[@#][!&]?\d+>/g, '')
+    .replace(/@(everyone|here)\b/g, '$1')
+    .replace(/[`*_~|>#]/g, '');
+  t = t
+    .replace(/\s+/g, ' ')
+    .trim()
+    .replace(/^["']|["']$/g, '');
   return t.length > max ? `${t.slice(0, max - 1).trimEnd()}…` : t;
 }

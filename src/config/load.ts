@@ -84,7 +84,11 @@ export function loadSettings(opts: { env: NodeJS.ProcessEnv; cwd: string; needs:
     semantic: { mode: 'off', cacheDir: '' },
   };
   settings.semantic = semanticSettings({
-    recall: config.recall, env, cwd, openai: settings.openai, defaultCacheDir: botVectorCacheDir(settings.dataDir),
+    recall: config.recall,
+    env,
+    cwd,
+    openai: settings.openai,
+    defaultCacheDir: botVectorCacheDir(settings.dataDir),
   });
 
   if (needs.includes('discord')) {
@@ -107,7 +111,9 @@ export function loadSettings(opts: { env: NodeJS.ProcessEnv; cwd: string; needs:
       throw new ConfigError('the config names provider "openai" but neither OPENAI_API_KEY nor OPENAI_BASE_URL is set: add one to .env');
     }
     if (!hasAnthropic && !hasOpenai) {
-      throw new ConfigError('no model provider: set ANTHROPIC_API_KEY, or OPENAI_API_KEY (and/or OPENAI_BASE_URL for Ollama, LM Studio or another OpenAI-compatible server) in .env');
+      throw new ConfigError(
+        'no model provider: set ANTHROPIC_API_KEY, or OPENAI_API_KEY (and/or OPENAI_BASE_URL for Ollama, LM Studio or another OpenAI-compatible server) in .env',
+      );
     }
   }
   return settings;

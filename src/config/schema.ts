@@ -17,71 +17,97 @@ export const LIMIT_DEFAULTS = { requestsPerMinute: 50, concurrency: 4, timeoutMs
  */
 export const ConfigFileSchema = z.strictObject({
   provider: z.enum(['anthropic', 'openai']).optional(),
-  models: z.strictObject({
-    chat: z.string().min(1).optional(),
-    side: z.string().min(1).optional(),
-  }).default({}),
-  limits: z.strictObject({
-    /** Model requests per minute per provider; 0 means unlimited. */
-    requestsPerMinute: z.number().int().min(0).default(LIMIT_DEFAULTS.requestsPerMinute),
-    /** Model requests in flight at once per provider; 0 means unlimited. */
-    concurrency: z.number().int().min(0).default(LIMIT_DEFAULTS.concurrency),
-    timeoutMs: z.number().int().min(1000).default(LIMIT_DEFAULTS.timeoutMs),
-    maxRetries: z.number().int().min(0).max(10).default(LIMIT_DEFAULTS.maxRetries),
-  }).default({ ...LIMIT_DEFAULTS }),
-  discord: z.strictObject({
-    /** Allowlists: empty means no restriction. */
-    guilds: ids,
-    channels: ids,
-    roles: ids,
-    users: ids,
-    /** Channels where every human message is answered, not only mentions. */
-    alwaysOnChannels: ids,
-    /** Roles allowed to run /memory forget and /new; empty means members with Manage Messages. */
-    adminRoles: ids,
-    /** Who may trigger a condensation (📝, /condense); empty means anyone who can post there. */
-    condenseRoles: ids,
-    condenseUsers: ids,
-    /** Forum tag names that mean "resolved". */
-    resolvedTags: z.array(z.string().min(1)).default(['resolved', 'Resolved']),
-    /** The Secretary offers, once, to condense a discussion that reached a decision nobody condensed. */
-    offerCondense: z.boolean().default(true),
-  }).default({
-    guilds: [], channels: [], roles: [], users: [], alwaysOnChannels: [], adminRoles: [],
-    condenseRoles: [], condenseUsers: [], resolvedTags: ['resolved', 'Resolved'], offerCondense: true,
-  }),
-  recall: z.strictObject({
-    budgetChars: z.number().int().min(200).max(20_000).optional(),
-    maxItems: z.number().int().min(1).max(100).optional(),
-    /**
-     * Recall by meaning beside words: "local" (the sentence model shipped in the package, run in a
-     * worker thread), "api" (an OpenAI-compatible /v1/embeddings), "off" (words only).
-     */
-    semantic: z.enum(['local', 'api', 'off'], { error: 'must be "local", "api" or "off"' }).default('local'),
-    /** For semantic "api": the server (including /v1) and its embedding model. */
-    api: z.strictObject({
-      baseUrl: z.url({ protocol: /^https?$/, error: 'must be an http(s) URL including /v1' }).optional(),
-      model: z.string().min(1).optional(),
-    }).default({}),
-  }).default({ semantic: 'local', api: {} }),
-  conversation: z.strictObject({
-    /** Estimated tokens of conversation kept before a compaction. */
-    tokenBudget: z.number().int().min(2_000).default(24_000),
-    /** Turns kept verbatim after a compaction. */
-    keepRecentTurns: z.number().int().min(1).default(6),
-  }).default({ tokenBudget: 24_000, keepRecentTurns: 6 }),
-  context: z.strictObject({
-    /** CONTEXT.md is clipped to this many characters in the prompt. */
-    maxChars: z.number().int().min(500).default(12_000),
-  }).default({ maxChars: 12_000 }),
-  actions: z.strictObject({
-    /** The audit lists action items open longer than this many days. */
-    staleAfterDays: z.number().int().min(1).max(3650).default(14),
-  }).default({ staleAfterDays: 14 }),
-  log: z.strictObject({
-    level: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).optional(),
-    format: z.enum(['json', 'pretty']).optional(),
-  }).default({}),
+  models: z
+    .strictObject({
+      chat: z.string().min(1).optional(),
+      side: z.string().min(1).optional(),
+    })
+    .default({}),
+  limits: z
+    .strictObject({
+      /** Model requests per minute per provider; 0 means unlimited. */
+      requestsPerMinute: z.number().int().min(0).default(LIMIT_DEFAULTS.requestsPerMinute),
+      /** Model requests in flight at once per provider; 0 means unlimited. */
+      concurrency: z.number().int().min(0).default(LIMIT_DEFAULTS.concurrency),
+      timeoutMs: z.number().int().min(1000).default(LIMIT_DEFAULTS.timeoutMs),
+      maxRetries: z.number().int().min(0).max(10).default(LIMIT_DEFAULTS.maxRetries),
+    })
+    .default({ ...LIMIT_DEFAULTS }),
+  discord: z
+    .strictObject({
+      /** Allowlists: empty means no restriction. */
+      guilds: ids,
+      channels: ids,
+      roles: ids,
+      users: ids,
+      /** Channels where every human message is answered, not only mentions. */
+      alwaysOnChannels: ids,
+      /** Roles allowed to run /memory forget and /new; empty means members with Manage Messages. */
+      adminRoles: ids,
+      /** Who may trigger a condensation (📝, /condense); empty means anyone who can post there. */
+      condenseRoles: ids,
+      condenseUsers: ids,
+      /** Forum tag names that mean "resolved". */
+      resolvedTags: z.array(z.string().min(1)).default(['resolved', 'Resolved']),
+      /** The Secretary offers, once, to condense a discussion that reached a decision nobody condensed. */
+      offerCondense: z.boolean().default(true),
+    })
+    .default({
+      guilds: [],
+      channels: [],
+      roles: [],
+      users: [],
+      alwaysOnChannels: [],
+      adminRoles: [],
+      condenseRoles: [],
+      condenseUsers: [],
+      resolvedTags: ['resolved', 'Resolved'],
+      offerCondense: true,
+    }),
+  recall: z
+    .strictObject({
+      budgetChars: z.number().int().min(200).max(20_000).optional(),
+      maxItems: z.number().int().min(1).max(100).optional(),
+      /**
+       * Recall by meaning beside words: "local" (the sentence model shipped in the package, run in a
+       * worker thread), "api" (an OpenAI-compatible /v1/embeddings), "off" (words only).
+       */
+      semantic: z.enum(['local', 'api', 'off'], { error: 'must be "local", "api" or "off"' }).default('local'),
+      /** For semantic "api": the server (including /v1) and its embedding model. */
+      api: z
+        .strictObject({
+          baseUrl: z.url({ protocol: /^https?$/, error: 'must be an http(s) URL including /v1' }).optional(),
+          model: z.string().min(1).optional(),
+        })
+        .default({}),
+    })
+    .default({ semantic: 'local', api: {} }),
+  conversation: z
+    .strictObject({
+      /** Estimated tokens of conversation kept before a compaction. */
+      tokenBudget: z.number().int().min(2_000).default(24_000),
+      /** Turns kept verbatim after a compaction. */
+      keepRecentTurns: z.number().int().min(1).default(6),
+    })
+    .default({ tokenBudget: 24_000, keepRecentTurns: 6 }),
+  context: z
+    .strictObject({
+      /** CONTEXT.md is clipped to this many characters in the prompt. */
+      maxChars: z.number().int().min(500).default(12_000),
+    })
+    .default({ maxChars: 12_000 }),
+  actions: z
+    .strictObject({
+      /** The audit lists action items open longer than this many days. */
+      staleAfterDays: z.number().int().min(1).max(3650).default(14),
+    })
+    .default({ staleAfterDays: 14 }),
+  log: z
+    .strictObject({
+      level: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).optional(),
+      format: z.enum(['json', 'pretty']).optional(),
+    })
+    .default({}),
 });
 
 export type ConfigFile = z.infer<typeof ConfigFileSchema>;

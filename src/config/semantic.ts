@@ -35,11 +35,15 @@ export function semanticSettings(opts: {
   if (mode !== 'api') return { mode, cacheDir };
   const baseURL = (opts.recall.api.baseUrl ?? opts.openai.baseURL ?? (opts.openai.apiKey ? OPENAI_URL : undefined))?.replace(/\/+$/, '');
   if (!baseURL) {
-    throw new ConfigError('recall.semantic is "api" but no embeddings server is set: put recall.api.baseUrl in the config (e.g. "http://localhost:11434/v1" for Ollama), or set OPENAI_API_KEY for OpenAI');
+    throw new ConfigError(
+      'recall.semantic is "api" but no embeddings server is set: put recall.api.baseUrl in the config (e.g. "http://localhost:11434/v1" for Ollama), or set OPENAI_API_KEY for OpenAI',
+    );
   }
   const model = opts.recall.api.model ?? (baseURL === OPENAI_URL ? OPENAI_EMBEDDING_MODEL : undefined);
   if (!model) {
-    throw new ConfigError(`recall.semantic is "api" with the server ${baseURL}: name its embedding model in recall.api.model (e.g. "nomic-embed-text" for Ollama)`);
+    throw new ConfigError(
+      `recall.semantic is "api" with the server ${baseURL}: name its embedding model in recall.api.model (e.g. "nomic-embed-text" for Ollama)`,
+    );
   }
   // The chat key goes only to the chat provider's own server; another server needs its own key.
   const sameServer = baseURL === (opts.openai.baseURL ?? OPENAI_URL).replace(/\/+$/, '');

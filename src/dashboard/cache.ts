@@ -11,10 +11,21 @@ import type { Unit } from './data';
  */
 async function statsOf(dir: string): Promise<string> {
   let names: string[];
-  try { names = (await fs.readdir(dir)).sort(); } catch { return `${dir}:-`; }
-  const parts = await Promise.all(names.map(async (n) => {
-    try { const s = await fs.stat(path.join(dir, n)); return `${n}:${s.size}:${s.mtimeMs}`; } catch { return `${n}:?`; }
-  }));
+  try {
+    names = (await fs.readdir(dir)).sort();
+  } catch {
+    return `${dir}:-`;
+  }
+  const parts = await Promise.all(
+    names.map(async (n) => {
+      try {
+        const s = await fs.stat(path.join(dir, n));
+        return `${n}:${s.size}:${s.mtimeMs}`;
+      } catch {
+        return `${n}:?`;
+      }
+    }),
+  );
   return `${dir}|${parts.join('|')}`;
 }
 

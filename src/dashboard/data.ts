@@ -39,15 +39,28 @@ export interface Condensation {
 const COND_NAME = /^[A-Za-z0-9][A-Za-z0-9._-]{0,200}\.md$/;
 
 async function listDir(dir: string): Promise<string[]> {
-  try { return (await fs.readdir(dir, { withFileTypes: true })).filter((d) => d.isDirectory()).map((d) => d.name); } catch { return []; }
+  try {
+    return (await fs.readdir(dir, { withFileTypes: true })).filter((d) => d.isDirectory()).map((d) => d.name);
+  } catch {
+    return [];
+  }
 }
 
 async function exists(p: string): Promise<boolean> {
-  try { await fs.stat(p); return true; } catch { return false; }
+  try {
+    await fs.stat(p);
+    return true;
+  } catch {
+    return false;
+  }
 }
 
 export async function readText(file: string): Promise<string | null> {
-  try { return await fs.readFile(file, 'utf8'); } catch { return null; }
+  try {
+    return await fs.readFile(file, 'utf8');
+  } catch {
+    return null;
+  }
 }
 
 /** Every channel, private thread and console channel of the root. */
@@ -74,8 +87,13 @@ export async function listUnits(root: string): Promise<Unit[]> {
         const tdir = path.join(dir, 'threads', t);
         if (!(await exists(path.join(tdir, 'MEMORY.md'))) && !(await exists(path.join(tdir, 'condensations')))) continue;
         out.push({
-          key: `${g}/${c}/${t}`, ref: { kind: 'discord', guildId: g, channelId: c, threadId: t, privateThread: true },
-          dir: tdir, recallDirs: [tdir, dir], guildId: g, channelId: c, threadId: t,
+          key: `${g}/${c}/${t}`,
+          ref: { kind: 'discord', guildId: g, channelId: c, threadId: t, privateThread: true },
+          dir: tdir,
+          recallDirs: [tdir, dir],
+          guildId: g,
+          channelId: c,
+          threadId: t,
         });
       }
     }
@@ -101,7 +119,12 @@ export type ParseCache = Map<string, { sig: string; text: string; data: Record<s
 async function parsed(file: string, cache?: ParseCache): Promise<{ text: string; data: Record<string, unknown> } | null> {
   let sig = '';
   if (cache) {
-    try { const st = await fs.stat(file); sig = `${st.size}:${st.mtimeMs}`; } catch { return null; }
+    try {
+      const st = await fs.stat(file);
+      sig = `${st.size}:${st.mtimeMs}`;
+    } catch {
+      return null;
+    }
     const hit = cache.get(file);
     if (hit && hit.sig === sig) return hit;
   }
@@ -116,31 +139,48 @@ async function parsed(file: string, cache?: ParseCache): Promise<{ text: string;
 export async function readCondensations(u: Unit, cache?: ParseCache): Promise<Condensation[]> {
   const dir = path.join(u.dir, 'condensations');
   let names: string[];
-  try { names = (await fs.readdir(dir)).filter((n) => COND_NAME.test(n)).sort(); } catch { return []; }
+  try {
+    names = (await fs.readdir(dir)).filter((n) => COND_NAME.test(n)).sort();
+  } catch {
+    return [];
+  }
   const out: Condensation[] = [];
-  await Promise.all(names.map(async (n) => {
-    const f = await parsed(path.join(dir, n), cache);
-    if (f === null) return;
-    const { text } = f;
-    const data = f.data;
-    const body = text.replace(/^---\r?\n[\s\S]*?\r?\n---\r?\n?/, '');
-    const id = n.slice(0, -3);
-    out.push({
-      id, file: n, date: dateOf(data.date, n.slice(0, 10)), topic: typeof data.topic === 'string' ? data.topic : id,
-      decisionId: typeof data.decision_id === 'string' ? data.decision_id : undefined,
-      supersedes: [...strList(data.supersedes_files), ...strList(data.supersedes)],
-      supersededBy: typeof data.superseded_by === 'string' ? data.superseded_by : undefined,
-      postUrl: typeof data.post_url === 'string' ? data.post_url : typeof data.link === 'string' ? data.link : undefined,
-      data, body,
-    });
-  }));
+  await Promise.all(
+    names.map(async (n) => {
+      const f = await parsed(path.join(dir, n), cache);
+      if (f === null) return;
+      const { text } = f;
+      const data = f.data;
+      const body = text.replace(/^---\r?\n[\s\S]*?\r?\n---\r?\n?/, '');
+      const id = n.slice(0, -3);
+      out.push({
+        id,
+        file: n,
+        date: dateOf(data.date, n.slice(0, 10)),
+        topic: typeof data.topic === 'string' ? data.topic : id,
+        decisionId: typeof data.decision_id === 'string' ? data.decision_id : undefined,
+        supersedes: [...strList(data.supersedes_files), ...strList(data.supersedes)],
+        supersededBy: typeof data.superseded_by === 'string' ? data.superseded_by : undefined,
+        postUrl: typeof data.post_url === 'string' ? data.post_url : typeof data.link === 'string' ? data.link : undefined,
+        data,
+        body,
+      });
+    }),
+  );
   out.sort((a, b) => (a.date === b.date ? a.id.localeCompare(b.id) : a.date.localeCompare(b.date)));
   // Link both ways: `supersedes` may name a file or a decision id.
   const byRef = new Map<string, Condensation>();
-  for (const c of out) { byRef.set(c.file, c); byRef.set(c.id, c); if (c.decisionId) byRef.set(c.decisionId, c); }
+  for (const c of out) {
+    byRef.set(c.file, c);
+    byRef.set(c.id, c);
+    if (c.decisionId) byRef.set(c.decisionId, c);
+  }
   for (const c of out) {
     c.supersedes = [...new Set(c.supersedes.map((s) => byRef.get(s)?.id ?? s))];
-    for (const s of c.supersedes) { const old = byRef.get(s); if (old && !old.supersededBy) old.supersededBy = c.id; }
+    for (const s of c.supersedes) {
+      const old = byRef.get(s);
+      if (old && !old.supersededBy) old.supersededBy = c.id;
+    }
     if (c.supersededBy) c.supersededBy = byRef.get(c.supersededBy)?.id ?? c.supersededBy;
   }
   return out;
@@ -159,7 +199,10 @@ export function chainOf(all: Condensation[], id: string): Condensation[] {
   }
   const chain: Condensation[] = [];
   const seen2 = new Set<string>();
-  for (let c = start; c && !seen2.has(c.id); c = c.supersededBy ? byId.get(c.supersededBy) : undefined) { seen2.add(c.id); chain.push(c); }
+  for (let c = start; c && !seen2.has(c.id); c = c.supersededBy ? byId.get(c.supersededBy) : undefined) {
+    seen2.add(c.id);
+    chain.push(c);
+  }
   return chain;
 }
 
@@ -168,13 +211,18 @@ export async function readMemory(u: Unit): Promise<MemoryLine[]> {
   return text === null ? [] : parseMemory(text).filter((l) => l.kind === 'entry');
 }
 
-export interface Names { guild?: string; channels: Record<string, string> }
+export interface Names {
+  guild?: string;
+  channels: Record<string, string>;
+}
 
 /** Names the bot recorded (`<guild>/.minutes/names.json`); ids when none. */
 export async function readNames(root: string, guildId: string): Promise<Names> {
   const text = await readText(path.join(root, guildId, '.minutes', 'names.json'));
   try {
-    const v = text ? JSON.parse(text) as Partial<Names> : {};
+    const v = text ? (JSON.parse(text) as Partial<Names>) : {};
     return { guild: typeof v.guild === 'string' ? v.guild : undefined, channels: v.channels && typeof v.channels === 'object' ? v.channels : {} };
-  } catch { return { channels: {} }; }
+  } catch {
+    return { channels: {} };
+  }
 }

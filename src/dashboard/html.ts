@@ -21,7 +21,12 @@ export const esc = (s: unknown): string => escapeHtml(String(s ?? ''));
 /** Only http(s) links to outside (Discord message links) are ever put in an href from data. */
 export function safeHref(u: string | undefined): string | null {
   if (!u) return null;
-  try { const p = new URL(u); return p.protocol === 'https:' || p.protocol === 'http:' ? p.href : null; } catch { return null; }
+  try {
+    const p = new URL(u);
+    return p.protocol === 'https:' || p.protocol === 'http:' ? p.href : null;
+  } catch {
+    return null;
+  }
 }
 
 const CSS = `body{font:15px/1.45 system-ui,sans-serif;margin:0;color:#222}header{background:#2c3e50;color:#fff;padding:.6em 1em}
@@ -31,9 +36,11 @@ pre{white-space:pre-wrap;background:#f6f6f6;padding:.6em}section{margin-bottom:1
 
 export function page(title: string, body: string, token?: string): string {
   const q = token ? `?token=${encodeURIComponent(token)}` : '';
-  return `<!doctype html><html lang="en"><head><meta charset="utf-8"><title>${esc(title)} — Minutes</title>`
-    + `<meta name="referrer" content="no-referrer"><style>${CSS}</style></head><body>`
-    + `<header><a href="/${q}">Minutes</a><form action="/search" method="get" style="display:inline">`
-    + `<input name="q" placeholder="search all channels" aria-label="search">${token ? `<input type="hidden" name="token" value="${esc(token)}">` : ''}</form></header>`
-    + `<main><h1>${esc(title)}</h1>${body}</main></body></html>`;
+  return (
+    `<!doctype html><html lang="en"><head><meta charset="utf-8"><title>${esc(title)} — Minutes</title>` +
+    `<meta name="referrer" content="no-referrer"><style>${CSS}</style></head><body>` +
+    `<header><a href="/${q}">Minutes</a><form action="/search" method="get" style="display:inline">` +
+    `<input name="q" placeholder="search all channels" aria-label="search">${token ? `<input type="hidden" name="token" value="${esc(token)}">` : ''}</form></header>` +
+    `<main><h1>${esc(title)}</h1>${body}</main></body></html>`
+  );
 }

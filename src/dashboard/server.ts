@@ -28,7 +28,10 @@ export function isLoopback(host: string): boolean {
 
 function hostAllowed(header: string | undefined, bound: string): boolean {
   if (!header) return false;
-  const name = header.replace(/:\d+$/, '').replace(/^\[(.*)\]$/, '$1').toLowerCase();
+  const name = header
+    .replace(/:\d+$/, '')
+    .replace(/^\[(.*)\]$/, '$1')
+    .toLowerCase();
   return isLoopback(name) || name === bound.toLowerCase();
 }
 
@@ -41,7 +44,12 @@ function tokenOk(req: http.IncomingMessage, url: URL, token: string): boolean {
   ];
   const want = Buffer.from(token);
   return given.some((g) => {
-    let v = g; try { v = decodeURIComponent(g); } catch { /* as given */ }
+    let v = g;
+    try {
+      v = decodeURIComponent(g);
+    } catch {
+      /* as given */
+    }
     const b = Buffer.from(v);
     return b.length === want.length && crypto.timingSafeEqual(b, want);
   });
@@ -81,7 +89,9 @@ export function createDashboard(o: DashboardOptions): { server: http.Server; lis
           if (a.staleLines.length) f.push(`${a.staleLines.length} line(s) restate superseded decisions`);
           const waiting = await queuedThreads(u.dir);
           if (waiting) f.push(`${waiting} resolved thread(s) never condensed (found by the bot's audit; its sweep condenses them)`);
-        } catch (err) { f.push(`audit failed: ${(err as Error).message}`); }
+        } catch (err) {
+          f.push(`audit failed: ${(err as Error).message}`);
+        }
         return f;
       });
       rows.push({ unit: u, label: names.label, guildLabel: names.guild, decisions: conds.length, newest: conds.at(-1)?.date, flags });
@@ -111,7 +121,14 @@ export function createDashboard(o: DashboardOptions): { server: http.Server; lis
 
   async function route(url: URL, ctx: ViewCtx): Promise<string | null> {
     let segs: string[];
-    try { segs = url.pathname.split('/').filter(Boolean).map((s) => decodeURIComponent(s)); } catch { return null; }
+    try {
+      segs = url.pathname
+        .split('/')
+        .filter(Boolean)
+        .map((s) => decodeURIComponent(s));
+    } catch {
+      return null;
+    }
     if (segs.length === 0) return home(ctx);
     if (segs[0] === 'search' && segs.length === 1) {
       return search(ctx, (url.searchParams.get('q') ?? '').trim().slice(0, 500), url.searchParams.get('in') ?? '');
@@ -132,7 +149,10 @@ export function createDashboard(o: DashboardOptions): { server: http.Server; lis
     // A private thread has no CONTEXT.md of its own: the parent's is not shown under it either.
     const context = unit.threadId ? null : await readText(path.join(unit.dir, 'CONTEXT.md'));
     const body = channelBody(ctx, unit, {
-      context, conds, memory: await readMemory(unit), history: await readText(path.join(unit.dir, 'HISTORY.md')),
+      context,
+      conds,
+      memory: await readMemory(unit),
+      history: await readText(path.join(unit.dir, 'HISTORY.md')),
       filter: url.searchParams.get('filter') ?? '',
     });
     return page(label, body, o.token);
@@ -144,11 +164,15 @@ export function createDashboard(o: DashboardOptions): { server: http.Server; lis
       const headers: Record<string, string> = {
         'content-type': 'text/html; charset=utf-8',
         // No script at all: even a renderer bug cannot run planted code.
-        'content-security-policy': "default-src 'none'; style-src 'unsafe-inline'; img-src 'self' https: data:; form-action 'self'; base-uri 'none'; frame-ancestors 'none'",
+        'content-security-policy':
+          "default-src 'none'; style-src 'unsafe-inline'; img-src 'self' https: data:; form-action 'self'; base-uri 'none'; frame-ancestors 'none'",
         'x-content-type-options': 'nosniff',
         'referrer-policy': 'no-referrer',
       };
-      if (req.method !== 'GET' && req.method !== 'HEAD') { res.writeHead(405, headers).end('method not allowed'); return; }
+      if (req.method !== 'GET' && req.method !== 'HEAD') {
+        res.writeHead(405, headers).end('method not allowed');
+        return;
+      }
       if (!o.token && !hostAllowed(req.headers.host, o.host)) {
         // Without a token, only the loopback names are answered: a web page that rebinds its own
         // domain name to 127.0.0.1 (DNS rebinding) must not be able to read the dashboard.
@@ -156,31 +180,50 @@ export function createDashboard(o: DashboardOptions): { server: http.Server; lis
         return;
       }
       if (o.token) {
-        if (!tokenOk(req, url, o.token)) { res.writeHead(401, headers).end('401: a token is required (MINUTES_DASHBOARD_TOKEN: header x-minutes-token, ?token= or cookie)'); return; }
+        if (!tokenOk(req, url, o.token)) {
+          res.writeHead(401, headers).end('401: a token is required (MINUTES_DASHBOARD_TOKEN: header x-minutes-token, ?token= or cookie)');
+          return;
+        }
         headers['set-cookie'] = `minutes_token=${encodeURIComponent(o.token)}; HttpOnly; SameSite=Strict; Path=/`;
       }
       const ctx: ViewCtx = { md, href: (p) => p };
       const html = await route(url, ctx);
-      if (html === null) { res.writeHead(404, headers).end('404: not found'); return; }
+      if (html === null) {
+        res.writeHead(404, headers).end('404: not found');
+        return;
+      }
       res.writeHead(200, headers).end(html);
-    })().catch((err: Error) => { if (!res.headersSent) res.writeHead(500, { 'content-type': 'text/plain' }); res.end(`500: ${err.message}`); });
+    })().catch((err: Error) => {
+      if (!res.headersSent) res.writeHead(500, { 'content-type': 'text/plain' });
+      res.end(`500: ${err.message}`);
+    });
   });
 
   return {
     server,
-    listen: () => new Promise((resolve, reject) => {
-      server.once('error', reject);
-      server.listen(o.port, o.host, () => {
-        const a = server.address() as AddressInfo;
-        const h = a.family === 'IPv6' ? `[${a.address}]` : a.address;
-        // Fill the audit and parse caches once at start, so the first visitor does not pay for
-        // auditing every channel (~250 ms at 300 condensations); a failure shows on the page later.
-        warmed = home({ md, href: (p) => p }).then(() => undefined, () => undefined);
-        resolve(`http://${h}:${a.port}/`);
-      });
-    }),
+    listen: () =>
+      new Promise((resolve, reject) => {
+        server.once('error', reject);
+        server.listen(o.port, o.host, () => {
+          const a = server.address() as AddressInfo;
+          const h = a.family === 'IPv6' ? `[${a.address}]` : a.address;
+          // Fill the audit and parse caches once at start, so the first visitor does not pay for
+          // auditing every channel (~250 ms at 300 condensations); a failure shows on the page later.
+          warmed = home({ md, href: (p) => p }).then(
+            () => undefined,
+            () => undefined,
+          );
+          resolve(`http://${h}:${a.port}/`);
+        });
+      }),
     warmed: () => warmed,
-    close: async () => { await warmed; await new Promise<void>((resolve) => { server.closeAllConnections(); server.close(() => resolve()); }); },
+    close: async () => {
+      await warmed;
+      await new Promise<void>((resolve) => {
+        server.closeAllConnections();
+        server.close(() => resolve());
+      });
+    },
   };
 }
 

@@ -12,12 +12,24 @@ export interface ViewCtx {
   href: (p: string) => string;
 }
 
-export interface HomeRow { unit: Unit; label: string; guildLabel: string; decisions: number; newest?: string; flags: string[] }
+export interface HomeRow {
+  unit: Unit;
+  label: string;
+  guildLabel: string;
+  decisions: number;
+  newest?: string;
+  flags: string[];
+}
 
 export function homeBody(ctx: ViewCtx, rows: HomeRow[]): string {
   if (rows.length === 0) return '<p>No channels in this data folder yet.</p>';
-  const tr = rows.map((r) => `<tr><td>${esc(r.guildLabel)}</td><td><a href="${esc(ctx.href(`/channel/${r.unit.key}`))}">${esc(r.label)}</a></td>`
-    + `<td>${r.decisions}</td><td>${esc(r.newest ?? '—')}</td><td class="flag">${r.flags.map(esc).join('<br>')}</td></tr>`).join('');
+  const tr = rows
+    .map(
+      (r) =>
+        `<tr><td>${esc(r.guildLabel)}</td><td><a href="${esc(ctx.href(`/channel/${r.unit.key}`))}">${esc(r.label)}</a></td>` +
+        `<td>${r.decisions}</td><td>${esc(r.newest ?? '—')}</td><td class="flag">${r.flags.map(esc).join('<br>')}</td></tr>`,
+    )
+    .join('');
   return `<table><thead><tr><th>Server</th><th>Channel</th><th>Decisions</th><th>Newest</th><th>Audit</th></tr></thead><tbody>${tr}</tbody></table>`;
 }
 
@@ -25,53 +37,98 @@ function condLink(ctx: ViewCtx, u: Unit, id: string): string {
   return ctx.href(`/channel/${u.key}/c/${encodeURIComponent(id)}`);
 }
 
-export function channelBody(ctx: ViewCtx, u: Unit, o: { context: string | null; conds: Condensation[]; memory: MemoryLine[]; history: string | null; filter: string }): string {
-  const list = [...o.conds].reverse().map((c) => {
-    const post = safeHref(c.postUrl);
-    const title = `<a href="${esc(condLink(ctx, u, c.id))}">${esc(c.topic)}</a>`;
-    return `<li>${esc(c.date)} — ${c.supersededBy ? `<del>${title}</del> <span class="muted">superseded by ${esc(c.supersededBy)}</span>` : title}`
-      + `${post ? ` · <a href="${esc(post)}" rel="noopener noreferrer">Discord message</a>` : ''}</li>`;
-  }).join('');
-  const chains = o.conds.filter((c) => c.supersedes.length && !c.supersededBy).map((c) => chainOf(o.conds, c.id))
-    .map((ch) => `<ol class="chain">${ch.map((c) => `<li>${c.supersededBy ? '<del>' : ''}<a href="${esc(condLink(ctx, u, c.id))}">${esc(c.date)} ${esc(c.topic)}</a>${c.supersededBy ? '</del> → replaced by' : ' (current)'}</li>`).join('')}</ol>`).join('');
+export function channelBody(
+  ctx: ViewCtx,
+  u: Unit,
+  o: { context: string | null; conds: Condensation[]; memory: MemoryLine[]; history: string | null; filter: string },
+): string {
+  const list = [...o.conds]
+    .reverse()
+    .map((c) => {
+      const post = safeHref(c.postUrl);
+      const title = `<a href="${esc(condLink(ctx, u, c.id))}">${esc(c.topic)}</a>`;
+      return (
+        `<li>${esc(c.date)} — ${c.supersededBy ? `<del>${title}</del> <span class="muted">superseded by ${esc(c.supersededBy)}</span>` : title}` +
+        `${post ? ` · <a href="${esc(post)}" rel="noopener noreferrer">Discord message</a>` : ''}</li>`
+      );
+    })
+    .join('');
+  const chains = o.conds
+    .filter((c) => c.supersedes.length && !c.supersededBy)
+    .map((c) => chainOf(o.conds, c.id))
+    .map(
+      (ch) =>
+        `<ol class="chain">${ch.map((c) => `<li>${c.supersededBy ? '<del>' : ''}<a href="${esc(condLink(ctx, u, c.id))}">${esc(c.date)} ${esc(c.topic)}</a>${c.supersededBy ? '</del> → replaced by' : ' (current)'}</li>`).join('')}</ol>`,
+    )
+    .join('');
   const f = o.filter.toLowerCase();
-  const mem = o.memory.filter((m) => !f || m.raw.toLowerCase().includes(f)).slice(0, 2000).map((m) => {
-    const text = esc(m.text);
-    return `<tr><td class="muted">${esc(m.id ?? '')}</td><td>${m.superseded ? `<del>${text}</del> → ${esc(m.supersededBy ?? '')}` : text}</td><td class="muted">${esc(m.source ?? '')}</td><td class="muted">${esc(m.date ?? '')}</td></tr>`;
-  }).join('');
-  return `<section><h2>Timeline</h2>${timelineSvg(o.conds, (id) => condLink(ctx, u, id))}</section>`
-    + `<section><h2>Search this channel</h2><form action="${esc(ctx.href(`/search`))}" method="get"><input type="hidden" name="in" value="${esc(u.key)}"><input name="q" aria-label="search this channel"> <button>Search</button></form></section>`
-    + `<section><h2>CONTEXT.md</h2>${o.context ? `<div class="md">${ctx.md(o.context)}</div>` : '<p class="muted">none</p>'}</section>`
-    + `<section><h2>Condensations (${o.conds.length})</h2><ul>${list}</ul></section>`
-    + `<section><h2>Supersession chains</h2>${chains || '<p class="muted">none</p>'}</section>`
-    + `<section><h2>MEMORY.md (${o.memory.length} entries)</h2><form method="get"><input name="filter" value="${esc(o.filter)}" aria-label="filter memory"> <button>Filter</button></form>`
-    + `<table><thead><tr><th>id</th><th>entry</th><th>from</th><th>date</th></tr></thead><tbody>${mem}</tbody></table></section>`
-    + `<section><h2>HISTORY.md</h2>${o.history ? `<div class="md">${ctx.md(o.history.slice(-20000))}</div>` : '<p class="muted">none</p>'}</section>`;
+  const mem = o.memory
+    .filter((m) => !f || m.raw.toLowerCase().includes(f))
+    .slice(0, 2000)
+    .map((m) => {
+      const text = esc(m.text);
+      return `<tr><td class="muted">${esc(m.id ?? '')}</td><td>${m.superseded ? `<del>${text}</del> → ${esc(m.supersededBy ?? '')}` : text}</td><td class="muted">${esc(m.source ?? '')}</td><td class="muted">${esc(m.date ?? '')}</td></tr>`;
+    })
+    .join('');
+  return (
+    `<section><h2>Timeline</h2>${timelineSvg(o.conds, (id) => condLink(ctx, u, id))}</section>` +
+    `<section><h2>Search this channel</h2><form action="${esc(ctx.href(`/search`))}" method="get"><input type="hidden" name="in" value="${esc(u.key)}"><input name="q" aria-label="search this channel"> <button>Search</button></form></section>` +
+    `<section><h2>CONTEXT.md</h2>${o.context ? `<div class="md">${ctx.md(o.context)}</div>` : '<p class="muted">none</p>'}</section>` +
+    `<section><h2>Condensations (${o.conds.length})</h2><ul>${list}</ul></section>` +
+    `<section><h2>Supersession chains</h2>${chains || '<p class="muted">none</p>'}</section>` +
+    `<section><h2>MEMORY.md (${o.memory.length} entries)</h2><form method="get"><input name="filter" value="${esc(o.filter)}" aria-label="filter memory"> <button>Filter</button></form>` +
+    `<table><thead><tr><th>id</th><th>entry</th><th>from</th><th>date</th></tr></thead><tbody>${mem}</tbody></table></section>` +
+    `<section><h2>HISTORY.md</h2>${o.history ? `<div class="md">${ctx.md(o.history.slice(-20000))}</div>` : '<p class="muted">none</p>'}</section>`
+  );
 }
 
 export function condensationBody(ctx: ViewCtx, u: Unit, c: Condensation, all: Condensation[]): string {
   const post = safeHref(c.postUrl);
-  const fm = Object.entries(c.data).map(([k, v]) => `<tr><th>${esc(k)}</th><td>${esc(Array.isArray(v) ? v.join(', ') : v instanceof Date ? v.toISOString().slice(0, 10) : typeof v === 'object' ? JSON.stringify(v) : v)}</td></tr>`).join('');
+  const fm = Object.entries(c.data)
+    .map(
+      ([k, v]) =>
+        `<tr><th>${esc(k)}</th><td>${esc(Array.isArray(v) ? v.join(', ') : v instanceof Date ? v.toISOString().slice(0, 10) : typeof v === 'object' ? JSON.stringify(v) : v)}</td></tr>`,
+    )
+    .join('');
   const ref = (id: string): string => (all.some((x) => x.id === id) ? `<a href="${esc(condLink(ctx, u, id))}">${esc(id)}</a>` : esc(id));
-  return `<p><a href="${esc(ctx.href(`/channel/${u.key}`))}">← back to the channel</a>${post ? ` · <a href="${esc(post)}" rel="noopener noreferrer">Discord message</a>` : ''}</p>`
-    + `<section><h2>Supersedes</h2>${c.supersedes.length ? c.supersedes.map(ref).join(', ') : '<span class="muted">nothing</span>'}</section>`
-    + `<section><h2>Superseded by</h2>${c.supersededBy ? ref(c.supersededBy) : '<span class="muted">nothing (current)</span>'}</section>`
-    + `<section><h2>As posted</h2><div class="md">${ctx.md(c.body)}</div></section>`
-    + `<section><h2>Frontmatter</h2><table>${fm}</table></section>`;
+  return (
+    `<p><a href="${esc(ctx.href(`/channel/${u.key}`))}">← back to the channel</a>${post ? ` · <a href="${esc(post)}" rel="noopener noreferrer">Discord message</a>` : ''}</p>` +
+    `<section><h2>Supersedes</h2>${c.supersedes.length ? c.supersedes.map(ref).join(', ') : '<span class="muted">nothing</span>'}</section>` +
+    `<section><h2>Superseded by</h2>${c.supersededBy ? ref(c.supersededBy) : '<span class="muted">nothing (current)</span>'}</section>` +
+    `<section><h2>As posted</h2><div class="md">${ctx.md(c.body)}</div></section>` +
+    `<section><h2>Frontmatter</h2><table>${fm}</table></section>`
+  );
 }
 
-export interface SearchHit { unit: Unit; label: string; items: RecallItem[]; text: Array<{ c: Condensation; snippet: string }> }
+export interface SearchHit {
+  unit: Unit;
+  label: string;
+  items: RecallItem[];
+  text: Array<{ c: Condensation; snippet: string }>;
+}
 
 export function searchBody(ctx: ViewCtx, q: string, scope: string, semantic: string, hits: SearchHit[]): string {
   const form = `<form method="get"><input name="q" value="${esc(q)}" aria-label="query">${scope ? `<input type="hidden" name="in" value="${esc(scope)}">` : ''} <button>Search</button></form>`;
   if (!q) return form;
-  const parts = hits.filter((h) => h.items.length || h.text.length).map((h) => {
-    const items = h.items.map((i) => `<tr><td class="score">${i.score.toFixed(3)}</td><td class="score">${i.lexical.toFixed(3)}</td><td class="score">${i.semantic === undefined ? '—' : i.semantic.toFixed(3)}</td>`
-      + `<td>${esc(path.basename(i.file))}</td><td>${esc(i.text)}</td></tr>`).join('');
-    const text = h.text.map((t) => `<li><a href="${esc(condLink(ctx, h.unit, t.c.id))}">${esc(t.c.date)} ${esc(t.c.topic)}</a> — ${esc(t.snippet)}</li>`).join('');
-    return `<section class="hit"><h2><a href="${esc(ctx.href(`/channel/${h.unit.key}`))}">${esc(h.label)}</a></h2>`
-      + `<h3>Recall (what the bot would inject)</h3>${items ? `<table><thead><tr><th>score</th><th>lexical</th><th>semantic</th><th>file</th><th>text</th></tr></thead><tbody>${items}</tbody></table>` : '<p class="muted">recall abstains</p>'}`
-      + `<h3>Condensations containing the words</h3><ul>${text || '<li class="muted">none</li>'}</ul></section>`;
-  }).join('');
+  const parts = hits
+    .filter((h) => h.items.length || h.text.length)
+    .map((h) => {
+      const items = h.items
+        .map(
+          (i) =>
+            `<tr><td class="score">${i.score.toFixed(3)}</td><td class="score">${i.lexical.toFixed(3)}</td><td class="score">${i.semantic === undefined ? '—' : i.semantic.toFixed(3)}</td>` +
+            `<td>${esc(path.basename(i.file))}</td><td>${esc(i.text)}</td></tr>`,
+        )
+        .join('');
+      const text = h.text
+        .map((t) => `<li><a href="${esc(condLink(ctx, h.unit, t.c.id))}">${esc(t.c.date)} ${esc(t.c.topic)}</a> — ${esc(t.snippet)}</li>`)
+        .join('');
+      return (
+        `<section class="hit"><h2><a href="${esc(ctx.href(`/channel/${h.unit.key}`))}">${esc(h.label)}</a></h2>` +
+        `<h3>Recall (what the bot would inject)</h3>${items ? `<table><thead><tr><th>score</th><th>lexical</th><th>semantic</th><th>file</th><th>text</th></tr></thead><tbody>${items}</tbody></table>` : '<p class="muted">recall abstains</p>'}` +
+        `<h3>Condensations containing the words</h3><ul>${text || '<li class="muted">none</li>'}</ul></section>`
+      );
+    })
+    .join('');
   return `${form}<p class="muted">recall meaning: ${esc(semantic)}</p>${parts || '<p>No results.</p>'}`;
 }

@@ -48,7 +48,10 @@ export class ApiEmbedder implements Embedder {
     } catch (err) {
       if (!this.down && !opts.signal?.aborted) {
         this.down = true;
-        this.o.logger.warn({ err, server: this.o.baseURL, model: this.o.model }, 'embeddings server failed; recall scores by words until it answers again (check recall.api in the config)');
+        this.o.logger.warn(
+          { err, server: this.o.baseURL, model: this.o.model },
+          'embeddings server failed; recall scores by words until it answers again (check recall.api in the config)',
+        );
       }
       throw err;
     }

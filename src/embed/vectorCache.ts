@@ -24,7 +24,10 @@ export interface VectorCacheOptions {
 const HASH_BYTES = 16;
 
 export function textHash(text: string): string {
-  return createHash('sha256').update(text).digest('hex').slice(0, HASH_BYTES * 2);
+  return createHash('sha256')
+    .update(text)
+    .digest('hex')
+    .slice(0, HASH_BYTES * 2);
 }
 
 export class VectorCache {
@@ -67,10 +70,12 @@ export class VectorCache {
       buf.write(e.hash, i * rec, HASH_BYTES, 'hex');
       Buffer.from(e.vector.buffer, e.vector.byteOffset, this.dims * 4).copy(buf, i * rec + HASH_BYTES);
     });
-    this.chain = this.chain.then(() => this.append(buf)).catch((err: unknown) => {
-      this.writable = false;
-      this.o.logger.warn({ err, dir: this.o.dir }, 'cannot write the vector cache; vectors are kept in memory only');
-    });
+    this.chain = this.chain
+      .then(() => this.append(buf))
+      .catch((err: unknown) => {
+        this.writable = false;
+        this.o.logger.warn({ err, dir: this.o.dir }, 'cannot write the vector cache; vectors are kept in memory only');
+      });
   }
 
   /** Resolves when every queued write has reached the file. */

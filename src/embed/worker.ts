@@ -40,7 +40,10 @@ async function main(): Promise<void> {
     chain = chain.then(async () => {
       try {
         const vectors = await model.embed(req.texts);
-        port.postMessage({ type: 'result', reqId: req.reqId, vectors } satisfies WorkerReply, vectors.map((v) => v.buffer as ArrayBuffer));
+        port.postMessage(
+          { type: 'result', reqId: req.reqId, vectors } satisfies WorkerReply,
+          vectors.map((v) => v.buffer as ArrayBuffer),
+        );
       } catch (err) {
         port.postMessage({ type: 'error', reqId: req.reqId, error: (err as Error).message ?? String(err) } satisfies WorkerReply);
       }

@@ -93,7 +93,9 @@ function mapStopReason(reason: Anthropic.StopReason | null): ModelResponse['stop
 }
 
 /** Anthropic's input_tokens EXCLUDES cache reads and writes; ours is the whole prompt. */
-export function foldAnthropicUsage(u: Pick<Anthropic.Usage, 'input_tokens' | 'output_tokens' | 'cache_read_input_tokens' | 'cache_creation_input_tokens'>): Usage {
+export function foldAnthropicUsage(
+  u: Pick<Anthropic.Usage, 'input_tokens' | 'output_tokens' | 'cache_read_input_tokens' | 'cache_creation_input_tokens'>,
+): Usage {
   const read = u.cache_read_input_tokens ?? 0;
   const write = u.cache_creation_input_tokens ?? 0;
   return { inputTokens: (u.input_tokens ?? 0) + read + write, outputTokens: u.output_tokens ?? 0, cacheReadTokens: read, cacheWriteTokens: write };

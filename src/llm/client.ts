@@ -59,7 +59,9 @@ export function createClientCore(opts: ClientCoreOptions): ModelClient {
         state.timeouts++;
         const { name, urlVar } = providerWords(provider);
         throw new ModelError('timeout', `${provider}: no complete answer within ${opts.timeoutMs} ms`, {
-          provider, cause: err, retryable: state.timeouts < 2 && !state.streamed,
+          provider,
+          cause: err,
+          retryable: state.timeouts < 2 && !state.streamed,
           hint: `${name} did not answer within ${Math.round(opts.timeoutMs / 1000)} s (tried ${state.timeouts}×); check that the server at ${urlVar} is up and not overloaded, then try again.`,
         });
       }
@@ -68,7 +70,12 @@ export function createClientCore(opts: ClientCoreOptions): ModelClient {
       // The person has already seen part of this reply; a retry would show it twice.
       if (state.streamed && mapped.retryable) {
         throw new ModelError(mapped.kind, `${mapped.message} (after partial output, not retried)`, {
-          provider, status: mapped.status, retryAfterMs: mapped.retryAfterMs, retryable: false, hint: mapped.hint, cause: err,
+          provider,
+          status: mapped.status,
+          retryAfterMs: mapped.retryAfterMs,
+          retryable: false,
+          hint: mapped.hint,
+          cause: err,
         });
       }
       throw mapped;
@@ -86,7 +93,11 @@ export function createClientCore(opts: ClientCoreOptions): ModelClient {
       const state = { streamed: false, timeouts: 0 };
       const started = Date.now();
       const res = await withRetry(
-        () => abortable(limiter.schedule(() => attempt(req, state), { expirationMs: opts.timeoutMs + 10_000, priority: PRIORITY[req.purpose] }), req.signal),
+        () =>
+          abortable(
+            limiter.schedule(() => attempt(req, state), { expirationMs: opts.timeoutMs + 10_000, priority: PRIORITY[req.purpose] }),
+            req.signal,
+          ),
         { policy, sleep: opts.sleep ?? realSleep, random: opts.random ?? Math.random, logger, signal: req.signal },
       );
       logger.debug({ purpose: req.purpose, model: res.model, usage: res.usage, ms: Date.now() - started }, 'model call done');

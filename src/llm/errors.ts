@@ -7,14 +7,7 @@ import type { ProviderName } from './types';
  * What went wrong, at the granularity the bot acts on: retry (rate_limited, unavailable), tell an
  * admin (auth), tell the user to start over (context_too_long), or report a bug (bad_request).
  */
-export type ModelErrorKind =
-  | 'rate_limited'
-  | 'auth'
-  | 'bad_request'
-  | 'context_too_long'
-  | 'unavailable'
-  | 'timeout'
-  | 'invalid_output';
+export type ModelErrorKind = 'rate_limited' | 'auth' | 'bad_request' | 'context_too_long' | 'unavailable' | 'timeout' | 'invalid_output';
 
 export interface ModelErrorOptions {
   provider?: ProviderName;
@@ -99,9 +92,7 @@ export function toModelError(err: unknown, provider: ProviderName): ModelError |
 
 /** How a person names the provider, and the variable that points the bot at it. */
 export function providerWords(provider: ProviderName): { name: string; urlVar: string } {
-  return provider === 'anthropic'
-    ? { name: 'Anthropic', urlVar: 'ANTHROPIC_BASE_URL' }
-    : { name: 'The OpenAI-compatible server', urlVar: 'OPENAI_BASE_URL' };
+  return provider === 'anthropic' ? { name: 'Anthropic', urlVar: 'ANTHROPIC_BASE_URL' } : { name: 'The OpenAI-compatible server', urlVar: 'OPENAI_BASE_URL' };
 }
 
 /**
@@ -112,8 +103,9 @@ export function malformedResponse(provider: ProviderName, what: string): ModelEr
   const { name, urlVar } = providerWords(provider);
   return new ModelError('unavailable', `${provider}: the response was ${what}`, {
     provider,
-    hint: `${name} sent an answer the bot could not read (${what}); check that ${urlVar} points at the provider's API `
-      + `(Anthropic without /v1, OpenAI-compatible with /v1) and that no proxy rewrites it, then try again.`,
+    hint:
+      `${name} sent an answer the bot could not read (${what}); check that ${urlVar} points at the provider's API ` +
+      `(Anthropic without /v1, OpenAI-compatible with /v1) and that no proxy rewrites it, then try again.`,
   });
 }
 
@@ -132,7 +124,8 @@ function brokenResponse(err: unknown, provider: ProviderName): ModelError | unde
   if (terminated || /^UND_ERR_SOCKET|^ECONNRESET$/.test(code)) {
     const { name, urlVar } = providerWords(provider);
     return new ModelError('unavailable', `${provider}: the connection closed in the middle of the answer`, {
-      provider, cause: err,
+      provider,
+      cause: err,
       hint: `${name} closed the connection in the middle of its answer; check the network and any proxy at ${urlVar}, then try again.`,
     });
   }

@@ -27,12 +27,7 @@ export interface JsonResult<T> {
  * The instruction goes in a last, uncached system block, after the caller's blocks, so the
  * caller's cached prefix stays byte-identical. Streaming is never used: partial JSON is useless.
  */
-export async function completeJson<T>(
-  client: ModelClient,
-  req: ModelRequest,
-  schema: z.ZodType<T>,
-  opts: CompleteJsonOptions = {},
-): Promise<JsonResult<T>> {
+export async function completeJson<T>(client: ModelClient, req: ModelRequest, schema: z.ZodType<T>, opts: CompleteJsonOptions = {}): Promise<JsonResult<T>> {
   const base: ModelRequest = { ...req, onText: undefined, system: [...req.system, { text: jsonInstruction(schema, opts.description) }] };
   const first = await client.complete(base);
   const firstCheck = checkReply(first.text, first.stopReason, schema);

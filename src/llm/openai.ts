@@ -81,12 +81,7 @@ export function createOpenAIAdapter(opts: OpenAIAdapterOptions): ProviderAdapter
  * the byte order matches the Anthropic request, so OpenAI's automatic prefix caching hits on the
  * same stable prefix. Cache flags have no wire form here.
  */
-export function buildOpenAIParams(
-  req: ModelRequest,
-  model: string,
-  maxTokens: number,
-  field: 'max_completion_tokens' | 'max_tokens',
-): Params {
+export function buildOpenAIParams(req: ModelRequest, model: string, maxTokens: number, field: 'max_completion_tokens' | 'max_tokens'): Params {
   const messages: OpenAI.Chat.ChatCompletionMessageParam[] = [];
   if (req.system.length > 0) messages.push({ role: 'system', content: req.system.map((b) => b.text).join('\n\n') });
   for (const m of req.messages) messages.push({ role: m.role, content: m.content });

@@ -5,9 +5,22 @@ export type Logger = pino.Logger;
 
 /** Keys whose values never reach a log line, wherever they sit in a logged object. */
 const REDACT_PATHS = [
-  'token', '*.token', 'apiKey', '*.apiKey', 'authorization', '*.authorization',
-  'headers.authorization', '*.headers.authorization', 'headers["x-api-key"]', '*.headers["x-api-key"]',
-  'DISCORD_TOKEN', 'ANTHROPIC_API_KEY', 'OPENAI_API_KEY', '*.DISCORD_TOKEN', '*.ANTHROPIC_API_KEY', '*.OPENAI_API_KEY',
+  'token',
+  '*.token',
+  'apiKey',
+  '*.apiKey',
+  'authorization',
+  '*.authorization',
+  'headers.authorization',
+  '*.headers.authorization',
+  'headers["x-api-key"]',
+  '*.headers["x-api-key"]',
+  'DISCORD_TOKEN',
+  'ANTHROPIC_API_KEY',
+  'OPENAI_API_KEY',
+  '*.DISCORD_TOKEN',
+  '*.ANTHROPIC_API_KEY',
+  '*.OPENAI_API_KEY',
 ];
 
 export interface LoggerOptions {

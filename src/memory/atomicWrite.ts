@@ -155,7 +155,10 @@ export async function readTextForWrite(file: string): Promise<string | null> {
  * no portable rename-if-unchanged exists.
  */
 export async function replaceIfUnchanged(
-  file: string, expected: string | null, next: string, read: (file: string) => Promise<string | null> = readTextForWrite,
+  file: string,
+  expected: string | null,
+  next: string,
+  read: (file: string) => Promise<string | null> = readTextForWrite,
 ): Promise<boolean> {
   const staged = await stageWrite(file, next);
   let committed = false;

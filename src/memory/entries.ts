@@ -117,8 +117,16 @@ export function parseMemoryLine(raw: string, index = 0): MemoryLine {
   const struck = STRUCK.exec(body);
   if (struck) {
     return {
-      index, raw, kind: 'entry', text: struck[2].trim(), id: struck[1], source, date,
-      superseded: true, supersededBy: struck[3], bullet,
+      index,
+      raw,
+      kind: 'entry',
+      text: struck[2].trim(),
+      id: struck[1],
+      source,
+      date,
+      superseded: true,
+      supersededBy: struck[3],
+      bullet,
     };
   }
   let id: string | undefined;
@@ -181,5 +189,9 @@ export function utcDate(d: Date): string {
 }
 
 export function normalizeForCompare(s: string): string {
-  return s.toLowerCase().normalize('NFKC').replace(/[^\p{L}\p{N}]+/gu, ' ').trim();
+  return s
+    .toLowerCase()
+    .normalize('NFKC')
+    .replace(/[^\p{L}\p{N}]+/gu, ' ')
+    .trim();
 }

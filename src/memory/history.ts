@@ -27,15 +27,25 @@ export const HISTORY_MAX_CHARS = 16_000;
 /** Blocks kept in HISTORY.md after a fold: the recent narrative stays where recall reads it. */
 export const HISTORY_KEEP_BLOCKS = 8;
 
-interface Split { head: string; blocks: string[] }
+interface Split {
+  head: string;
+  blocks: string[];
+}
 
 function splitBlocks(text: string): Split {
   const lines = text.split('\n');
   const starts: number[] = [];
-  lines.forEach((l, i) => { if (/^## /.test(l)) starts.push(i); });
+  lines.forEach((l, i) => {
+    if (/^## /.test(l)) starts.push(i);
+  });
   if (!starts.length) return { head: text, blocks: [] };
   const head = lines.slice(0, starts[0]).join('\n');
-  const blocks = starts.map((s, k) => lines.slice(s, starts[k + 1] ?? lines.length).join('\n').replace(/\s+$/, ''));
+  const blocks = starts.map((s, k) =>
+    lines
+      .slice(s, starts[k + 1] ?? lines.length)
+      .join('\n')
+      .replace(/\s+$/, ''),
+  );
   return { head, blocks };
 }
 
@@ -43,8 +53,12 @@ function splitBlocks(text: string): Split {
  * Pure: when HISTORY.md is past its cap, the oldest blocks go verbatim to the archive and one
  * block in HISTORY.md says what moved and where. Nothing is summarized away, so nothing is lost.
  */
-export function foldHistory(text: string, now: Date, maxChars = HISTORY_MAX_CHARS, keep = HISTORY_KEEP_BLOCKS):
-  { history: string; archived: string; moved: string[]; summary: string } | null {
+export function foldHistory(
+  text: string,
+  now: Date,
+  maxChars = HISTORY_MAX_CHARS,
+  keep = HISTORY_KEEP_BLOCKS,
+): { history: string; archived: string; moved: string[]; summary: string } | null {
   if (text.length <= maxChars) return null;
   const { blocks } = splitBlocks(text);
   if (blocks.length <= keep) return null;

@@ -92,7 +92,10 @@ export function lineEntries(text: string, fileDate?: string): Block[] {
     if (isStruck(raw)) continue;
     const verbatim = raw.trim();
     out.push({
-      heading: path.heading, text: verbatim, body: entryBody(verbatim), line: i,
+      heading: path.heading,
+      text: verbatim,
+      body: entryBody(verbatim),
+      line: i,
       date: provenanceDate(verbatim) ?? path.date ?? fileDate,
     });
   }
@@ -112,7 +115,10 @@ export function paragraphBlocks(text: string, fileDate?: string, opts: { splitLa
     if (verbatim && !isStruck(first) && !cur.lines.every((l) => COMMENT_RE.test(l) || l.trim() === '')) {
       const body = cur.lines.length === 1 ? entryBody(verbatim) : verbatim;
       out.push({
-        heading: path.heading, text: verbatim, body, line: cur.start + (opts.startLine ?? 0),
+        heading: path.heading,
+        text: verbatim,
+        body,
+        line: cur.start + (opts.startLine ?? 0),
         date: provenanceDate(verbatim) ?? path.date ?? fileDate,
       });
     }
@@ -189,15 +195,21 @@ export function condensationBlocks(text: string, fileName: string): Block[] | nu
   if (sup !== undefined && sup !== null && sup !== '' && sup !== false) return [];
   const fileDate = toIsoDate(data.date) ?? ISO_DATE_RE.exec(fileName)?.[1];
   const topicLine = /^\s{0,3}#{1,6}\s+(?:📝\s*)?Condensation:\s*(.+?)\s*$/mu.exec(content);
-  const topic = topicLine?.[1] ?? (typeof data.topic === 'string' ? data.topic : undefined)
-    ?? (typeof data.title === 'string' ? data.title : undefined) ?? fileName.replace(/\.md$/, '');
+  const topic =
+    topicLine?.[1] ??
+    (typeof data.topic === 'string' ? data.topic : undefined) ??
+    (typeof data.title === 'string' ? data.title : undefined) ??
+    fileName.replace(/\.md$/, '');
   const lines = content.split(/\r?\n/);
   // Drop the condensation heading itself; the topic becomes the root heading of every block.
   const filtered = lines.map((l) => (topicLine && l.trim() === topicLine[0].trim() ? '' : l));
   // Only a web link: the frontmatter is written by us but may be edited by anyone.
   const link = typeof data.post_url === 'string' && /^https?:\/\/[^\s<>]+$/.test(data.post_url) ? data.post_url : undefined;
-  return paragraphBlocks(filtered.join('\n'), fileDate, { splitLabels: true, startLine: bodyStart, rootHeading: topic })
-    .map((b) => ({ ...b, heading: b.heading || topic, ...(link ? { link } : {}) }));
+  return paragraphBlocks(filtered.join('\n'), fileDate, { splitLabels: true, startLine: bodyStart, rootHeading: topic }).map((b) => ({
+    ...b,
+    heading: b.heading || topic,
+    ...(link ? { link } : {}),
+  }));
 }
 
 function toIsoDate(v: unknown): string | undefined {

@@ -1,6 +1,4 @@
-import {
-  formatEntry, formatSuperseded, hiddenSpans, MemoryLine, newEntryId, normalizeForCompare, oneLine, parseMemory, utcDate, withId,
-} from './entries';
+import { formatEntry, formatSuperseded, hiddenSpans, MemoryLine, newEntryId, normalizeForCompare, oneLine, parseMemory, utcDate, withId } from './entries';
 import { ENTRY_ID } from './grammar';
 import { containsSecret } from '../shared/secrets';
 import { matchesTombstone, Tombstone } from './tombstones';
@@ -78,36 +76,63 @@ export function applyMemoryOps(original: string, ops: MemoryOp[], opts: ApplyOps
     if (op.op === 'forget' && !op.id && op.text) {
       // Ids were just given to hand-written lines above; the line is found by its words.
       const line = current().find((l) => l.kind === 'entry' && !l.superseded && l.text === op.text);
-      if (!line?.id) { result.skipped.push({ op, why: `no entry "${op.text}" in MEMORY.md` }); continue; }
+      if (!line?.id) {
+        result.skipped.push({ op, why: `no entry "${op.text}" in MEMORY.md` });
+        continue;
+      }
       out.splice(line.index, 1);
       result.forgotten.push({ id: line.id, text: line.text });
       result.applied.push({ op, id: line.id });
       continue;
     }
     if (op.op === 'forget') {
-      if (!ENTRY_ID.test(op.id)) { result.skipped.push({ op, why: `"${op.id}" is not an entry id (ids look like m-1a2b3c)` }); continue; }
+      if (!ENTRY_ID.test(op.id)) {
+        result.skipped.push({ op, why: `"${op.id}" is not an entry id (ids look like m-1a2b3c)` });
+        continue;
+      }
       const line = findById(op.id);
-      if (!line) { result.skipped.push({ op, why: `no entry ${op.id} in MEMORY.md` }); continue; }
+      if (!line) {
+        result.skipped.push({ op, why: `no entry ${op.id} in MEMORY.md` });
+        continue;
+      }
       out.splice(line.index, 1);
       result.forgotten.push({ id: op.id, text: line.text });
       result.applied.push({ op, id: op.id });
       continue;
     }
     const text = oneLine(op.text);
-    if (!text) { result.skipped.push({ op, why: 'empty text' }); continue; }
-    if (containsSecret(text)) { result.skipped.push({ op, why: 'it looks like it contains a password, key or private URL, which is not stored' }); continue; }
+    if (!text) {
+      result.skipped.push({ op, why: 'empty text' });
+      continue;
+    }
+    if (containsSecret(text)) {
+      result.skipped.push({ op, why: 'it looks like it contains a password, key or private URL, which is not stored' });
+      continue;
+    }
     if (!op.explicit && matchesTombstone(text, opts.tombstones)) {
       result.skipped.push({ op, why: 'matches a forgotten entry' });
       continue;
     }
-    if (existsSameText(text, op.op === 'add')) { result.skipped.push({ op, why: 'already in MEMORY.md' }); continue; }
+    if (existsSameText(text, op.op === 'add')) {
+      result.skipped.push({ op, why: 'already in MEMORY.md' });
+      continue;
+    }
     const id = newEntryId(taken, opts.random);
     const entry = formatEntry({ id, text, source: op.source, date });
     if (op.op === 'supersede') {
-      if (!ENTRY_ID.test(op.id)) { result.skipped.push({ op, why: `"${op.id}" is not an entry id` }); continue; }
+      if (!ENTRY_ID.test(op.id)) {
+        result.skipped.push({ op, why: `"${op.id}" is not an entry id` });
+        continue;
+      }
       const old = findById(op.id);
-      if (!old) { result.skipped.push({ op, why: `no entry ${op.id} in MEMORY.md` }); continue; }
-      if (old.superseded) { result.skipped.push({ op, why: `${op.id} is already superseded` }); continue; }
+      if (!old) {
+        result.skipped.push({ op, why: `no entry ${op.id} in MEMORY.md` });
+        continue;
+      }
+      if (old.superseded) {
+        result.skipped.push({ op, why: `${op.id} is already superseded` });
+        continue;
+      }
       out[old.index] = formatSuperseded(old, id, date);
       out.splice(old.index + 1, 0, entry);
       result.applied.push({ op, id });
@@ -132,7 +157,10 @@ function insertUnderSection(out: string[], section: string, entry: string): void
   let start = -1;
   for (let i = 0; i < limit; i++) {
     const m = hidden[i] ? null : /^\s{0,3}##\s+(.*)$/.exec(out[i]);
-    if (m && m[1].trim().toLowerCase() === want) { start = i; break; }
+    if (m && m[1].trim().toLowerCase() === want) {
+      start = i;
+      break;
+    }
   }
   if (start < 0) {
     let at = limit;
@@ -145,11 +173,17 @@ function insertUnderSection(out: string[], section: string, entry: string): void
   }
   let end = limit;
   for (let i = start + 1; i < limit; i++) {
-    if (!hidden[i] && /^\s{0,3}#{1,2}\s/.test(out[i])) { end = i; break; }
+    if (!hidden[i] && /^\s{0,3}#{1,2}\s/.test(out[i])) {
+      end = i;
+      break;
+    }
   }
   let at = end;
   while (at > start + 1 && out[at - 1].trim() === '') at--;
-  if (at === start + 1) { out.splice(at, 0, '', entry); return; }
+  if (at === start + 1) {
+    out.splice(at, 0, '', entry);
+    return;
+  }
   out.splice(at, 0, entry);
 }
 

@@ -26,13 +26,15 @@ export function isLocalName(name: string): boolean {
 export function assertValidRef(ref: ChannelRef): void {
   if (ref.kind === 'local') {
     if (!isLocalName(ref.name)) {
-      throw new InvalidChannelError(
-        `invalid channel name "${ref.name}": use 1-64 lowercase letters, digits, "-" or "_", starting with a letter or digit`,
-      );
+      throw new InvalidChannelError(`invalid channel name "${ref.name}": use 1-64 lowercase letters, digits, "-" or "_", starting with a letter or digit`);
     }
     return;
   }
-  for (const [label, id] of [['guild', ref.guildId], ['channel', ref.channelId], ['thread', ref.threadId]] as const) {
+  for (const [label, id] of [
+    ['guild', ref.guildId],
+    ['channel', ref.channelId],
+    ['thread', ref.threadId],
+  ] as const) {
     if (id === undefined && label === 'thread') continue;
     if (typeof id !== 'string' || !isSnowflake(id)) {
       throw new InvalidChannelError(`invalid ${label} id "${String(id)}": Discord ids are numeric snowflakes`);
@@ -68,9 +70,7 @@ export interface ChannelPaths {
 
 export function channelPaths(root: string, ref: ChannelRef): ChannelPaths {
   assertValidRef(ref);
-  const channelDir = ref.kind === 'local'
-    ? path.join(root, 'local', ref.name)
-    : path.join(root, ref.guildId, ref.channelId);
+  const channelDir = ref.kind === 'local' ? path.join(root, 'local', ref.name) : path.join(root, ref.guildId, ref.channelId);
   return channelLayout(channelDir, ref);
 }
 

@@ -192,8 +192,12 @@ function buildIndex(cands: Candidate[], P: RecallTuning): Index {
   const lenNorm = new Float64Array(n);
   for (let i = 0; i < n; i++) lenNorm[i] = P.k1 * (1 - P.b + (P.b * cands[i].len) / avgdl);
   const scratch = {
-    score: new Float64Array(n), evidence: new Float64Array(n), matched: new Uint16Array(n),
-    mark: new Uint32Array(n), touched: new Int32Array(n), stamp: 0,
+    score: new Float64Array(n),
+    evidence: new Float64Array(n),
+    matched: new Uint16Array(n),
+    mark: new Uint32Array(n),
+    touched: new Int32Array(n),
+    stamp: 0,
   };
   return { cands, n, avgdl, df, post, head, sets: new Array(n), lenNorm, scratch };
 }

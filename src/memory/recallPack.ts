@@ -131,7 +131,11 @@ export function pack(index: Index, ranked: Scored[], budget: number, maxItems: n
       const c = cands[m.id];
       parts.push(c.text);
       items.push({
-        file: c.file, heading: c.heading, text: c.text, score: round3(m.score), lexical: round3(m.lexical),
+        file: c.file,
+        heading: c.heading,
+        text: c.text,
+        score: round3(m.score),
+        lexical: round3(m.lexical),
         ...(m.semantic !== undefined ? { semantic: round3(m.semantic) } : {}),
         ...(c.link ? { link: c.link } : {}),
       });

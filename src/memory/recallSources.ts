@@ -75,7 +75,10 @@ const MS_PER_DAY = 86_400_000;
 const TAG_RE = /\[from:[^\]\n]*\]\s*$/;
 
 export function normalizeForExclude(text: string): string {
-  return text.replace(/^\s*(?:[-*+]|\d{1,3}[.)])\s+/, '').replace(/\s+/g, ' ').trim();
+  return text
+    .replace(/^\s*(?:[-*+]|\d{1,3}[.)])\s+/, '')
+    .replace(/\s+/g, ' ')
+    .trim();
 }
 
 export function isoToDay(iso: string | undefined): number | undefined {
@@ -88,7 +91,10 @@ export class SourceCache {
   private files = new Map<string, ParsedFile>();
   private dirs = new Map<string, { mtimeMs: number; names: string[] }>();
 
-  constructor(private readonly logger: Logger, private readonly fsx: FsLike = fs) {}
+  constructor(
+    private readonly logger: Logger,
+    private readonly fsx: FsLike = fs,
+  ) {}
 
   /** Stats every source file; returns those that exist, in precedence order. */
   listSources(channelDirs: string[], workspaceDir?: string): SourceFile[] {
@@ -213,9 +219,21 @@ export class SourceCache {
           headingTermsCache.set(b.heading, ht);
         }
         out.push({
-          file: src.label, kind: src.kind, rank: src.rank, heading: b.heading, text: b.text, body: b.body, line: b.line,
-          day: isoToDay(b.date), terms: Array.from(counts.keys()), tfs: Array.from(counts.values()), len: toks.length,
-          headingTerms: ht, norm: normalizeForExclude(b.text), tagged: TAG_RE.test(b.text), ...(b.link ? { link: b.link } : {}),
+          file: src.label,
+          kind: src.kind,
+          rank: src.rank,
+          heading: b.heading,
+          text: b.text,
+          body: b.body,
+          line: b.line,
+          day: isoToDay(b.date),
+          terms: Array.from(counts.keys()),
+          tfs: Array.from(counts.values()),
+          len: toks.length,
+          headingTerms: ht,
+          norm: normalizeForExclude(b.text),
+          tagged: TAG_RE.test(b.text),
+          ...(b.link ? { link: b.link } : {}),
         });
       }
       return out;

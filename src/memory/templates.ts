@@ -27,20 +27,8 @@ export const TEMPLATES = {
     '## Durable Facts',
     '',
   ].join('\n'),
-  'SESSION.md': [
-    '# Session',
-    '',
-    `## ${SESSION_SECTIONS.goal}`,
-    '',
-    `## ${SESSION_SECTIONS.state}`,
-    '',
-    `## ${SESSION_SECTIONS.next}`,
-    '',
-  ].join('\n'),
-  'HISTORY.md': [
-    '# Channel History',
-    '',
-  ].join('\n'),
+  'SESSION.md': ['# Session', '', `## ${SESSION_SECTIONS.goal}`, '', `## ${SESSION_SECTIONS.state}`, '', `## ${SESSION_SECTIONS.next}`, ''].join('\n'),
+  'HISTORY.md': ['# Channel History', ''].join('\n'),
 } as const;
 
 export type TemplateFile = keyof typeof TEMPLATES;

@@ -16,7 +16,37 @@ export interface Tombstone {
 /** Share of the smaller 3-gram set found in the other: at or above this a reworded copy is the same fact. */
 export const TOMBSTONE_OVERLAP = 0.6;
 
-const STOP = new Set(['a', 'an', 'the', 'is', 'are', 'was', 'were', 'be', 'to', 'of', 'and', 'or', 'in', 'on', 'for', 'we', 'our', 'it', 'that', 'this', 'with', 'as', 'at', 'by', 'from', 'all', 'will', 'should', 'must']);
+const STOP = new Set([
+  'a',
+  'an',
+  'the',
+  'is',
+  'are',
+  'was',
+  'were',
+  'be',
+  'to',
+  'of',
+  'and',
+  'or',
+  'in',
+  'on',
+  'for',
+  'we',
+  'our',
+  'it',
+  'that',
+  'this',
+  'with',
+  'as',
+  'at',
+  'by',
+  'from',
+  'all',
+  'will',
+  'should',
+  'must',
+]);
 
 function h(s: string): string {
   return crypto.createHash('sha256').update(s).digest('hex').slice(0, 16);

@@ -31,11 +31,7 @@ export interface AssembledPrompt {
 }
 
 export function assemblePrompt(i: PromptInputs): AssembledPrompt {
-  const identity = [
-    i.instructions.trim(),
-    tagged('workspace_soul', i.soul),
-    tagged('workspace_agents', i.agents),
-  ].filter(Boolean).join('\n\n');
+  const identity = [i.instructions.trim(), tagged('workspace_soul', i.soul), tagged('workspace_agents', i.agents)].filter(Boolean).join('\n\n');
   const context = boundedContext(i.context, i.contextMaxChars);
   const system: SystemBlock[] = [{ text: identity }];
   if (context) system.push({ text: tagged('channel_context', context) });
@@ -57,7 +53,10 @@ export function assemblePrompt(i: PromptInputs): AssembledPrompt {
  */
 export function stablePrefix(p: AssembledPrompt): string {
   const lastStable = p.system.findIndex((b) => b.cache);
-  return p.system.slice(0, lastStable + 1).map((b) => b.text).join('\u0000');
+  return p.system
+    .slice(0, lastStable + 1)
+    .map((b) => b.text)
+    .join('\u0000');
 }
 
 /**

@@ -56,7 +56,9 @@ export class OncePerKey {
       const mine = task();
       this.started.set(key, mine);
       // Silent on purpose: settlement only: the error belongs to the caller awaiting `mine`.
-      mine.catch(() => { if (this.started.get(key) === mine) this.started.delete(key); });
+      mine.catch(() => {
+        if (this.started.get(key) === mine) this.started.delete(key);
+      });
       p = mine;
     }
     return p;

@@ -6,8 +6,8 @@
 
 /** Words that name a credential; the value after them is redacted. `_` may join them to a prefix. */
 const CREDENTIAL_WORD =
-  '(?:passwords?|passwd|pwd|passphrase|client[_ -]?secret|secret(?:[_ -]?(?:access[_ -]?)?key)?|private[_ -]?key|'
-  + 'api[_ -]?key|apikey|access[_ -]?(?:token|key)|auth[_ -]?token|refresh[_ -]?token|token|bearer|credentials?)';
+  '(?:passwords?|passwd|pwd|passphrase|client[_ -]?secret|secret(?:[_ -]?(?:access[_ -]?)?key)?|private[_ -]?key|' +
+  'api[_ -]?key|apikey|access[_ -]?(?:token|key)|auth[_ -]?token|refresh[_ -]?token|token|bearer|credentials?)';
 /** Start of a credential word: a word boundary, or `_` as in `AWS_SECRET_ACCESS_KEY` / `MY_API_KEY`. */
 const WORD_START = '(?:\\b|(?<=_))';
 const WORD_END = '(?![A-Za-z0-9])';
@@ -62,7 +62,10 @@ const SECRET_PATTERNS: RegExp[] = [
   new RegExp(`${WORD_START}${SPOKEN_WORD}${WORD_END}(${FOR_WHAT}\\s+(?:is|was|=|:)\\s*)(?:${QUOTED_VALUE}|${LOOKS_LIKE_PASSWORD}[^\\s'"\`,;]{6,})`, 'gi'),
   // A login pair: "prod login is admin / Winter2026!Zebra", "creds: deploy:Hunter22!". The user
   // name stays; the password after the slash or colon goes.
-  new RegExp(`${WORD_START}(?:login|logon|creds)${WORD_END}(${FOR_WHAT}(?:\\s+(?:is|are)\\s+|\\s*[:=]\\s*)[^\\s/:]{1,64}\\s*[/:]\\s*)${LOOKS_LIKE_PASSWORD}[^\\s'"\`,;]{4,}`, 'gi'),
+  new RegExp(
+    `${WORD_START}(?:login|logon|creds)${WORD_END}(${FOR_WHAT}(?:\\s+(?:is|are)\\s+|\\s*[:=]\\s*)[^\\s/:]{1,64}\\s*[/:]\\s*)${LOOKS_LIKE_PASSWORD}[^\\s'"\`,;]{4,}`,
+    'gi',
+  ),
   // "token is abc123…", "password hunter2": after "is" or a space, only a value with a digit
   // ("the password is required" stays readable).
   new RegExp(`${WORD_START}${CREDENTIAL_WORD}${WORD_END}(\\s+is\\s+|\\s+)(?=\\S*[0-9])[^\\s'"\`,;]{6,}`, 'gi'),

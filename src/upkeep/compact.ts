@@ -11,11 +11,13 @@ import { tagged } from '../prompt/tags';
 export const SummarySchema = z.object({
   goal: z.string(),
   constraints_preferences: z.array(z.string()).default([]),
-  progress: z.object({
-    done: z.array(z.string()).default([]),
-    in_progress: z.array(z.string()).default([]),
-    blocked: z.array(z.string()).default([]),
-  }).default({ done: [], in_progress: [], blocked: [] }),
+  progress: z
+    .object({
+      done: z.array(z.string()).default([]),
+      in_progress: z.array(z.string()).default([]),
+      blocked: z.array(z.string()).default([]),
+    })
+    .default({ done: [], in_progress: [], blocked: [] }),
   key_decisions: z.array(z.string()).default([]),
   next_steps: z.array(z.string()).default([]),
   critical_context: z.array(z.string()).default([]),
@@ -25,12 +27,20 @@ export type Summary = z.infer<typeof SummarySchema>;
 export function renderSummary(s: Summary): string {
   const list = (xs: string[]) => (xs.length ? xs.map((x) => `- ${x.replace(/\s+/g, ' ').trim()}`).join('\n') : '- (none)');
   return [
-    '## Goal', s.goal.trim() || '(none)',
-    '## Constraints & Preferences', list(s.constraints_preferences),
-    '## Progress', `Done:\n${list(s.progress.done)}`, `In progress:\n${list(s.progress.in_progress)}`, `Blocked:\n${list(s.progress.blocked)}`,
-    '## Key Decisions', list(s.key_decisions),
-    '## Next Steps', list(s.next_steps),
-    '## Critical Context', list(s.critical_context),
+    '## Goal',
+    s.goal.trim() || '(none)',
+    '## Constraints & Preferences',
+    list(s.constraints_preferences),
+    '## Progress',
+    `Done:\n${list(s.progress.done)}`,
+    `In progress:\n${list(s.progress.in_progress)}`,
+    `Blocked:\n${list(s.progress.blocked)}`,
+    '## Key Decisions',
+    list(s.key_decisions),
+    '## Next Steps',
+    list(s.next_steps),
+    '## Critical Context',
+    list(s.critical_context),
   ].join('\n');
 }
 
@@ -38,9 +48,7 @@ export function renderSummary(s: Summary): string {
  * Pure: whether to compact and where to cut. Keeps the most recent `keepRecent` exchanges
  * verbatim; the cut always lands on a user turn so the kept conversation starts as providers require.
  */
-export function planCompaction(
-  conv: ConversationState, budgetTokens: number, keepRecent: number, force = false, maxCut = Infinity,
-): { cut: number } | null {
+export function planCompaction(conv: ConversationState, budgetTokens: number, keepRecent: number, force = false, maxCut = Infinity): { cut: number } | null {
   if (!force && conversationTokens(conv) <= budgetTokens) return null;
   // Never cut turns MEMORY.md consolidation has not read yet (unless the provider forces it).
   let cut = Math.max(0, Math.min(conv.turns.length - keepRecent * 2, force ? Infinity : maxCut));
@@ -65,7 +73,9 @@ function pendingFile(deps: SideTaskDeps, ref: ChannelRef): string {
  * provider's limit) and the trimmed turns wait in `.minutes/pending-summary.json` for the next try.
  */
 export async function compactConversation(
-  deps: SideTaskDeps, engine: ChatEngine, ref: ChannelRef,
+  deps: SideTaskDeps,
+  engine: ChatEngine,
+  ref: ChannelRef,
   o: { budgetTokens: number; keepRecent: number; force?: boolean; memoryCursor?: number },
 ): Promise<'compacted' | 'trimmed' | 'not-needed'> {
   const conv = await engine.conversation(ref);
@@ -75,22 +85,27 @@ export async function compactConversation(
   const plan = planCompaction(conv, o.budgetTokens, o.keepRecent, o.force, maxCut) ?? (pending.length ? { cut: 0 } : null);
   if (!plan) return 'not-needed';
   const old = [...pending, ...conv.turns.slice(0, plan.cut)];
-  const input = [
-    tagged('earlier_summary', conv.summary),
-    tagged('turns_to_summarize', transcriptOf(old, 60_000)),
-  ].filter(Boolean).join('\n');
+  const input = [tagged('earlier_summary', conv.summary), tagged('turns_to_summarize', transcriptOf(old, 60_000))].filter(Boolean).join('\n');
   const cutTurns = conv.turns.slice(0, plan.cut);
   let swapped = false;
-  const swap = (summary: string | undefined) => engine.replaceConversation(ref, (cur) => {
-    // Turns appended while the summary was being written stay: only the summarized ones go.
-    const stillThere = cur.turns.slice(0, plan.cut).every((t, i) => t.at === cutTurns[i].at && t.content === cutTurns[i].content);
-    if (!stillThere) return cur;
-    swapped = true;
-    return { ...cur, summary: summary ?? cur.summary, turns: cur.turns.slice(plan.cut), compactedTurns: cur.compactedTurns + plan.cut };
-  });
+  const swap = (summary: string | undefined) =>
+    engine.replaceConversation(ref, (cur) => {
+      // Turns appended while the summary was being written stay: only the summarized ones go.
+      const stillThere = cur.turns.slice(0, plan.cut).every((t, i) => t.at === cutTurns[i].at && t.content === cutTurns[i].content);
+      if (!stillThere) return cur;
+      swapped = true;
+      return { ...cur, summary: summary ?? cur.summary, turns: cur.turns.slice(plan.cut), compactedTurns: cur.compactedTurns + plan.cut };
+    });
   let summary: Summary;
   try {
-    summary = await runSideTask(deps, { ref, task: 'compact', instructions: INSTRUCTIONS, input, schema: SummarySchema, description: 'the conversation summary' });
+    summary = await runSideTask(deps, {
+      ref,
+      task: 'compact',
+      instructions: INSTRUCTIONS,
+      input,
+      schema: SummarySchema,
+      description: 'the conversation summary',
+    });
   } catch (err) {
     deps.logger.warn({ err }, 'compaction summary failed; trimming the conversation and retrying the summary later');
     await deps.store.writeState(ref, pendingFile(deps, ref), { turns: old });
@@ -105,12 +120,15 @@ export async function compactConversation(
   await appendHistoryBlock(deps.store, ref, {
     at: deps.clock(),
     title: 'Conversation compacted',
-    body: [
-      summary.goal ? `Goal: ${summary.goal}` : '',
-      summary.progress.done.length ? `Done: ${summary.progress.done.join('; ')}` : '',
-      summary.key_decisions.length ? `Decisions: ${summary.key_decisions.join('; ')}` : '',
-      summary.next_steps.length ? `Next: ${summary.next_steps.join('; ')}` : '',
-    ].filter(Boolean).join('\n') || `${old.length} turns summarized.`,
+    body:
+      [
+        summary.goal ? `Goal: ${summary.goal}` : '',
+        summary.progress.done.length ? `Done: ${summary.progress.done.join('; ')}` : '',
+        summary.key_decisions.length ? `Decisions: ${summary.key_decisions.join('; ')}` : '',
+        summary.next_steps.length ? `Next: ${summary.next_steps.join('; ')}` : '',
+      ]
+        .filter(Boolean)
+        .join('\n') || `${old.length} turns summarized.`,
   });
   return 'compacted';
 }

@@ -22,11 +22,28 @@ import { explicitMemoryRequest } from '../chat/explicitRequests';
 const DURABLE_KINDS = ['decision', 'preference', 'constraint', 'fact', 'open_loop'] as const;
 
 export const OpsSchema = z.object({
-  operations: z.array(z.discriminatedUnion('op', [
-    z.object({ op: z.literal('add'), kind: z.enum(DURABLE_KINDS), text: z.string(), reason: z.string().default(''), source_message: z.string().optional() }),
-    z.object({ op: z.literal('supersede'), id: z.string(), kind: z.enum(DURABLE_KINDS), text: z.string(), reason: z.string().default(''), source_message: z.string().optional() }),
-    z.object({ op: z.literal('forget'), id: z.string(), reason: z.string().default('') }),
-  ])).default([]),
+  operations: z
+    .array(
+      z.discriminatedUnion('op', [
+        z.object({
+          op: z.literal('add'),
+          kind: z.enum(DURABLE_KINDS),
+          text: z.string(),
+          reason: z.string().default(''),
+          source_message: z.string().optional(),
+        }),
+        z.object({
+          op: z.literal('supersede'),
+          id: z.string(),
+          kind: z.enum(DURABLE_KINDS),
+          text: z.string(),
+          reason: z.string().default(''),
+          source_message: z.string().optional(),
+        }),
+        z.object({ op: z.literal('forget'), id: z.string(), reason: z.string().default('') }),
+      ]),
+    )
+    .default([]),
 });
 export type ProposedOps = z.infer<typeof OpsSchema>;
 
@@ -42,7 +59,9 @@ const WORK_STATE = /^(currently|right now|at the moment|today|now|next,?|the nex
 const SMALL_TALK = /^(thanks|thank you|ok(ay)?|lol|haha|good (morning|night|evening)|hello|hi|hey)\b/i;
 
 export function gateOps(
-  proposed: ProposedOps, source: string, known: Map<string, string> = new Map(),
+  proposed: ProposedOps,
+  source: string,
+  known: Map<string, string> = new Map(),
 ): { ops: MemoryOp[]; rejected: { text: string; why: string }[] } {
   const ops: MemoryOp[] = [];
   const rejected: { text: string; why: string }[] = [];
@@ -50,17 +69,30 @@ export function gateOps(
     // Removing an entry is a person's call (an admin's "forget …" or /memory forget): a model that
     // misreads a chat, or follows an instruction planted in it, must not be able to delete what
     // someone wrote. A wrong entry is corrected by superseding it, which keeps the old line visible.
-    if (p.op === 'forget') { rejected.push({ text: p.id, why: 'forgetting needs a person (an admin\'s "forget …" or /memory forget)' }); continue; }
+    if (p.op === 'forget') {
+      rejected.push({ text: p.id, why: 'forgetting needs a person (an admin\'s "forget …" or /memory forget)' });
+      continue;
+    }
     const text = p.text.replace(/\s+/g, ' ').trim();
-    if (text.length < MIN_TEXT) { rejected.push({ text, why: 'too short to be a durable fact' }); continue; }
-    if (text.length > MAX_TEXT) { rejected.push({ text, why: 'too long for one entry' }); continue; }
-    if (WORK_STATE.test(text)) { rejected.push({ text, why: 'working state belongs in SESSION.md' }); continue; }
-    if (SMALL_TALK.test(text)) { rejected.push({ text, why: 'small talk' }); continue; }
+    if (text.length < MIN_TEXT) {
+      rejected.push({ text, why: 'too short to be a durable fact' });
+      continue;
+    }
+    if (text.length > MAX_TEXT) {
+      rejected.push({ text, why: 'too long for one entry' });
+      continue;
+    }
+    if (WORK_STATE.test(text)) {
+      rejected.push({ text, why: 'working state belongs in SESSION.md' });
+      continue;
+    }
+    if (SMALL_TALK.test(text)) {
+      rejected.push({ text, why: 'small talk' });
+      continue;
+    }
     // Provenance: the message the fact came from when the model names one that is in the window.
     const from = (p.source_message && known.get(p.source_message)) || source;
-    ops.push(p.op === 'add'
-      ? { op: 'add', text, source: from, reason: p.reason }
-      : { op: 'supersede', id: p.id, text, source: from, reason: p.reason });
+    ops.push(p.op === 'add' ? { op: 'add', text, source: from, reason: p.reason } : { op: 'supersede', id: p.id, text, source: from, reason: p.reason });
   }
   return { ops, rejected };
 }
@@ -82,7 +114,10 @@ const INSTRUCTIONS = [
  * caller stores it only after this resolves, so a failed run is retried with the same messages.
  */
 export async function consolidateMemory(
-  deps: SideTaskDeps, ref: ChannelRef, conv: ConversationState, cursorTurn: number,
+  deps: SideTaskDeps,
+  ref: ChannelRef,
+  conv: ConversationState,
+  cursorTurn: number,
 ): Promise<{ cursor: number; applied: number; rejected: number }> {
   const start = Math.max(0, cursorTurn - conv.compactedTurns);
   // Oldest first, as many turns as fit: the cursor then moves exactly past what the model read,
@@ -100,17 +135,29 @@ export async function consolidateMemory(
   const parent = deps.store.parentRef(ref);
   const memory = (await deps.store.read(parent, 'MEMORY.md')) ?? '';
   const slice = await memorySlice({
-    memory, query: window.filter((t) => t.role === 'user').map((t) => t.content).join('\n'),
-    recall: deps.recall, paths: deps.store.paths(parent), root: deps.store.root, now: deps.clock(),
+    memory,
+    query: window
+      .filter((t) => t.role === 'user')
+      .map((t) => t.content)
+      .join('\n'),
+    recall: deps.recall,
+    paths: deps.store.paths(parent),
+    root: deps.store.root,
+    now: deps.clock(),
   });
   const shown = slice.entries.map((l) => `${l.id ?? '(no id yet)'}: ${l.text}`);
-  const note = slice.entries.length < slice.total ? `(${slice.entries.length} of ${slice.total} entries: those related to the new messages and the newest)\n` : '';
+  const note =
+    slice.entries.length < slice.total ? `(${slice.entries.length} of ${slice.total} entries: those related to the new messages and the newest)\n` : '';
   const input = [
     tagged('memory_entries', shown.length ? note + shown.join('\n') : '(none)'),
     tagged('new_messages', transcriptOf(window.map(withMessageIds), WINDOW_CHARS)),
   ].join('\n');
   const proposed = await runSideTask(deps, {
-    ref, task: 'consolidate', instructions: INSTRUCTIONS, input, schema: OpsSchema,
+    ref,
+    task: 'consolidate',
+    instructions: INSTRUCTIONS,
+    input,
+    schema: OpsSchema,
     description: 'operations on memory entries',
   });
   const ids = window.flatMap((t) => t.ids ?? []);

@@ -46,7 +46,11 @@ export async function memorySlice(o: {
   const pick = new Set<MemoryLine>();
   if (o.recall) {
     const r = await o.recall.recall({
-      ...recallDirs(o.paths, o.root), query: o.query, now: o.now, budgetChars: SLICE.budgetChars, maxItems: SLICE.recalled * 2,
+      ...recallDirs(o.paths, o.root),
+      query: o.query,
+      now: o.now,
+      budgetChars: SLICE.budgetChars,
+      maxItems: SLICE.recalled * 2,
     });
     const byRaw = new Map(current.map((l) => [l.raw.trim(), l]));
     for (const it of r.items) {

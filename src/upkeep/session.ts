@@ -27,7 +27,10 @@ const CAPS = { items: 8, itemChars: 240, textChars: 600 } as const;
 
 export function renderSession(s: SessionState, updatedAt: Date): string {
   const list = (items: string[]) => {
-    const kept = items.map((i) => clip(i, CAPS.itemChars)).filter(Boolean).slice(0, CAPS.items);
+    const kept = items
+      .map((i) => clip(i, CAPS.itemChars))
+      .filter(Boolean)
+      .slice(0, CAPS.items);
     return kept.length ? kept.map((i) => `- ${i}`).join('\n') : '- (none)';
   };
   const out = [
@@ -35,12 +38,30 @@ export function renderSession(s: SessionState, updatedAt: Date): string {
     '',
     `<!-- Working state, refreshed by Minutes from the conversation; last refresh ${updatedAt.toISOString().slice(0, 16).replace('T', ' ')} UTC. -->`,
     '',
-    `## ${S.goal}`, '', clip(s.goal, CAPS.textChars) || '(none)', '',
-    `## ${S.state}`, '', clip(s.current_state, CAPS.textChars) || '(none)', '',
-    `## ${S.links}`, '', list(s.links), '',
-    `## ${S.questions}`, '', list(s.open_questions), '',
-    `## ${S.next}`, '', list(s.next_steps), '',
-    `## ${S.errors}`, '', list(s.recent_errors), '',
+    `## ${S.goal}`,
+    '',
+    clip(s.goal, CAPS.textChars) || '(none)',
+    '',
+    `## ${S.state}`,
+    '',
+    clip(s.current_state, CAPS.textChars) || '(none)',
+    '',
+    `## ${S.links}`,
+    '',
+    list(s.links),
+    '',
+    `## ${S.questions}`,
+    '',
+    list(s.open_questions),
+    '',
+    `## ${S.next}`,
+    '',
+    list(s.next_steps),
+    '',
+    `## ${S.errors}`,
+    '',
+    list(s.recent_errors),
+    '',
   ].join('\n');
   return redactSecrets(out);
 }
@@ -65,9 +86,15 @@ export async function refreshSession(deps: SideTaskDeps, ref: ChannelRef, conv: 
     tagged('current_notes', current.trim() || '(empty)'),
     tagged('earlier_summary', conv.summary),
     tagged('conversation', transcriptOf(conv.turns.slice(from), 16_000)),
-  ].filter(Boolean).join('\n');
+  ]
+    .filter(Boolean)
+    .join('\n');
   const value = await runSideTask(deps, {
-    ref, task: 'session', instructions: INSTRUCTIONS, input, schema: SessionSchema,
+    ref,
+    task: 'session',
+    instructions: INSTRUCTIONS,
+    input,
+    schema: SessionSchema,
     description: 'the updated working state',
   });
   const rendered = renderSession(value, deps.clock());

@@ -28,9 +28,17 @@ export async function runSideTask<T>(
 ): Promise<T> {
   const started = Date.now();
   const messages: ChatMessage[] = [{ role: 'user', content: o.input }];
-  const res = await completeJson(deps.model, {
-    purpose: 'side', system: [{ text: o.instructions }], messages, maxTokens: o.maxTokens,
-  }, o.schema, { description: o.description, logger: deps.logger });
+  const res = await completeJson(
+    deps.model,
+    {
+      purpose: 'side',
+      system: [{ text: o.instructions }],
+      messages,
+      maxTokens: o.maxTokens,
+    },
+    o.schema,
+    { description: o.description, logger: deps.logger },
+  );
   await deps.usage?.add(o.ref, res.model, 'side', res.usage, deps.clock());
   deps.logger.info({ task: o.task, attempts: res.attempts, ms: Date.now() - started, usage: res.usage }, 'side task done');
   return res.value;

@@ -51,7 +51,13 @@ export class Upkeep {
   }
 
   start(): void {
-    this.task = cron.schedule(this.o.schedule ?? '* * * * *', () => { void this.tick(); }, { noOverlap: true });
+    this.task = cron.schedule(
+      this.o.schedule ?? '* * * * *',
+      () => {
+        void this.tick();
+      },
+      { noOverlap: true },
+    );
   }
 
   /** Every active conversation, one at a time. */
@@ -86,8 +92,12 @@ export class Upkeep {
     const conv = await this.o.engine.conversation(ref);
     const state = await this.loadState(ref);
     const jobs = dueJobs({
-      state, totalTurns: conv.compactedTurns + conv.turns.length, tokens: conversationTokens(conv),
-      now: this.o.deps.clock(), tuning: this.o.tuning, forceIdle: opts.forceIdle,
+      state,
+      totalTurns: conv.compactedTurns + conv.turns.length,
+      tokens: conversationTokens(conv),
+      now: this.o.deps.clock(),
+      tuning: this.o.tuning,
+      forceIdle: opts.forceIdle,
     });
     if (jobs.length) await this.runJobs(ref, jobs);
     return jobs;
@@ -109,7 +119,9 @@ export class Upkeep {
           state = { ...state, cursors: { ...state.cursors, memory: r.cursor } };
         } else if (job === 'compact' && !opts.forceCompact) {
           const outcome = await compactConversation(deps, this.o.engine, ref, {
-            budgetTokens: this.o.tuning.tokenBudget, keepRecent: this.o.keepRecentTurns, memoryCursor: state.cursors.memory,
+            budgetTokens: this.o.tuning.tokenBudget,
+            keepRecent: this.o.keepRecentTurns,
+            memoryCursor: state.cursors.memory,
           });
           await foldHistoryIfLarge(deps.store, ref, deps.clock());
           if (outcome === 'trimmed') {
@@ -138,8 +150,10 @@ export class Upkeep {
     const session = (await this.o.deps.store.read(ref, 'SESSION.md')) ?? '';
     const goal = sectionText(session, SESSION_SECTIONS.goal);
     const state = sectionText(session, SESSION_SECTIONS.state);
-    const body = [goal && goal !== '(none)' ? `Goal: ${goal}` : '', state && state !== '(none)' ? `State at the end of the day: ${state}` : '']
-      .filter(Boolean).join('\n') || 'The channel was active; no working state was recorded.';
+    const body =
+      [goal && goal !== '(none)' ? `Goal: ${goal}` : '', state && state !== '(none)' ? `State at the end of the day: ${state}` : '']
+        .filter(Boolean)
+        .join('\n') || 'The channel was active; no working state was recorded.';
     await appendHistoryBlock(this.o.deps.store, ref, { at: new Date(`${day}T23:59:59Z`), title: 'End of an active day', body });
   }
 
@@ -160,4 +174,3 @@ export class Upkeep {
     return next;
   }
 }
-

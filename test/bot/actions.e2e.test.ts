@@ -12,8 +12,14 @@ function secretaryModel(req: FakeRequest): string {
   const todos = [...input.matchAll(/todo: (.*)$/gim)].map((m) => m[1]);
   const current = [...input.matchAll(/^- (d-[0-9a-f]+) /gm)].map((m) => m[1]);
   return JSON.stringify({
-    topic: `Decision on ${decided.split(' ').slice(0, 2).join(' ')}`, context: 'c', decision: decided, rationale: 'r',
-    action_items: todos, supersedes: /replaces the earlier decision/i.test(input) ? current : [], constraints: [], current_state: 's',
+    topic: `Decision on ${decided.split(' ').slice(0, 2).join(' ')}`,
+    context: 'c',
+    decision: decided,
+    rationale: 'r',
+    action_items: todos,
+    supersedes: /replaces the earlier decision/i.test(input) ? current : [],
+    constraints: [],
+    current_state: 's',
   });
 }
 
@@ -28,7 +34,9 @@ describe('action items tracked from condensations', () => {
     h = await startHarness({
       setup: (d) => {
         const b = d.setupBasic({ channelName: 'release' });
-        guild = b.guild; general = b.channel; alice = b.user;
+        guild = b.guild;
+        general = b.channel;
+        alice = b.user;
         bo = d.addMember(guild.id, { username: 'bo' });
       },
     });
@@ -36,7 +44,9 @@ describe('action items tracked from condensations', () => {
     const q = h.discord.userSays(general.id, alice.id, 'hello', { mentionsBot: true });
     await h.discord.waitForBotMessage(general.id, { after: q.id });
   });
-  afterEach(async () => { await h.close(); });
+  afterEach(async () => {
+    await h.close();
+  });
 
   const read = (f: string) => fs.readFileSync(path.join(h.dataDir, guild.id, general.id, f), 'utf8');
   async function condense(name: string, lines: [FakeUser, string][]): Promise<void> {
@@ -44,8 +54,16 @@ describe('action items tracked from condensations', () => {
     const ids = lines.map(([u, t]) => h.discord.userSays(thread.id, u.id, t).id);
     const before = h.discord.botMessagesIn(general.id).filter((m) => m.content.includes('📝 Condensation')).length;
     h.discord.react(thread.id, ids[0], alice.id, '📝');
-    await h.discord.waitFor(() => (h.discord.botMessagesIn(general.id).filter((m) => m.content.includes('📝 Condensation')).length > before ? true : undefined), 8000, 'the post');
-    await h.discord.waitFor(() => (fs.existsSync(path.join(h.dataDir, guild.id, general.id, '.minutes', 'context.json')) ? true : undefined), 5000, 'context.json');
+    await h.discord.waitFor(
+      () => (h.discord.botMessagesIn(general.id).filter((m) => m.content.includes('📝 Condensation')).length > before ? true : undefined),
+      8000,
+      'the post',
+    );
+    await h.discord.waitFor(
+      () => (fs.existsSync(path.join(h.dataDir, guild.id, general.id, '.minutes', 'context.json')) ? true : undefined),
+      5000,
+      'context.json',
+    );
   }
   async function slash(userId: string, options: Record<string, string> = {}): Promise<string> {
     const ix = h.discord.slashCommand(general.id, userId, 'actions', options);
@@ -55,8 +73,16 @@ describe('action items tracked from condensations', () => {
   }
 
   it('an item from a condensation is in CONTEXT.md, MEMORY.md and /actions, and leaves them when its owner closes it', async () => {
-    await condense('db', [[alice, 'Postgres?'], [bo, 'we decide: the importer uses Postgres'], [bo, 'todo: bo: write the migration by Friday']]);
-    await h.discord.waitFor(() => (/## Open Action Items\n\n- `a-[0-9a-f]{6}` write the migration by Friday — bo, due \d{4}-\d{2}-\d{2}/.test(read('CONTEXT.md')) ? true : undefined), 5000, 'CONTEXT.md');
+    await condense('db', [
+      [alice, 'Postgres?'],
+      [bo, 'we decide: the importer uses Postgres'],
+      [bo, 'todo: bo: write the migration by Friday'],
+    ]);
+    await h.discord.waitFor(
+      () => (/## Open Action Items\n\n- `a-[0-9a-f]{6}` write the migration by Friday — bo, due \d{4}-\d{2}-\d{2}/.test(read('CONTEXT.md')) ? true : undefined),
+      5000,
+      'CONTEXT.md',
+    );
     const id = /`(a-[0-9a-f]{6})`/.exec(read('CONTEXT.md'))![1];
     await h.discord.waitFor(() => (read('MEMORY.md').includes(`Action item ${id} (`) ? true : undefined), 5000, 'MEMORY.md open loop');
     expect(await slash(alice.id)).toContain(`\`${id}\` write the migration by Friday — bo`);
@@ -71,7 +97,11 @@ describe('action items tracked from condensations', () => {
   });
 
   it('a condensation that replaces the decision closes its open items and says which', async () => {
-    await condense('first', [[alice, 'which db'], [bo, 'we decide: the importer uses MySQL'], [bo, 'todo: al: tune MySQL buffers']]);
+    await condense('first', [
+      [alice, 'which db'],
+      [bo, 'we decide: the importer uses MySQL'],
+      [bo, 'todo: al: tune MySQL buffers'],
+    ]);
     const thread = h.discord.createThread(general.id, { name: 'second', ownerId: alice.id });
     const ids = [
       h.discord.userSays(thread.id, alice.id, 'MySQL hurts.').id,

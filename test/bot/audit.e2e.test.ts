@@ -6,18 +6,31 @@ import { BotHarness, startHarness, twoPeople } from '../helpers/botHarness';
 
 function secretaryModel(req: FakeRequest): string {
   if (!/Secretary of a team/.test(req.system)) return 'ok';
-  return JSON.stringify({ topic: 'Staging resets', context: 'c', decision: 'Staging is reset every Monday', rationale: 'r', action_items: [], supersedes: [], constraints: [], current_state: 's' });
+  return JSON.stringify({
+    topic: 'Staging resets',
+    context: 'c',
+    decision: 'Staging is reset every Monday',
+    rationale: 'r',
+    action_items: [],
+    supersedes: [],
+    constraints: [],
+    current_state: 's',
+  });
 }
 
 describe('the audit with Discord', () => {
   let h: BotHarness;
-  afterEach(async () => { await h.close(); });
+  afterEach(async () => {
+    await h.close();
+  });
 
   it('finds a resolved thread with no condensation, queues it with --fix, and the bot condenses it once', async () => {
     let ids = { guild: '', channel: '', alice: '', bo: '' };
     h = await startHarness({
       launch: false,
-      setup: (d) => { ids = twoPeople(d, 'infra'); },
+      setup: (d) => {
+        ids = twoPeople(d, 'infra');
+      },
     });
     h.model.setHandler(secretaryModel);
     // The bot worked in this channel an hour ago; the thread was archived while it was down.

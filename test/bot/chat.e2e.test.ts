@@ -25,12 +25,22 @@ describe('the bot chatting in project channels', () => {
       },
     });
   });
-  afterEach(async () => { await h.close(); });
+  afterEach(async () => {
+    await h.close();
+  });
 
   it('answers a mention with typing and a reply whose request carries the relevant memory line; an unrelated mention gets no recall', async () => {
-    h.seed(guild.id, general.id, 'MEMORY.md', '# Channel Memory\n\n- [m-aaaaaa] The nightly backup job runs at 02:00 UTC on the db-3 host [from: alice, 2026-11-01]\n');
+    h.seed(
+      guild.id,
+      general.id,
+      'MEMORY.md',
+      '# Channel Memory\n\n- [m-aaaaaa] The nightly backup job runs at 02:00 UTC on the db-3 host [from: alice, 2026-11-01]\n',
+    );
     // Slower than the typing delay, so the indicator shows.
-    h.model.setHandler(async () => { await new Promise((r) => setTimeout(r, 700)); return 'The backup runs at 02:00 UTC.'; });
+    h.model.setHandler(async () => {
+      await new Promise((r) => setTimeout(r, 700));
+      return 'The backup runs at 02:00 UTC.';
+    });
     const q = h.discord.userSays(general.id, alice.id, 'when does the nightly backup run?', { mentionsBot: true });
     const reply = await h.discord.waitForBotMessage(general.id, { after: q.id });
     expect(reply.content).toBe('The backup runs at 02:00 UTC.');
@@ -78,7 +88,7 @@ describe('the bot chatting in project channels', () => {
     expect(h.discord.pingsNobody(reply)).toBe(true);
   });
 
-  it('never mixes two channels\' memories', async () => {
+  it("never mixes two channels' memories", async () => {
     h.seed(guild.id, general.id, 'MEMORY.md', '- [m-bbbbbb] The staging password vault is called Lighthouse [from: a, 2026-11-01]\n');
     h.seed(guild.id, other.id, 'MEMORY.md', '- [m-cccccc] The design system vault of icons is called Seashell [from: b, 2026-11-01]\n');
     h.model.setHandler(() => 'ok');
@@ -99,15 +109,28 @@ describe('the bot chatting in project channels', () => {
     let n = 0;
     h.model.setHandler(async (req) => {
       await new Promise((r) => setTimeout(r, 30));
-      return `answer ${++n} to: ${req.lastUserText.split('\n').map((l) => l.replace(/^.*?: /, '')).join(' | ')}`;
+      return `answer ${++n} to: ${req.lastUserText
+        .split('\n')
+        .map((l) => l.replace(/^.*?: /, ''))
+        .join(' | ')}`;
     });
     const qs = Array.from({ length: 5 }, (_, i) => h.discord.userSays(general.id, alice.id, `question ${i}`, { mentionsBot: true }));
-    await h.discord.waitFor(() => {
-      const all = h.discord.botMessagesIn(general.id).map((m) => m.content).join('\n');
-      return qs.every((_, i) => all.includes(`question ${i}`)) ? true : undefined;
-    }, 8000, 'every question answered');
+    await h.discord.waitFor(
+      () => {
+        const all = h.discord
+          .botMessagesIn(general.id)
+          .map((m) => m.content)
+          .join('\n');
+        return qs.every((_, i) => all.includes(`question ${i}`)) ? true : undefined;
+      },
+      8000,
+      'every question answered',
+    );
     const replies = h.discord.botMessagesIn(general.id).map((m) => m.content);
-    const order = replies.join('\n').match(/question \d/g)!.map((s) => Number(s.slice(-1)));
+    const order = replies
+      .join('\n')
+      .match(/question \d/g)!
+      .map((s) => Number(s.slice(-1)));
     expect(order).toEqual([...order].sort((a, b) => a - b));
     expect(new Set(order).size).toBe(5);
   });
@@ -137,7 +160,11 @@ describe('the bot chatting in project channels', () => {
     expect(log).toContain('"type":"message"');
     expect(log).not.toContain('ghp_abcdefghijklmnopqrstuvwxyz');
     h.discord.deleteMessage(q.id);
-    await h.discord.waitFor(() => (fs.readFileSync(path.join(h.dataDir, guild.id, general.id, 'log.jsonl'), 'utf8').includes('"type":"delete"') ? true : undefined), 3000, 'delete record');
+    await h.discord.waitFor(
+      () => (fs.readFileSync(path.join(h.dataDir, guild.id, general.id, 'log.jsonl'), 'utf8').includes('"type":"delete"') ? true : undefined),
+      3000,
+      'delete record',
+    );
     const q2 = h.discord.userSays(general.id, alice.id, 'what did I say before?', { mentionsBot: true });
     await h.discord.waitForBotMessage(general.id, { after: q2.id });
     expect(JSON.stringify(chatCalls(h)[1].body)).not.toContain('keep it');

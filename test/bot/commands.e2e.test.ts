@@ -27,10 +27,15 @@ describe('slash commands and permissions', () => {
     });
     await h.discord.waitFor(() => (h.discord.commandsIn(guild.id).length ? true : undefined), 5000, 'commands registered');
   });
-  afterEach(async () => { await h.close(); });
+  afterEach(async () => {
+    await h.close();
+  });
 
   it('registers the commands per guild at start', () => {
-    const names = h.discord.commandsIn(guild.id).map((c) => c.name).sort();
+    const names = h.discord
+      .commandsIn(guild.id)
+      .map((c) => c.name)
+      .sort();
     expect(names).toEqual(['actions', 'condensations', 'condense', 'context', 'memory', 'new', 'recall', 'resolve', 'status', 'thread']);
   });
 
@@ -59,7 +64,10 @@ describe('slash commands and permissions', () => {
   });
 
   it('an answer over 2,000 characters is attached as a file, not cut', async () => {
-    const lines = Array.from({ length: 60 }, (_, i) => `- [m-${(100000 + i).toString(16)}] Fact number ${i} about the deployment pipeline and its many stages [from: a, 2026-11-01]`);
+    const lines = Array.from(
+      { length: 60 },
+      (_, i) => `- [m-${(100000 + i).toString(16)}] Fact number ${i} about the deployment pipeline and its many stages [from: a, 2026-11-01]`,
+    );
     h.seed(guild.id, general.id, 'MEMORY.md', lines.join('\n') + '\n');
     const ix = h.discord.slashCommand(general.id, alice.id, 'memory show');
     await h.discord.waitForAnswer(ix);

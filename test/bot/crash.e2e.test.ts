@@ -7,8 +7,14 @@ import { BotHarness, startHarness, twoPeople } from '../helpers/botHarness';
 function secretaryModel(req: FakeRequest): string {
   if (!/Secretary of a team/.test(req.system)) return 'ok';
   return JSON.stringify({
-    topic: 'Backup policy', context: 'How long to keep backups.', decision: 'Backups are kept for 90 days',
-    rationale: 'Compliance.', action_items: [], supersedes: [], constraints: [], current_state: 'Decided.',
+    topic: 'Backup policy',
+    context: 'How long to keep backups.',
+    decision: 'Backups are kept for 90 days',
+    rationale: 'Compliance.',
+    action_items: [],
+    supersedes: [],
+    constraints: [],
+    current_state: 'Decided.',
   });
 }
 
@@ -18,20 +24,30 @@ function secretaryModel(req: FakeRequest): string {
  */
 describe.each(['posted', 'filed', 'context', 'memory'])('a bot killed after the "%s" step', (point) => {
   let h: BotHarness;
-  afterEach(async () => { await h.close(); });
+  afterEach(async () => {
+    await h.close();
+  });
 
   it('is completed by the next run without posting twice', async () => {
     let ids = { guild: '', channel: '', alice: '', bo: '' };
     h = await startHarness({
       launch: false,
-      setup: (d) => { ids = twoPeople(d, 'ops'); },
+      setup: (d) => {
+        ids = twoPeople(d, 'ops');
+      },
     });
     h.model.setHandler(secretaryModel);
-    const child = spawn(process.execPath, [path.join(__dirname, 'fixtures/crash-bot.js'), JSON.stringify(h.settings), point], { stdio: ['ignore', 'pipe', 'pipe'] });
+    const child = spawn(process.execPath, [path.join(__dirname, 'fixtures/crash-bot.js'), JSON.stringify(h.settings), point], {
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
     let err = '';
-    child.stderr!.on('data', (d) => { err += d; });
+    child.stderr!.on('data', (d) => {
+      err += d;
+    });
     await new Promise<void>((resolve, reject) => {
-      child.stdout!.on('data', (d) => { if (String(d).includes('ready')) resolve(); });
+      child.stdout!.on('data', (d) => {
+        if (String(d).includes('ready')) resolve();
+      });
       child.once('exit', () => reject(new Error(`child exited before it was ready: ${err}`)));
     });
     const exited = new Promise<NodeJS.Signals | null>((r) => child.once('exit', (_c, sig) => r(sig)));
@@ -44,7 +60,14 @@ describe.each(['posted', 'filed', 'context', 'memory'])('a bot killed after the 
     await h.launch();
     const dir = path.join(h.dataDir, ids.guild, ids.channel);
     const posts = () => h.discord.botMessagesIn(ids.channel).filter((m) => m.content.includes('📝 Condensation'));
-    await h.discord.waitFor(() => (fs.existsSync(path.join(dir, 'HISTORY.md')) && /Backups are kept for 90 days/.test(fs.readFileSync(path.join(dir, 'HISTORY.md'), 'utf8')) ? true : undefined), 25_000, 'the resumed run to finish');
+    await h.discord.waitFor(
+      () =>
+        fs.existsSync(path.join(dir, 'HISTORY.md')) && /Backups are kept for 90 days/.test(fs.readFileSync(path.join(dir, 'HISTORY.md'), 'utf8'))
+          ? true
+          : undefined,
+      25_000,
+      'the resumed run to finish',
+    );
     expect(posts()).toHaveLength(1);
     expect(h.discord.pinsIn(ids.channel)).toHaveLength(1);
     expect(fs.readdirSync(path.join(dir, 'condensations'))).toHaveLength(1);

@@ -19,8 +19,11 @@ describe('minutes doctor', () => {
     model = await startFakeModelServer({ handler: () => 'OK' });
     fs.writeFileSync(path.join(tmp.dir, 'minutes.config.json'), JSON.stringify({ discord: { channels: [channel.id] } }));
     env = {
-      DISCORD_TOKEN: discord.botToken, DISCORD_API_URL: discord.apiUrl,
-      ANTHROPIC_API_KEY: 'k', ANTHROPIC_BASE_URL: model.anthropicBaseURL, MINUTES_DATA_DIR: path.join(tmp.dir, 'data'),
+      DISCORD_TOKEN: discord.botToken,
+      DISCORD_API_URL: discord.apiUrl,
+      ANTHROPIC_API_KEY: 'k',
+      ANTHROPIC_BASE_URL: model.anthropicBaseURL,
+      MINUTES_DATA_DIR: path.join(tmp.dir, 'data'),
     };
   });
   afterEach(async () => {

@@ -7,7 +7,10 @@ describe('doctor against a Discord REST URL that never answers', () => {
   let url: string;
   beforeEach(async () => {
     // Accepts connections and never answers, like a dead proxy.
-    server = net.createServer((s) => { sockets.add(s); s.on('close', () => sockets.delete(s)); });
+    server = net.createServer((s) => {
+      sockets.add(s);
+      s.on('close', () => sockets.delete(s));
+    });
     await new Promise<void>((r) => server.listen(0, '127.0.0.1', () => r()));
     url = `http://127.0.0.1:${(server.address() as net.AddressInfo).port}/api`;
   });
@@ -19,8 +22,10 @@ describe('doctor against a Discord REST URL that never answers', () => {
   it('gives up after its own short timeout and says which URL did not answer', async () => {
     const t0 = Date.now();
     const found = await discordFindings({
-      token: 'MTk4NjIyNDgzNDcxOTI1MjQ4.Cl2FMQ.ZnCjm1XVW7vRze4b7Cq4se7kKWs', apiUrl: url,
-      discord: { channels: [], alwaysOnChannels: [] } as never, restTimeoutMs: 500,
+      token: 'MTk4NjIyNDgzNDcxOTI1MjQ4.Cl2FMQ.ZnCjm1XVW7vRze4b7Cq4se7kKWs',
+      apiUrl: url,
+      discord: { channels: [], alwaysOnChannels: [] } as never,
+      restTimeoutMs: 500,
     });
     expect(Date.now() - t0).toBeLessThan(5_000);
     expect(found).toHaveLength(1);

@@ -8,8 +8,14 @@ function secretaryModel(req: FakeRequest): string {
   if (!/Secretary of a team/.test(req.system)) return 'ok';
   const decided = [...req.messages[0].text.matchAll(/we decide: (.*)$/gim)].pop()?.[1] ?? 'none';
   return JSON.stringify({
-    topic: 'Release cadence', context: 'The team discussed releases.', decision: decided, rationale: 'Less risk.',
-    action_items: [], supersedes: [], constraints: [], current_state: 'Agreed.',
+    topic: 'Release cadence',
+    context: 'The team discussed releases.',
+    decision: decided,
+    rationale: 'Less risk.',
+    action_items: [],
+    supersedes: [],
+    constraints: [],
+    current_state: 'Agreed.',
   });
 }
 
@@ -24,13 +30,17 @@ describe('automatic condensation in a channel where the bot never answered', () 
     h = await startHarness({
       setup: (d) => {
         const b = d.setupBasic({ channelName: 'quiet' });
-        guildId = b.guild.id; quiet = b.channel; alice = b.user;
+        guildId = b.guild.id;
+        quiet = b.channel;
+        alice = b.user;
         bo = d.addMember(b.guild.id, { username: 'bo' });
       },
     });
     h.model.setHandler(secretaryModel);
   });
-  afterEach(async () => { await h.close(); });
+  afterEach(async () => {
+    await h.close();
+  });
 
   it('a thread of 8 messages from 2 people, archived while the bot runs, is condensed', async () => {
     // Start-up records when the bot first saw the server, before anyone speaks to it.
@@ -42,7 +52,8 @@ describe('automatic condensation in a channel where the bot never answered', () 
     h.discord.archiveThread(t.id);
     await h.discord.waitFor(
       () => (h.discord.botMessagesIn(quiet.id).some((m) => m.content.includes('every second Tuesday')) ? true : undefined),
-      8000, 'automatic condensation',
+      8000,
+      'automatic condensation',
     );
     // Filed after it is posted.
     const filed = path.join(h.dataDir, guildId, quiet.id, 'condensations');
@@ -60,7 +71,9 @@ describe('automatic condensation in a channel where the bot never answered', () 
       config,
       setup: (d) => {
         const b = d.setupBasic({ channelName: 'allowed' });
-        guildId = b.guild.id; quiet = b.channel; alice = b.user;
+        guildId = b.guild.id;
+        quiet = b.channel;
+        alice = b.user;
         bo = d.addMember(b.guild.id, { username: 'bo' });
         other = d.createTextChannel(b.guild.id, { name: 'other' });
         config.discord.channels.push(quiet.id);
@@ -69,7 +82,10 @@ describe('automatic condensation in a channel where the bot never answered', () 
     h.model.setHandler(secretaryModel);
     await h.discord.waitFor(() => (fs.existsSync(path.join(h.dataDir, guildId, '.minutes', 'first-seen.json')) ? true : undefined), 5000, 'first-seen record');
     const people = [alice, bo];
-    for (const [ch, what] of [[other, 'the other channel'], [quiet, 'the allowed channel']] as const) {
+    for (const [ch, what] of [
+      [other, 'the other channel'],
+      [quiet, 'the allowed channel'],
+    ] as const) {
       const t = h.discord.createThread(ch.id, { name: what, ownerId: alice.id });
       for (let i = 0; i < 7; i++) h.discord.userSays(t.id, people[i % 2].id, `point ${i + 1} about ${what}`);
       h.discord.userSays(t.id, bo.id, `we decide: ${what} ships every second Tuesday`);
@@ -77,7 +93,8 @@ describe('automatic condensation in a channel where the bot never answered', () 
     }
     await h.discord.waitFor(
       () => (h.discord.botMessagesIn(quiet.id).some((m) => m.content.includes('the allowed channel ships')) ? true : undefined),
-      8000, 'automatic condensation in the allowed channel',
+      8000,
+      'automatic condensation in the allowed channel',
     );
     expect(h.discord.botMessagesIn(other.id)).toHaveLength(0);
     expect(fs.existsSync(path.join(h.dataDir, guildId, other.id))).toBe(false);

@@ -10,11 +10,13 @@ import { BotHarness, startHarness } from '../helpers/botHarness';
  */
 const chatCalls = (h: BotHarness) => h.model.requests.filter((r) => r.model === DEFAULT_MODELS.anthropic.chat);
 const MEMORY = [
-  '# Channel Memory', '',
+  '# Channel Memory',
+  '',
   '- [m-aaaaa1] The nightly backup job runs at 02:00 UTC on the db-3 host [from: alice, 2026-11-01]',
   '- [m-aaaaa2] Priya owns the payments service. [from: bob, 2026-11-02]',
   '- [m-aaaaa3] We use pnpm for installs. [from: bob, 2026-11-03]',
-  '- [m-aaaaa4] The office is closed on public holidays. [from: carol, 2026-11-04]', '',
+  '- [m-aaaaa4] The office is closed on public holidays. [from: carol, 2026-11-04]',
+  '',
 ].join('\n');
 const QUESTION = 'At what hour is the database copied every night?';
 
@@ -40,7 +42,9 @@ describe('recall by meaning in Discord', () => {
     h.settings.semantic = { mode: 'local', cacheDir: cacheDir(dataDir) };
     await h.launch();
   });
-  afterEach(async () => { await h.close(); });
+  afterEach(async () => {
+    await h.close();
+  });
 
   it('answers a question worded unlike the memory line: words alone first, meaning once the line is embedded in the background', async () => {
     h.seed(guild.id, general.id, 'MEMORY.md', MEMORY);

@@ -12,8 +12,12 @@ function model(req: FakeRequest): string {
   return 'ok';
 }
 const AGREED = [
-  'Postgres or SQLite for the importer?', 'SQLite is simpler to ship.', 'But we need concurrent writers.',
-  'True, Postgres handles that.', 'And ops already runs Postgres.', 'Agreed, let\'s go with Postgres.',
+  'Postgres or SQLite for the importer?',
+  'SQLite is simpler to ship.',
+  'But we need concurrent writers.',
+  'True, Postgres handles that.',
+  'And ops already runs Postgres.',
+  "Agreed, let's go with Postgres.",
 ];
 
 describe('the Secretary notices decisions nobody condensed', () => {
@@ -28,13 +32,17 @@ describe('the Secretary notices decisions nobody condensed', () => {
       config,
       setup: (d) => {
         const b = d.setupBasic({ channelName: 'dev' });
-        guild = b.guild; general = b.channel; alice = b.user;
+        guild = b.guild;
+        general = b.channel;
+        alice = b.user;
         bo = d.addMember(guild.id, { username: 'bo' });
       },
     });
     h.model.setHandler(model);
   }
-  afterEach(async () => { await h.close(); });
+  afterEach(async () => {
+    await h.close();
+  });
 
   const say = (ch: FakeChannel, lines: string[], people: FakeUser[]) => lines.map((l, i) => h.discord.userSays(ch.id, people[i % people.length].id, l));
   const settle = () => new Promise((r) => setTimeout(r, 400));
@@ -45,7 +53,9 @@ describe('the Secretary notices decisions nobody condensed', () => {
     const thread = h.discord.createThread(general.id, { name: 'db choice', ownerId: alice.id });
     say(thread, AGREED, [alice, bo]);
     const offer = await h.discord.waitForBotMessage(thread.id, { timeoutMs: 5000 });
-    expect(offer.content).toBe('📝 This looks decided: “The importer uses Postgres, approves”. To file it in the channel\'s decision log, react 📝 here or run /condense (/resolve also archives the thread).');
+    expect(offer.content).toBe(
+      "📝 This looks decided: “The importer uses Postgres, approves”. To file it in the channel's decision log, react 📝 here or run /condense (/resolve also archives the thread).",
+    );
     expect(h.discord.pingsNobody(offer)).toBe(true);
     expect(calls()).toBe(1);
     say(thread, ['One more thing: backups.', 'Nightly is fine.', 'Sure.', 'OK.', 'Then it is settled.', 'Agreed, ship it.'], [alice, bo]);

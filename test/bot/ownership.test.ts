@@ -32,7 +32,9 @@ describe('which guilds a shard process owns', () => {
       Object.assign(process.env, { SHARDS: '3', SHARD_COUNT: '4' });
       expect(shardsOf(createDiscordClient({ apiUrl: 'http://127.0.0.1:1' }))).toEqual({ ids: [3], count: 4 });
     } finally {
-      for (const [k, v] of Object.entries(saved)) if (v === undefined) delete process.env[k]; else process.env[k] = v;
+      for (const [k, v] of Object.entries(saved))
+        if (v === undefined) delete process.env[k];
+        else process.env[k] = v;
     }
   });
 });

@@ -14,9 +14,17 @@ describe('resilience on the fake Discord', () => {
   let alice: FakeUser;
 
   beforeEach(async () => {
-    h = await startHarness({ setup: (d) => { const b = d.setupBasic(); general = b.channel; alice = b.user; } });
+    h = await startHarness({
+      setup: (d) => {
+        const b = d.setupBasic();
+        general = b.channel;
+        alice = b.user;
+      },
+    });
   });
-  afterEach(async () => { await h.close(); });
+  afterEach(async () => {
+    await h.close();
+  });
 
   it('a gateway disconnect resumes without losing or duplicating replies', async () => {
     h.model.setHandler((r) => `re: ${r.lastUserText.split(': ').pop()}`);
@@ -67,15 +75,24 @@ describe('resilience on the fake Discord', () => {
     expect(chat(h)[0].lastUserText).toContain('message clipped');
     const empty = h.discord.userSays(general.id, alice.id, '', { mentionsBot: true });
     await h.discord.waitForBotMessage(general.id, { after: empty.id });
-    const file = h.discord.userSays(general.id, alice.id, '', { mentionsBot: false, attachments: [{ filename: 'plan.pdf', content: Buffer.from('%PDF') }] as never, replyTo: r1.id });
+    const file = h.discord.userSays(general.id, alice.id, '', {
+      mentionsBot: false,
+      attachments: [{ filename: 'plan.pdf', content: Buffer.from('%PDF') }] as never,
+      replyTo: r1.id,
+    });
     await h.discord.waitForBotMessage(general.id, { after: file.id });
     expect(chat(h)[2].lastUserText).toContain('(attached: plan.pdf)');
   });
 
   it('a message edited or deleted while being answered does not crash the bot', async () => {
     let release!: () => void;
-    const gate = new Promise<void>((r) => { release = r; });
-    h.model.setHandler(async () => { await gate; return 'slow answer'; });
+    const gate = new Promise<void>((r) => {
+      release = r;
+    });
+    h.model.setHandler(async () => {
+      await gate;
+      return 'slow answer';
+    });
     const q = h.discord.userSays(general.id, alice.id, 'original text', { mentionsBot: true });
     await h.discord.waitFor(() => (h.model.inFlight() > 0 ? true : undefined), 5000, 'model call started');
     h.discord.editMessage(q.id, 'edited text');

@@ -37,7 +37,9 @@ describe('the Secretary on Discord', () => {
     h = await startHarness({
       setup: (d) => {
         const b = d.setupBasic({ channelName: 'release' });
-        guild = b.guild; general = b.channel; alice = b.user;
+        guild = b.guild;
+        general = b.channel;
+        alice = b.user;
         bo = d.addMember(guild.id, { username: 'bo' });
       },
     });
@@ -49,7 +51,9 @@ describe('the Secretary on Discord', () => {
     const templates = ['CONTEXT.md', 'MEMORY.md', 'SESSION.md', 'HISTORY.md'].map((f) => path.join(h.dataDir, guild.id, general.id, f));
     await h.discord.waitFor(() => (templates.every((f) => fs.existsSync(f)) ? true : undefined), 5000, 'templates');
   });
-  afterEach(async () => { await h.close(); });
+  afterEach(async () => {
+    await h.close();
+  });
 
   const channelDir = () => path.join(h.dataDir, guild.id, general.id);
   const read = (f: string) => fs.readFileSync(path.join(channelDir(), f), 'utf8');
@@ -61,14 +65,22 @@ describe('the Secretary on Discord', () => {
 
   it('📝 on a thread message: posted and pinned in the parent, filed, CONTEXT.md and MEMORY.md updated; never twice', async () => {
     const thread = h.discord.createThread(general.id, { name: 'release day', ownerId: alice.id });
-    const ids = discuss(thread, [[alice, 'Should we release on Fridays?'], [bo, 'Risky, nobody is around on weekends.'], [alice, 'we decide: releases happen on Tuesdays']]);
+    const ids = discuss(thread, [
+      [alice, 'Should we release on Fridays?'],
+      [bo, 'Risky, nobody is around on weekends.'],
+      [alice, 'we decide: releases happen on Tuesdays'],
+    ]);
     h.discord.react(thread.id, ids[0], alice.id, '📝');
     const post = await h.discord.waitForBotMessage(general.id, { match: (m) => m.content.includes('📝 Condensation'), timeoutMs: 8000 });
     expect(post.content).toMatch(/\*\*Decision:\*\* releases happen on Tuesdays/);
     expect(post.content).toMatch(/\*\*Participants:\*\* .*alice.*bo|\*\*Participants:\*\* .*bo.*alice/);
     expect(h.discord.pingsNobody(post)).toBe(true);
     await h.discord.waitFor(() => (h.discord.pinsIn(general.id).length ? true : undefined), 5000, 'the pin');
-    await h.discord.waitFor(() => (fs.existsSync(path.join(channelDir(), 'condensations')) && read('CONTEXT.md').includes('Tuesdays') ? true : undefined), 5000, 'CONTEXT.md');
+    await h.discord.waitFor(
+      () => (fs.existsSync(path.join(channelDir(), 'condensations')) && read('CONTEXT.md').includes('Tuesdays') ? true : undefined),
+      5000,
+      'CONTEXT.md',
+    );
     const files = fs.readdirSync(path.join(channelDir(), 'condensations'));
     expect(files).toHaveLength(1);
     expect(files[0]).toMatch(/^\d{4}-\d{2}-\d{2}-.*\.md$/);
@@ -85,7 +97,11 @@ describe('the Secretary on Discord', () => {
 
   it('an answer that rests on a pinned condensation links its post; an unrelated answer does not', async () => {
     const thread = h.discord.createThread(general.id, { name: 'release day', ownerId: alice.id });
-    const ids = discuss(thread, [[alice, 'Which weekday do we release?'], [bo, 'Fridays are risky.'], [alice, 'we decide: production releases happen on Tuesdays after the standup']]);
+    const ids = discuss(thread, [
+      [alice, 'Which weekday do we release?'],
+      [bo, 'Fridays are risky.'],
+      [alice, 'we decide: production releases happen on Tuesdays after the standup'],
+    ]);
     h.discord.react(thread.id, ids[0], alice.id, '📝');
     await h.discord.waitForBotMessage(general.id, { match: (m) => m.content.includes('📝 Condensation'), timeoutMs: 8000 });
     await h.discord.waitFor(() => (fs.existsSync(path.join(channelDir(), 'condensations')) ? true : undefined), 5000, 'the file');
@@ -123,11 +139,17 @@ describe('the Secretary on Discord', () => {
 
   it('a later decision supersedes the first: struck through in CONTEXT.md and no longer recalled as current', async () => {
     const t1 = h.discord.createThread(general.id, { name: 'first', ownerId: alice.id });
-    const a = discuss(t1, [[alice, 'Which database?'], [bo, 'we decide: the billing service uses MySQL for storage']]);
+    const a = discuss(t1, [
+      [alice, 'Which database?'],
+      [bo, 'we decide: the billing service uses MySQL for storage'],
+    ]);
     h.discord.react(t1.id, a[0], alice.id, '📝');
     await h.discord.waitFor(() => (condensationPosts().length === 1 ? true : undefined), 8000, 'first post');
     const t2 = h.discord.createThread(general.id, { name: 'second', ownerId: bo.id });
-    const b = discuss(t2, [[bo, 'MySQL hurts us.'], [alice, 'This replaces the earlier decision. we decide: the billing service uses Postgres for storage']]);
+    const b = discuss(t2, [
+      [bo, 'MySQL hurts us.'],
+      [alice, 'This replaces the earlier decision. we decide: the billing service uses Postgres for storage'],
+    ]);
     h.discord.react(t2.id, b[0], bo.id, '📝');
     await h.discord.waitFor(() => (condensationPosts().length === 2 ? true : undefined), 8000, 'second post');
     await h.discord.waitFor(() => (/~~.*MySQL.*~~ → Replaced by/.test(read('CONTEXT.md')) ? true : undefined), 5000, 'struck through');
@@ -143,7 +165,10 @@ describe('the Secretary on Discord', () => {
   it('invalid JSON twice: nothing written, the failure in the ledger, one clear message', async () => {
     h.model.setHandler((req) => (/Secretary of a team/.test(req.system) ? 'sorry, I cannot do JSON today' : 'ok'));
     const thread = h.discord.createThread(general.id, { name: 'broken', ownerId: alice.id });
-    const ids = discuss(thread, [[alice, 'topic'], [bo, 'we decide: something']]);
+    const ids = discuss(thread, [
+      [alice, 'topic'],
+      [bo, 'we decide: something'],
+    ]);
     const before = read('MEMORY.md') + read('CONTEXT.md');
     h.discord.react(thread.id, ids[0], alice.id, '📝');
     const msg = await h.discord.waitForBotMessage(thread.id, { timeoutMs: 8000 });
@@ -157,7 +182,10 @@ describe('the Secretary on Discord', () => {
 
   it('a private thread: the condensation stays inside it and nothing reaches the parent', async () => {
     const thread = h.discord.createThread(general.id, { name: 'secret', ownerId: alice.id, private: true, memberIds: [bo.id] });
-    const ids = discuss(thread, [[alice, 'hush'], [bo, 'we decide: the acquisition codename is Otter']]);
+    const ids = discuss(thread, [
+      [alice, 'hush'],
+      [bo, 'we decide: the acquisition codename is Otter'],
+    ]);
     const before = read('MEMORY.md') + read('CONTEXT.md') + read('HISTORY.md');
     h.discord.react(thread.id, ids[0], alice.id, '📝');
     await h.discord.waitForBotMessage(thread.id, { match: (m) => m.content.includes('📝 Condensation'), timeoutMs: 8000 });
@@ -172,19 +200,36 @@ describe('the Secretary on Discord', () => {
 
   it('/resolve condenses and archives; an auto-archived thread with enough discussion is condensed once; a short one is not', async () => {
     const t = h.discord.createThread(general.id, { name: 'resolve me', ownerId: alice.id });
-    discuss(t, [[alice, 'a'], [bo, 'we decide: logs are kept for 30 days']]);
+    discuss(t, [
+      [alice, 'a'],
+      [bo, 'we decide: logs are kept for 30 days'],
+    ]);
     const ix = h.discord.slashCommand(t.id, alice.id, 'resolve', {});
     await h.discord.waitForAnswer(ix, 10_000);
     expect(ix.original!.content).toMatch(/Condensed/);
     await h.discord.waitFor(() => (h.discord.channel(t.id).thread?.archived ? true : undefined), 5000, 'archived');
 
     const busy = h.discord.createThread(general.id, { name: 'busy', ownerId: alice.id });
-    discuss(busy, [[alice, '1'], [bo, '2'], [alice, '3'], [bo, '4'], [alice, '5'], [bo, 'we decide: on-call rotates weekly']]);
+    discuss(busy, [
+      [alice, '1'],
+      [bo, '2'],
+      [alice, '3'],
+      [bo, '4'],
+      [alice, '5'],
+      [bo, 'we decide: on-call rotates weekly'],
+    ]);
     const short = h.discord.createThread(general.id, { name: 'short', ownerId: alice.id });
-    discuss(short, [[alice, 'we decide: nothing much'], [alice, 'ok']]);
+    discuss(short, [
+      [alice, 'we decide: nothing much'],
+      [alice, 'ok'],
+    ]);
     h.discord.archiveThread(short.id);
     h.discord.archiveThread(busy.id);
-    await h.discord.waitFor(() => (condensationPosts().some((p) => p.content.includes('on-call rotates weekly')) ? true : undefined), 8000, 'auto condensation');
+    await h.discord.waitFor(
+      () => (condensationPosts().some((p) => p.content.includes('on-call rotates weekly')) ? true : undefined),
+      8000,
+      'auto condensation',
+    );
     h.discord.unarchiveThread(busy.id);
     h.discord.archiveThread(busy.id);
     await new Promise((r) => setTimeout(r, 800));
@@ -198,7 +243,13 @@ describe('the Secretary on Discord', () => {
     const { thread, starter } = h.discord.createForumPost(forum.id, { ownerId: alice.id, name: 'How do we rotate keys?', content: 'How do we rotate keys?' });
     const q = h.discord.userSays(thread.id, bo.id, 'any idea?', { mentionsBot: true });
     await h.discord.waitForBotMessage(thread.id, { after: q.id });
-    discuss(thread, [[alice, 'monthly?'], [bo, 'weekly is safer'], [alice, 'weekly costs more'], [bo, 'fine'], [alice, 'we decide: keys rotate monthly']]);
+    discuss(thread, [
+      [alice, 'monthly?'],
+      [bo, 'weekly is safer'],
+      [alice, 'weekly costs more'],
+      [bo, 'fine'],
+      [alice, 'we decide: keys rotate monthly'],
+    ]);
     h.discord.setForumTags(thread.id, ['resolved']);
     const post = await h.discord.waitForBotMessage(thread.id, { match: (m) => m.content.includes('📝 Condensation'), timeoutMs: 8000 });
     expect(post.content).toContain('keys rotate monthly');
@@ -207,11 +258,14 @@ describe('the Secretary on Discord', () => {
     expect(starter.id).toBeDefined();
   });
 
-  it('pins full: the bot\'s oldest condensation is unpinned, a person\'s pin is untouched', async () => {
+  it("pins full: the bot's oldest condensation is unpinned, a person's pin is untouched", async () => {
     const personal = h.discord.userSays(general.id, alice.id, 'important link');
     h.discord.pin(personal.id, alice.id);
     const t1 = h.discord.createThread(general.id, { name: 'one', ownerId: alice.id });
-    const a = discuss(t1, [[alice, 'x'], [bo, 'we decide: first thing']]);
+    const a = discuss(t1, [
+      [alice, 'x'],
+      [bo, 'we decide: first thing'],
+    ]);
     h.discord.react(t1.id, a[0], alice.id, '📝');
     await h.discord.waitFor(() => (condensationPosts().length === 1 && h.discord.pinsIn(general.id).length === 2 ? true : undefined), 8000, 'first pinned');
     // Fill the remaining pins with a person's pins.
@@ -221,10 +275,17 @@ describe('the Secretary on Discord', () => {
     }
     expect(h.discord.pinsIn(general.id)).toHaveLength(250);
     const t2 = h.discord.createThread(general.id, { name: 'two', ownerId: alice.id });
-    const b = discuss(t2, [[alice, 'y'], [bo, 'we decide: second thing']]);
+    const b = discuss(t2, [
+      [alice, 'y'],
+      [bo, 'we decide: second thing'],
+    ]);
     h.discord.react(t2.id, b[0], alice.id, '📝');
     await h.discord.waitFor(() => (condensationPosts().length === 2 ? true : undefined), 8000, 'second post');
-    await h.discord.waitFor(() => (h.discord.pinsIn(general.id).some((p) => p.message.content.includes('second thing')) ? true : undefined), 5000, 'second pinned');
+    await h.discord.waitFor(
+      () => (h.discord.pinsIn(general.id).some((p) => p.message.content.includes('second thing')) ? true : undefined),
+      5000,
+      'second pinned',
+    );
     const pins = h.discord.pinsIn(general.id).map((p) => p.message);
     expect(pins.some((m) => m.id === personal.id)).toBe(true);
     expect(pins.some((m) => m.content.includes('first thing'))).toBe(false);

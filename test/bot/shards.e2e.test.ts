@@ -80,14 +80,28 @@ describe('a bot sharded two ways, one data root', () => {
       fs.mkdirSync(state, { recursive: true });
       const now = new Date().toISOString();
       // A condensation another process is running right now (its lease is live).
-      fs.writeFileSync(path.join(state, 'ledger.json'), JSON.stringify({
-        version: 1, firstRunAt: now,
-        entries: { k1: {
-          key: 'k1', status: 'running', trigger: 'auto', attempts: 1, createdAt: now, updatedAt: now, decisionId: 'd-1',
-          leaseUntil: new Date(Date.now() + 600_000).toISOString(), steps: {}, facts: {},
-          conversation: { label: 'x', threadId: '1', channelName: 'general' },
-        } },
-      }));
+      fs.writeFileSync(
+        path.join(state, 'ledger.json'),
+        JSON.stringify({
+          version: 1,
+          firstRunAt: now,
+          entries: {
+            k1: {
+              key: 'k1',
+              status: 'running',
+              trigger: 'auto',
+              attempts: 1,
+              createdAt: now,
+              updatedAt: now,
+              decisionId: 'd-1',
+              leaseUntil: new Date(Date.now() + 600_000).toISOString(),
+              steps: {},
+              facts: {},
+              conversation: { label: 'x', threadId: '1', channelName: 'general' },
+            },
+          },
+        }),
+      );
       fs.writeFileSync(queueFile(store, ref), JSON.stringify({ threadId: '1', at: now }) + '\n');
       fs.writeFileSync(path.join(state, 'context.json'), JSON.stringify({ ...EMPTY_CONTEXT, currentState: { text: 'Decided.', date: '2026-11-01' } }));
       fs.writeFileSync(path.join(store.paths(ref).channelDir, 'CONTEXT.md'), '# written by hand\n');

@@ -11,7 +11,12 @@ import { BotHarness, startHarness } from '../helpers/botHarness';
 const BIN = path.join(__dirname, '../../bin/minutes.js');
 
 function alive(pid: number): boolean {
-  try { process.kill(pid, 0); return true; } catch { return false; }
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch {
+    return false;
+  }
 }
 
 describe('minutes start --shards 2 (child processes)', () => {
@@ -32,17 +37,28 @@ describe('minutes start --shards 2 (child processes)', () => {
     child = spawn(process.execPath, [BIN, 'start', '--shards', String(n)], {
       cwd: path.dirname(h.dataDir),
       env: {
-        PATH: process.env.PATH, LOG_FORMAT: 'json', LOG_LEVEL: 'info',
-        DISCORD_TOKEN: o.token ?? h.discord.botToken, DISCORD_API_URL: h.discord.apiUrl,
-        ANTHROPIC_API_KEY: 'test-key', ANTHROPIC_BASE_URL: h.model.anthropicBaseURL, MINUTES_DATA_DIR: h.dataDir,
+        PATH: process.env.PATH,
+        LOG_FORMAT: 'json',
+        LOG_LEVEL: 'info',
+        DISCORD_TOKEN: o.token ?? h.discord.botToken,
+        DISCORD_API_URL: h.discord.apiUrl,
+        ANTHROPIC_API_KEY: 'test-key',
+        ANTHROPIC_BASE_URL: h.model.anthropicBaseURL,
+        MINUTES_DATA_DIR: h.dataDir,
       },
       stdio: ['ignore', 'pipe', 'pipe'],
       detached: true,
     });
     let err = '';
-    child.stderr!.on('data', (d) => { err += d; });
+    child.stderr!.on('data', (d) => {
+      err += d;
+    });
     const exited = new Promise<number | null>((resolve) => child!.once('exit', (code) => resolve(code)));
-    const logs = () => err.split('\n').filter((l) => l.startsWith('{')).map((l) => JSON.parse(l) as Record<string, unknown>);
+    const logs = () =>
+      err
+        .split('\n')
+        .filter((l) => l.startsWith('{'))
+        .map((l) => JSON.parse(l) as Record<string, unknown>);
     return { exited, logs, stderr: () => err };
   }
 
@@ -59,7 +75,9 @@ describe('minutes start --shards 2 (child processes)', () => {
 
   async function allReady(logs: () => Record<string, unknown>[]): Promise<void> {
     await h.discord.waitFor(() => (logs().some((l) => l.msg === 'all shards ready') ? true : undefined), 20_000, 'all shards ready');
-    pids = logs().filter((l) => l.msg === 'shard process started').map((l) => l.pid as number);
+    pids = logs()
+      .filter((l) => l.msg === 'shard process started')
+      .map((l) => l.pid as number);
   }
 
   it('serves each guild from its own shard process; SIGTERM stops them all cleanly with exit code 0', async () => {
@@ -72,9 +90,18 @@ describe('minutes start --shards 2 (child processes)', () => {
     const qb = h.discord.userSays(b.channel.id, b.user.id, 'question in guild B', { mentionsBot: true });
     expect((await h.discord.waitForBotMessage(a.channel.id, { after: qa.id })).content).toBe('answer to: question in guild A');
     expect((await h.discord.waitForBotMessage(b.channel.id, { after: qb.id })).content).toBe('answer to: question in guild B');
-    expect(h.discord.identifiedShards.sort()).toEqual([[0, 2], [1, 2]]);
-    const loggedIn = logs().filter((l) => l.msg === 'logged in to Discord').map((l) => [l.shards, l.guilds]).sort();
-    expect(loggedIn).toEqual([[[0], 1], [[1], 1]]);
+    expect(h.discord.identifiedShards.sort()).toEqual([
+      [0, 2],
+      [1, 2],
+    ]);
+    const loggedIn = logs()
+      .filter((l) => l.msg === 'logged in to Discord')
+      .map((l) => [l.shards, l.guilds])
+      .sort();
+    expect(loggedIn).toEqual([
+      [[0], 1],
+      [[1], 1],
+    ]);
     expect(logs().filter((l) => /set REDIS_URL to share them/.test(String(l.msg)))).toHaveLength(1);
 
     expect(pids).toHaveLength(2);
@@ -87,8 +114,16 @@ describe('minutes start --shards 2 (child processes)', () => {
   });
 
   it('a SIGTERM to the whole process group (as a service manager sends) lets a shard finish the reply in flight', async () => {
-    h = await startHarness({ launch: false, setup: (d) => { a = d.setupBasic(); } });
-    h.model.setHandler(async () => { await new Promise((r) => setTimeout(r, 1000)); return 'finished while stopping'; });
+    h = await startHarness({
+      launch: false,
+      setup: (d) => {
+        a = d.setupBasic();
+      },
+    });
+    h.model.setHandler(async () => {
+      await new Promise((r) => setTimeout(r, 1000));
+      return 'finished while stopping';
+    });
     const { exited, logs } = startSharded(1);
     await allReady(logs);
     const q = h.discord.userSays(a.channel.id, a.user.id, 'a slow question', { mentionsBot: true });
@@ -104,7 +139,12 @@ describe('minutes start --shards 2 (child processes)', () => {
   });
 
   it('a shard that cannot start (a wrong token) ends the command with exit code 1, without respawning it', async () => {
-    h = await startHarness({ launch: false, setup: (d) => { a = d.setupBasic(); } });
+    h = await startHarness({
+      launch: false,
+      setup: (d) => {
+        a = d.setupBasic();
+      },
+    });
     const { exited, logs, stderr } = startSharded(1, { token: 'MTIz.wrong.token-that-is-long-enough' });
     expect(await exited).toBe(1);
     expect(stderr().match(/Discord rejected DISCORD_TOKEN/g)).toHaveLength(1);
@@ -125,7 +165,12 @@ describe('minutes start --shards 2 (child processes)', () => {
   });
 
   it('a manager killed outright (SIGKILL) leaves no shard behind: each winds down on its own', async () => {
-    h = await startHarness({ launch: false, setup: (d) => { a = d.setupBasic(); } });
+    h = await startHarness({
+      launch: false,
+      setup: (d) => {
+        a = d.setupBasic();
+      },
+    });
     const { exited, logs } = startSharded(1);
     await allReady(logs);
     child!.kill('SIGKILL');

@@ -8,9 +8,17 @@ describe('the bot shutting down while the model hangs', () => {
   let general: FakeChannel;
   let alice: FakeUser;
   beforeEach(async () => {
-    h = await startHarness({ setup: (d) => { const b = d.setupBasic(); general = b.channel; alice = b.user; } });
+    h = await startHarness({
+      setup: (d) => {
+        const b = d.setupBasic();
+        general = b.channel;
+        alice = b.user;
+      },
+    });
   });
-  afterEach(async () => { await h.close(); });
+  afterEach(async () => {
+    await h.close();
+  });
 
   it('aborts the hung request at the budget and stops, sending nothing to the model after', async () => {
     h.model.setHandler(() => ({ text: 'too late', delayMs: 60_000 }));

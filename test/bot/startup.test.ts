@@ -38,7 +38,9 @@ describe('start-up problems stop the bot with one line saying what to set', () =
   });
 
   it('an invalid token', async () => {
-    const err = await launchBot(settings({ discord: { token: 'MTIz.wrong.token-that-is-long-enough', apiUrl: discord.apiUrl } }), silentLogger()).catch((e) => e);
+    const err = await launchBot(settings({ discord: { token: 'MTIz.wrong.token-that-is-long-enough', apiUrl: discord.apiUrl } }), silentLogger()).catch(
+      (e) => e,
+    );
     expect(err).toBeInstanceOf(StartupError);
     expect(err.message).toMatch(/Discord rejected DISCORD_TOKEN/);
   });

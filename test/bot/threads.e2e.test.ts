@@ -25,12 +25,16 @@ describe('threads the Secretary opens', () => {
     h = await startHarness({
       setup: (d) => {
         const b = d.setupBasic({ channelName: 'release' });
-        guild = b.guild; general = b.channel; alice = b.user;
+        guild = b.guild;
+        general = b.channel;
+        alice = b.user;
       },
     });
     h.model.setHandler(titler);
   });
-  afterEach(async () => { await h.close(); });
+  afterEach(async () => {
+    await h.close();
+  });
 
   it('🧵 on a message opens a public thread from it, titled by the model, with one line saying what it is for', async () => {
     const m = h.discord.userSays(general.id, alice.id, 'Should production releases move from Friday to Tuesday?');

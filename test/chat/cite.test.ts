@@ -6,7 +6,10 @@ const A = 'https://discord.com/channels/1/2/3';
 const B = 'https://discord.com/channels/1/2/4';
 
 describe('answers that cite the decision log', () => {
-  const releases = item('- [m-aaaaa1] Decision (Release day): production releases happen on Tuesdays after the standup [from: condensation 2026-11-01-release-day.md, 2026-11-01]', A);
+  const releases = item(
+    '- [m-aaaaa1] Decision (Release day): production releases happen on Tuesdays after the standup [from: condensation 2026-11-01-release-day.md, 2026-11-01]',
+    A,
+  );
 
   it('a reply that repeats a condensation line links its post', () => {
     expect(decisionLogSources('Production releases happen on Tuesdays, after the standup.', [releases])).toEqual([A]);

@@ -47,7 +47,8 @@ describe('console mode protocol', () => {
   it('commands work without calling the model', async () => {
     seedChannel('cmds', { 'MEMORY.md': '# Channel Memory\n\n- [m-aaaaaa] The staging cluster runs on Hetzner in Falkenstein [from: alice, 2026-11-01]\n' });
     const r = await runCli(['chat', '--channel', 'cmds'], {
-      env, cwd: tmp.dir,
+      env,
+      cwd: tmp.dir,
       input: ['/recall where does the staging cluster run?', '/memory', '/context', '/status', '/memory forget m-aaaaaa', '/memory'],
     });
     const b = blocks(r.stdout);
@@ -86,7 +87,12 @@ describe('the prompt through the real SDK', () => {
     expect(first.system).not.toContain('hardware key');
     expect(second.lastUserText).not.toContain('<recalled_memory>');
     // The recall block rode on the first message for one turn only: it is not in the history.
-    expect(second.messages.slice(0, -1).map((m) => m.text).join('\n')).not.toContain('hardware key kept by Dana');
+    expect(
+      second.messages
+        .slice(0, -1)
+        .map((m) => m.text)
+        .join('\n'),
+    ).not.toContain('hardware key kept by Dana');
   });
 
   it('keeps the stable prefix byte-identical across turns until CONTEXT.md changes', async () => {
@@ -109,8 +115,7 @@ describe('the prompt through the real SDK', () => {
     expect(prefix(reqs[0])).not.toContain(RECALL_BLOCK_NOTE);
     expect(prefix(reqs[0])).not.toContain('db-2 and db-3');
     // The conversation grows by appending: turn 2's messages start with turn 1's.
-    expect(JSON.stringify(reqs[2].body.messages.slice(0, 2).map((m: { content: unknown }) => m.content)))
-      .toContain('which hosts run the postgres replicas?');
+    expect(JSON.stringify(reqs[2].body.messages.slice(0, 2).map((m: { content: unknown }) => m.content))).toContain('which hosts run the postgres replicas?');
     // Anthropic reported cache reads on later turns.
     expect(reqs[2].usage!.cacheReadTokens).toBeGreaterThan(0);
 

@@ -36,7 +36,12 @@ describe('console lines a new user typed', () => {
     const b = blocks(r.stdout);
     expect(b[0]).toBe('a\n\\---\nb\n\\\\---\nc');
     // Unescaping one backslash from such lines gives back exactly what the model wrote.
-    expect(b[0].split('\n').map((l) => (/^\\+---$/.test(l) ? l.slice(1) : l)).join('\n')).toBe('a\n---\nb\n\\---\nc');
+    expect(
+      b[0]
+        .split('\n')
+        .map((l) => (/^\\+---$/.test(l) ? l.slice(1) : l))
+        .join('\n'),
+    ).toBe('a\n---\nb\n\\---\nc');
   });
 
   it('/memory of a damaged MEMORY.md prints no control bytes', async () => {

@@ -20,7 +20,9 @@ describe('the data root is checked at start', () => {
     const file = path.join(tmp.dir, 'passwd');
     fs.writeFileSync(file, 'root:x:0:0::/root:/bin/sh\n');
     const r = await runCli(['chat', '--channel', 'ops'], {
-      env: { ANTHROPIC_API_KEY: 'k', ANTHROPIC_BASE_URL: fake.anthropicBaseURL, MINUTES_DATA_DIR: file }, cwd: tmp.dir, input: ['hello'],
+      env: { ANTHROPIC_API_KEY: 'k', ANTHROPIC_BASE_URL: fake.anthropicBaseURL, MINUTES_DATA_DIR: file },
+      cwd: tmp.dir,
+      input: ['hello'],
     });
     expect(r.code).toBe(2);
     expect(r.stdout).toBe('');

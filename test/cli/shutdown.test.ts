@@ -23,7 +23,9 @@ describe('console shutdown with a hung model', () => {
     const env = { ANTHROPIC_API_KEY: 'k', ANTHROPIC_BASE_URL: fake.anthropicBaseURL, MINUTES_DATA_DIR: path.join(tmp.dir, 'data'), LOG_FORMAT: 'json' };
     const t0 = Date.now();
     const r = await withCapturedIO((io) => runChat({ channel: 'team', shutdownBudgetMs: 2_000 }, io), {
-      env, cwd: tmp.dir, input: ['we decided to ship on Friday', 'and Priya owns the release notes'],
+      env,
+      cwd: tmp.dir,
+      input: ['we decided to ship on Friday', 'and Priya owns the release notes'],
     });
     const returnedAfter = Date.now() - t0;
     expect(r.code).toBe(1);

@@ -15,7 +15,13 @@ describe('two console sessions on one channel', () => {
   beforeEach(async () => {
     tmp = makeTmpDir();
     fake = await startFakeModelServer();
-    env = { ANTHROPIC_API_KEY: 'k', ANTHROPIC_BASE_URL: fake.anthropicBaseURL, MINUTES_DATA_DIR: path.join(tmp.dir, 'data'), LOG_LEVEL: 'warn', LOG_FORMAT: 'json' };
+    env = {
+      ANTHROPIC_API_KEY: 'k',
+      ANTHROPIC_BASE_URL: fake.anthropicBaseURL,
+      MINUTES_DATA_DIR: path.join(tmp.dir, 'data'),
+      LOG_LEVEL: 'warn',
+      LOG_FORMAT: 'json',
+    };
   });
   afterEach(async () => {
     await fake.close();
@@ -27,7 +33,9 @@ describe('two console sessions on one channel', () => {
     const stdin = new PassThrough();
     const stdout = new PassThrough();
     let out = '';
-    stdout.on('data', (d) => { out += d; });
+    stdout.on('data', (d) => {
+      out += d;
+    });
     const first = run(['node', 'minutes', 'chat', '--channel', 'team'], { stdin, stdout, stderr: new PassThrough(), env, cwd: tmp.dir });
     stdin.write('first session, message one\n');
     for (let i = 0; i < 200 && !out.includes('---'); i++) await new Promise((r) => setTimeout(r, 25));

@@ -4,7 +4,11 @@ describe('action items', () => {
   it('reads the owner as written and a due date when one was said', () => {
     // 2026-11-24 is a Tuesday.
     expect(parseActionItem('bo: update the runbook by Friday', '2026-11-24')).toEqual({ owner: 'bo', text: 'update the runbook by Friday', due: '2026-11-27' });
-    expect(parseActionItem('Priya Shah: order samples due 2026-12-01', '2026-11-24')).toEqual({ owner: 'Priya Shah', text: 'order samples due 2026-12-01', due: '2026-12-01' });
+    expect(parseActionItem('Priya Shah: order samples due 2026-12-01', '2026-11-24')).toEqual({
+      owner: 'Priya Shah',
+      text: 'order samples due 2026-12-01',
+      due: '2026-12-01',
+    });
     expect(parseActionItem('write the migration by tomorrow', '2026-11-24')).toEqual({ text: 'write the migration by tomorrow', due: '2026-11-25' });
     expect(parseActionItem('al: ping the vendor by Tuesday', '2026-11-24').due).toBe('2026-12-01');
     expect(parseActionItem('TODO: tidy the docs', '2026-11-24')).toEqual({ text: 'TODO: tidy the docs' });
@@ -16,7 +20,10 @@ describe('action items', () => {
     expect(foldActionItems(first.items, { decisionId: 'd-1', date: '2026-11-01', raw: ['bo: update the runbook'], supersedes: [] }).items).toEqual(first.items);
     const second = foldActionItems(first.items, { decisionId: 'd-2', date: '2026-11-10', raw: ['al: migrate the data'], supersedes: ['d-1'] });
     expect(second.dropped.map((i) => i.text)).toEqual(['update the runbook']);
-    expect(second.items.map((i) => [i.text, i.status])).toEqual([['update the runbook', 'dropped'], ['migrate the data', 'open']]);
+    expect(second.items.map((i) => [i.text, i.status])).toEqual([
+      ['update the runbook', 'dropped'],
+      ['migrate the data', 'open'],
+    ]);
     expect(droppedNow({ actions: first.items }, { actions: second.items }).map((i) => i.id)).toEqual([first.items[0].id]);
   });
 

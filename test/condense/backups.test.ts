@@ -30,14 +30,31 @@ describe('ledger backups around a condensation', () => {
     // Every step of a run records itself in the ledger; the clock moves a little between them.
     const tick = setInterval(() => clock.advance(1_000), 1);
     try {
-      await sec.condense({ target, messages: msgs([['al', 'which database?'], ['bea', 'decision: we use Postgres as the database']]), poster });
+      await sec.condense({
+        target,
+        messages: msgs([
+          ['al', 'which database?'],
+          ['bea', 'decision: we use Postgres as the database'],
+        ]),
+        poster,
+      });
       clock.advance(3_600_000);
       const dir = d.store.paths(ref).channelDir;
       const ledgerFile = path.join(dir, '.minutes', 'ledger.json');
       const beforeSecond = fs.readFileSync(ledgerFile, 'utf8');
-      await sec.condense({ target, messages: msgs([['al', 'and the mirror?'], ['bea', 'decision: the mirror runs nightly at 02:00']]), poster });
+      await sec.condense({
+        target,
+        messages: msgs([
+          ['al', 'and the mirror?'],
+          ['bea', 'decision: the mirror runs nightly at 02:00'],
+        ]),
+        poster,
+      });
       const backups = path.join(dir, '.minutes', 'backups');
-      const kept = fs.readdirSync(backups).filter((f) => f.startsWith('.minutes__ledger.json.')).sort();
+      const kept = fs
+        .readdirSync(backups)
+        .filter((f) => f.startsWith('.minutes__ledger.json.'))
+        .sort();
       expect(kept.length).toBeLessThanOrEqual(BACKUPS_KEPT);
       expect(kept.map((f) => fs.readFileSync(path.join(backups, f), 'utf8'))).toContain(beforeSecond);
     } finally {

@@ -22,7 +22,8 @@ function snapshot(dir: string): Record<string, string> {
     if (!fs.existsSync(d)) return;
     for (const e of fs.readdirSync(d, { withFileTypes: true })) {
       const p = path.join(d, e.name);
-      if (e.isDirectory()) walk(p); else out[path.relative(dir, p)] = fs.readFileSync(p, 'utf8');
+      if (e.isDirectory()) walk(p);
+      else out[path.relative(dir, p)] = fs.readFileSync(p, 'utf8');
     }
   };
   walk(dir);
@@ -47,12 +48,17 @@ describe('offline condense and the audit', () => {
     fs.mkdirSync(dir);
     fs.writeFileSync(path.join(dir, 'MEMORY.md'), '# Channel Memory\n\n## Durable Facts\n\n- The importer reads CSV files\n');
     const transcript = path.join(tmp.dir, 't.jsonl');
-    fs.writeFileSync(transcript, [
-      { author: 'al', timestamp: '2026-11-20T10:00:00Z', content: 'which database?' },
-      { author: 'minutes', timestamp: '2026-11-20T10:01:00Z', content: 'maybe Postgres', bot: true },
-      { author: 'bea', timestamp: '2026-11-20T10:02:00Z', content: 'constraint: imports must finish under 5 minutes' },
-      { author: 'al', timestamp: '2026-11-20T10:03:00Z', content: 'decision: we use Postgres as the database for the importer' },
-    ].map((o) => JSON.stringify(o)).join('\n') + '\n');
+    fs.writeFileSync(
+      transcript,
+      [
+        { author: 'al', timestamp: '2026-11-20T10:00:00Z', content: 'which database?' },
+        { author: 'minutes', timestamp: '2026-11-20T10:01:00Z', content: 'maybe Postgres', bot: true },
+        { author: 'bea', timestamp: '2026-11-20T10:02:00Z', content: 'constraint: imports must finish under 5 minutes' },
+        { author: 'al', timestamp: '2026-11-20T10:03:00Z', content: 'decision: we use Postgres as the database for the importer' },
+      ]
+        .map((o) => JSON.stringify(o))
+        .join('\n') + '\n',
+    );
     const before = snapshot(dir);
 
     const dry = await cli((io) => runCondense({ channelDir: dir, transcript }, io), env(), tmp.dir);
@@ -71,7 +77,10 @@ describe('offline condense and the audit', () => {
     for (const section of dry.stdout.split(/^--- /m).slice(1)) {
       const file = /^\+\+\+ b\/(.*)$/m.exec(section)![1];
       expect(after[file]).toBeDefined();
-      const added = section.split('\n').filter((l) => l.startsWith('+') && !l.startsWith('+++')).map((l) => ids(l.slice(1)));
+      const added = section
+        .split('\n')
+        .filter((l) => l.startsWith('+') && !l.startsWith('+++'))
+        .map((l) => ids(l.slice(1)));
       const written = ids(after[file]).split('\n');
       for (const l of added) expect(written).toContain(l);
     }
@@ -116,15 +125,23 @@ describe('offline condense and the audit', () => {
     // TMPDIR inside the folder: a whole-folder copy would be a copy into itself.
     const innerTmp = path.join(dir, 'tmp');
     fs.mkdirSync(innerTmp);
-    fs.writeFileSync(path.join(tmp.dir, 't.jsonl'), '{"author":"al","timestamp":"2026-11-20T10:00:00Z","content":"decision: we use Postgres as the database"}\n');
+    fs.writeFileSync(
+      path.join(tmp.dir, 't.jsonl'),
+      '{"author":"al","timestamp":"2026-11-20T10:00:00Z","content":"decision: we use Postgres as the database"}\n',
+    );
     const script = `require('./src/cli/main.ts').run(['node', 'minutes', 'condense', '--channel-dir', ${JSON.stringify(dir)}, '--transcript', ${JSON.stringify(path.join(tmp.dir, 't.jsonl'))}]).then((c) => { process.exitCode = c; })`;
     // Asynchronous: the fake model server answering it runs in this process.
     const proc = spawn(process.execPath, ['-r', './test/helpers/register-ts.js', '-e', script], {
-      cwd: path.resolve(__dirname, '../..'), env: { ...process.env, ...env(), TMPDIR: innerTmp },
+      cwd: path.resolve(__dirname, '../..'),
+      env: { ...process.env, ...env(), TMPDIR: innerTmp },
     });
     const child = { stdout: '', stderr: '', status: null as number | null };
-    proc.stdout.on('data', (d) => { child.stdout += d; });
-    proc.stderr.on('data', (d) => { child.stderr += d; });
+    proc.stdout.on('data', (d) => {
+      child.stdout += d;
+    });
+    proc.stderr.on('data', (d) => {
+      child.stderr += d;
+    });
     child.status = await new Promise<number | null>((resolve) => proc.once('close', resolve));
     expect(child.stderr).not.toMatch(/Error|subdirectory/i);
     expect(child.status).toBe(0);
@@ -148,7 +165,10 @@ describe('offline condense and the audit', () => {
     const sec = new Secretary({ deps: d.deps });
     const ref: ChannelRef = { kind: 'discord', guildId: '100000000000000001', channelId: '200000000000000002', threadId: '300000000000000003' };
     const target = { ref, channelName: 'project-x', threadName: 'db', threadId: ref.threadId, trigger: 'explicit' as const };
-    const first = msgs([['al', 'which database?'], ['al', 'decision: we use Postgres as the database for the importer']]);
+    const first = msgs([
+      ['al', 'which database?'],
+      ['al', 'decision: we use Postgres as the database for the importer'],
+    ]);
     await sec.condense({ target, messages: first });
     const dir = d.store.paths(ref).channelDir;
     const oldContext = fs.readFileSync(path.join(dir, 'CONTEXT.md'), 'utf8');

@@ -8,7 +8,7 @@ import { manualClock } from '../helpers/runtime';
 import { makeTmpDir } from '../helpers/tmp';
 import { msgs, secretaryModel, sideDeps } from './helpers';
 
-describe('a superseded decision\'s constraints', () => {
+describe("a superseded decision's constraints", () => {
   let fake: FakeModelServer;
   let tmp: ReturnType<typeof makeTmpDir>;
   beforeEach(async () => {
@@ -27,16 +27,24 @@ describe('a superseded decision\'s constraints', () => {
     const ref: ChannelRef = { kind: 'discord', guildId: '100000000000000001', channelId: '200000000000000002', threadId: '300000000000000003' };
     const target = { ref, channelName: 'project-x', threadName: 'db', threadId: ref.threadId, trigger: 'explicit' as const };
     const first = msgs([
-      ['al', 'constraint: the database must run on a single node'], ['bea', 'constraint: backups are kept for 30 days'],
+      ['al', 'constraint: the database must run on a single node'],
+      ['bea', 'constraint: backups are kept for 30 days'],
       ['al', 'decision: we use SQLite as the database for the importer'],
     ]);
     await sec.condense({ target, messages: first });
     clock.advance(86_400_000);
     // A later thread of the same channel replaces the decision and restates one constraint only.
     const ref2: ChannelRef = { ...ref, threadId: '300000000000000004' };
-    await sec.condense({ target: { ...target, ref: ref2, threadId: ref2.threadId, threadName: 'db again' }, messages: msgs([
-      ['bea', 'constraint: backups are kept for 30 days'], ['al', 'decision: switch the database to Postgres for the importer'],
-    ], { start: '2026-11-21T10:00:00Z' }) });
+    await sec.condense({
+      target: { ...target, ref: ref2, threadId: ref2.threadId, threadName: 'db again' },
+      messages: msgs(
+        [
+          ['bea', 'constraint: backups are kept for 30 days'],
+          ['al', 'decision: switch the database to Postgres for the importer'],
+        ],
+        { start: '2026-11-21T10:00:00Z' },
+      ),
+    });
     await d.model.close();
     const dir = d.store.paths(ref).channelDir;
     const context = fs.readFileSync(path.join(dir, 'CONTEXT.md'), 'utf8');

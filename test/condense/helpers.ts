@@ -20,8 +20,10 @@ export function secretaryModel(state: { replies?: string[]; inputs: string[] } =
       const lines = input.split('\n').filter((l) => /decision:|constraint:|todo:/i.test(l));
       return JSON.stringify({ summary: lines.join('\n') || 'chit-chat' });
     }
-    const said = (label: string) => [...input.matchAll(new RegExp(`^\\[[^\\]]+\\] [^:]+: ${label}: (.*)$`, 'gim'))].map((m) => m[1])
-      .concat([...input.matchAll(new RegExp(`^(?!\\[)[^\\n]*?\\b${label}: (.*)$`, 'gim'))].map((m) => m[1]));
+    const said = (label: string) =>
+      [...input.matchAll(new RegExp(`^\\[[^\\]]+\\] [^:]+: ${label}: (.*)$`, 'gim'))]
+        .map((m) => m[1])
+        .concat([...input.matchAll(new RegExp(`^(?!\\[)[^\\n]*?\\b${label}: (.*)$`, 'gim'))].map((m) => m[1]));
     const decisions = said('decision');
     const decision = decisions.length ? decisions[decisions.length - 1] : 'none';
     const topicWord = /\b(database|deploy|material|mirror)\b/i.exec(decision)?.[1]?.toLowerCase();
@@ -42,7 +44,11 @@ export function secretaryModel(state: { replies?: string[]; inputs: string[] } =
   };
 }
 
-export async function sideDeps(root: string, fake: FakeModelServer, clock: () => Date): Promise<{ deps: SideTaskDeps; model: ModelClient; store: ChannelStore }> {
+export async function sideDeps(
+  root: string,
+  fake: FakeModelServer,
+  clock: () => Date,
+): Promise<{ deps: SideTaskDeps; model: ModelClient; store: ChannelStore }> {
   const logger = silentLogger();
   const model = await createModelClient({
     logger,

@@ -31,10 +31,15 @@ describe('a condensation lease left by a killed process', () => {
     const dir = path.join(tmp.dir, 'chan');
     fs.mkdirSync(dir);
     const transcript = path.join(tmp.dir, 't.jsonl');
-    fs.writeFileSync(transcript, [
-      { author: 'al', timestamp: '2026-11-20T10:00:00Z', content: 'which database?' },
-      { author: 'bea', timestamp: '2026-11-20T10:02:00Z', content: 'decision: we use Postgres as the database for the importer' },
-    ].map((o) => JSON.stringify(o)).join('\n') + '\n');
+    fs.writeFileSync(
+      transcript,
+      [
+        { author: 'al', timestamp: '2026-11-20T10:00:00Z', content: 'which database?' },
+        { author: 'bea', timestamp: '2026-11-20T10:02:00Z', content: 'decision: we use Postgres as the database for the importer' },
+      ]
+        .map((o) => JSON.stringify(o))
+        .join('\n') + '\n',
+    );
     const env = { ANTHROPIC_API_KEY: 'test-key', ANTHROPIC_BASE_URL: fake.anthropicBaseURL, LOG_LEVEL: 'silent' };
     return { dir, transcript, env };
   }

@@ -9,11 +9,23 @@ import type { CondensationDraft, CondensationFacts } from '../../src/condense/ty
 import { msgs } from './helpers';
 
 const facts: CondensationFacts = {
-  date: '2026-11-20', channelName: 'project-x', participants: ['al', 'bea'], firstMessageId: '1', lastMessageId: '9', messageCount: 9,
+  date: '2026-11-20',
+  channelName: 'project-x',
+  participants: ['al', 'bea'],
+  firstMessageId: '1',
+  lastMessageId: '9',
+  messageCount: 9,
 };
 const draft = (over: Partial<CondensationDraft> = {}): CondensationDraft => ({
-  topic: 'Mirror material', context: 'Which glass for M2.', decision: 'Clearceram-Z HS for M2', rationale: 'CTE matches, cheaper',
-  actionItems: ['al: order samples'], supersedes: [], constraints: ['Mass < 12 kg'], currentState: 'Detailed design', ...over,
+  topic: 'Mirror material',
+  context: 'Which glass for M2.',
+  decision: 'Clearceram-Z HS for M2',
+  rationale: 'CTE matches, cheaper',
+  actionItems: ['al: order samples'],
+  supersedes: [],
+  constraints: ['Mass < 12 kg'],
+  currentState: 'Detailed design',
+  ...over,
 });
 
 describe('rendering', () => {
@@ -29,10 +41,24 @@ describe('rendering', () => {
   });
 
   it('files with frontmatter and adds superseded_by as a one-line edit', () => {
-    const text = renderFile({
-      date: '2026-11-20', topic: 'Mirror material', channel: 'project-x', channelRef: 'local/x', participants: ['al'], firstMessageId: '1',
-      lastMessageId: '2', messageCount: 2, decisionId: 'd-0123456789', supersedes: [], supersedesFiles: [], ledgerKey: 'k', trigger: 'explicit',
-    }, '## 📝 Condensation: Mirror material');
+    const text = renderFile(
+      {
+        date: '2026-11-20',
+        topic: 'Mirror material',
+        channel: 'project-x',
+        channelRef: 'local/x',
+        participants: ['al'],
+        firstMessageId: '1',
+        lastMessageId: '2',
+        messageCount: 2,
+        decisionId: 'd-0123456789',
+        supersedes: [],
+        supersedesFiles: [],
+        ledgerKey: 'k',
+        trigger: 'explicit',
+      },
+      '## 📝 Condensation: Mirror material',
+    );
     const marked = markFileSuperseded(text, '2026-11-22-mirror.md');
     expect(readFrontmatter(marked)!.superseded_by).toBe('2026-11-22-mirror.md');
     expect(marked.replace('superseded_by: "2026-11-22-mirror.md"\n', '')).toBe(text);
@@ -47,7 +73,16 @@ describe('rendering', () => {
 
 describe('the model part', () => {
   it('keeps only supersedes ids that exist and normalizes "no decision"', () => {
-    const reply = { topic: ' T ', context: '', decision: 'No decision.', rationale: '', action_items: [' ', 'x'], supersedes: ['d-1', 'made-up'], constraints: [], current_state: '' };
+    const reply = {
+      topic: ' T ',
+      context: '',
+      decision: 'No decision.',
+      rationale: '',
+      action_items: [' ', 'x'],
+      supersedes: ['d-1', 'made-up'],
+      constraints: [],
+      current_state: '',
+    };
     const d = cleanDraft(reply, new Set(['d-1']));
     expect(d.decision).toBe('none');
     expect(d.supersedes).toEqual([]);
@@ -57,25 +92,57 @@ describe('the model part', () => {
 
   it('caps a runaway reply so CONTEXT.md and MEMORY.md get a page, not 200 KB', () => {
     const huge = 'word '.repeat(40_000);
-    const d = cleanDraft({
-      topic: huge, context: huge, decision: huge, rationale: huge, action_items: Array(50).fill(huge),
-      supersedes: [], constraints: [huge], current_state: huge,
-    }, new Set());
+    const d = cleanDraft(
+      {
+        topic: huge,
+        context: huge,
+        decision: huge,
+        rationale: huge,
+        action_items: Array(50).fill(huge),
+        supersedes: [],
+        constraints: [huge],
+        current_state: huge,
+      },
+      new Set(),
+    );
     expect(d.topic.length).toBeLessThanOrEqual(DRAFT_CAPS.topic);
     expect(d.decision.length).toBeLessThanOrEqual(DRAFT_CAPS.decision);
     for (const t of [d.context, d.rationale, d.currentState]) expect(t.length).toBeLessThanOrEqual(DRAFT_CAPS.text);
     expect(d.actionItems).toHaveLength(DRAFT_CAPS.items);
     for (const t of [...d.actionItems, ...d.constraints]) expect(t.length).toBeLessThanOrEqual(DRAFT_CAPS.item);
     expect(d.decision.endsWith('…')).toBe(true);
-    const small = cleanDraft({ ...d, topic: 'Pick a DB', context: 'Line one.\nLine two.', decision: 'Use SQLite', rationale: '', action_items: [], supersedes: [], constraints: [], current_state: '' }, new Set());
+    const small = cleanDraft(
+      {
+        ...d,
+        topic: 'Pick a DB',
+        context: 'Line one.\nLine two.',
+        decision: 'Use SQLite',
+        rationale: '',
+        action_items: [],
+        supersedes: [],
+        constraints: [],
+        current_state: '',
+      },
+      new Set(),
+    );
     expect(small).toMatchObject({ topic: 'Pick a DB', context: 'Line one.\nLine two.', decision: 'Use SQLite' });
   });
 });
 
 describe('transcript and key', () => {
   it('strips bots, recall blocks and relayed condensations; the key ignores them', () => {
-    const base = msgs([['al', 'hi <recalled_memory>x</recalled_memory>'], ['bea', 'yo']]);
-    const noisy = [...base, ...msgs([['minutes', 'bot reply'], ['al', '## 📝 Condensation: X\n**Date:** …'], ['bea', '<recalled_memory>only</recalled_memory>']])];
+    const base = msgs([
+      ['al', 'hi <recalled_memory>x</recalled_memory>'],
+      ['bea', 'yo'],
+    ]);
+    const noisy = [
+      ...base,
+      ...msgs([
+        ['minutes', 'bot reply'],
+        ['al', '## 📝 Condensation: X\n**Date:** …'],
+        ['bea', '<recalled_memory>only</recalled_memory>'],
+      ]),
+    ];
     expect(humanMessages(base).map((m) => m.content)).toEqual(['hi', 'yo']);
     expect(ledgerKey(humanMessages(noisy))).toBe(ledgerKey(humanMessages(base)));
     expect(messagesSince(base, base[0].id)).toEqual([base[1]]);
@@ -84,34 +151,74 @@ describe('transcript and key', () => {
 
 describe('the automatic gate', () => {
   const first = new Date('2026-11-01T00:00:00Z');
-  const six = msgs([['al', '1'], ['bea', '2'], ['al', '3'], ['bea', '4'], ['al', '5'], ['bea', '6']]);
+  const six = msgs([
+    ['al', '1'],
+    ['bea', '2'],
+    ['al', '3'],
+    ['bea', '4'],
+    ['al', '5'],
+    ['bea', '6'],
+  ]);
   it('needs 6 human messages from 2 people, archived after the bot first ran', () => {
     expect(autoGate({ humanSinceLast: six, botFirstRanAt: first, archivedAt: new Date('2026-11-21T00:00:00Z') })).toEqual({ ok: true });
     expect(autoGate({ humanSinceLast: six.slice(1), botFirstRanAt: first })).toMatchObject({ ok: false, reason: expect.stringMatching(/only 5/) });
-    expect(autoGate({ humanSinceLast: six.map((m) => ({ ...m, authorId: 'u-al' })), botFirstRanAt: first })).toMatchObject({ ok: false, reason: expect.stringMatching(/1 person/) });
+    expect(autoGate({ humanSinceLast: six.map((m) => ({ ...m, authorId: 'u-al' })), botFirstRanAt: first })).toMatchObject({
+      ok: false,
+      reason: expect.stringMatching(/1 person/),
+    });
     expect(autoGate({ humanSinceLast: six, botFirstRanAt: first, archivedAt: new Date('2026-10-01T00:00:00Z') })).toMatchObject({ ok: false });
   });
 });
 
 describe('CONTEXT.md', () => {
-  const d1 = foldCondensation({ version: 1, decisions: [], constraints: [] }, {
-    decisionId: 'd-aaaaaaaaaa', ledgerKey: 'aaaa', draft: draft({ topic: 'Material', decision: 'Zerodur Class 0', constraints: ['Mass < 12 kg'] }),
-    facts: { ...facts, date: '2026-02-05' }, file: '2026-02-05-material.md', supersedes: [],
-  });
+  const d1 = foldCondensation(
+    { version: 1, decisions: [], constraints: [] },
+    {
+      decisionId: 'd-aaaaaaaaaa',
+      ledgerKey: 'aaaa',
+      draft: draft({ topic: 'Material', decision: 'Zerodur Class 0', constraints: ['Mass < 12 kg'] }),
+      facts: { ...facts, date: '2026-02-05' },
+      file: '2026-02-05-material.md',
+      supersedes: [],
+    },
+  );
   const d2: ContextData = foldCondensation(d1, {
-    decisionId: 'd-bbbbbbbbbb', ledgerKey: 'bbbb', draft: draft({ topic: 'Material', decision: 'Clearceram-Z HS', constraints: ['First mode > 150 Hz'], currentState: 'Post-CDR' }),
-    facts: { ...facts, date: '2026-02-15' }, file: '2026-02-15-material.md', supersedes: ['d-aaaaaaaaaa'],
+    decisionId: 'd-bbbbbbbbbb',
+    ledgerKey: 'bbbb',
+    draft: draft({ topic: 'Material', decision: 'Clearceram-Z HS', constraints: ['First mode > 150 Hz'], currentState: 'Post-CDR' }),
+    facts: { ...facts, date: '2026-02-15' },
+    file: '2026-02-15-material.md',
+    supersedes: ['d-aaaaaaaaaa'],
   });
 
   it('renders the sections from context.json, superseded decisions struck through', () => {
-    expect(renderContextBody(d2)).toBe([
-      '# Channel Context', '', '## Current State', '', 'Post-CDR _(as of 2026-02-15)_', '',
-      '## Key Decisions', '', '1. [2026-02-15] **Material:** Clearceram-Z HS ([condensation](condensations/2026-02-15-material.md))', '',
-      '## Active Constraints', '', '- First mode > 150 Hz', '',
-      // The replaced decision's item was dropped with it; the new decision's is open.
-      '## Open Action Items', '', '- `a-a41d43` order samples — al _(from 2026-02-15)_', '',
-      '## Superseded Decisions', '', '- ~~[2026-02-05] Material: Zerodur Class 0~~ → Replaced by Clearceram-Z HS (2026-02-15)', '',
-    ].join('\n'));
+    expect(renderContextBody(d2)).toBe(
+      [
+        '# Channel Context',
+        '',
+        '## Current State',
+        '',
+        'Post-CDR _(as of 2026-02-15)_',
+        '',
+        '## Key Decisions',
+        '',
+        '1. [2026-02-15] **Material:** Clearceram-Z HS ([condensation](condensations/2026-02-15-material.md))',
+        '',
+        '## Active Constraints',
+        '',
+        '- First mode > 150 Hz',
+        '',
+        // The replaced decision's item was dropped with it; the new decision's is open.
+        '## Open Action Items',
+        '',
+        '- `a-a41d43` order samples — al _(from 2026-02-15)_',
+        '',
+        '## Superseded Decisions',
+        '',
+        '- ~~[2026-02-05] Material: Zerodur Class 0~~ → Replaced by Clearceram-Z HS (2026-02-15)',
+        '',
+      ].join('\n'),
+    );
   });
 
   it('keeps lines a person changed or added under Notes (hand-written), and knows when it is current', () => {

@@ -36,7 +36,12 @@ describe('the Secretary pipeline', () => {
     store = d.store;
     sec = new Secretary({
       deps: d.deps,
-      fault: (p) => { if (p === faultAt) { faultAt = undefined; throw new Error(`injected crash at ${p}`); } },
+      fault: (p) => {
+        if (p === faultAt) {
+          faultAt = undefined;
+          throw new Error(`injected crash at ${p}`);
+        }
+      },
     });
   });
   afterEach(async () => {
@@ -49,8 +54,13 @@ describe('the Secretary pipeline', () => {
   const read = (rel: string) => fs.readFileSync(path.join(dir(), rel), 'utf8');
   const condFiles = (d = dir()) => (fs.existsSync(path.join(d, 'condensations')) ? fs.readdirSync(path.join(d, 'condensations')).sort() : []);
   const target = (ref: ChannelRef, over: Partial<CondenseTarget> = {}): CondenseTarget => ({
-    ref, guildId: channel.kind === 'discord' ? channel.guildId : undefined, channelName: 'project-x',
-    threadName: ref.threadId ? 'Importer database' : undefined, threadId: ref.threadId, trigger: 'explicit', ...over,
+    ref,
+    guildId: channel.kind === 'discord' ? channel.guildId : undefined,
+    channelName: 'project-x',
+    threadName: ref.threadId ? 'Importer database' : undefined,
+    threadId: ref.threadId,
+    trigger: 'explicit',
+    ...over,
   });
 
   const dbThread: TranscriptMessage[] = msgs([
@@ -69,17 +79,19 @@ describe('the Secretary pipeline', () => {
     if (r.status !== 'done') return;
     // The model saw no bot message and no recall block.
     expect(state.inputs[0]).not.toMatch(/recalled_memory|I think Postgres fits/);
-    expect(r.body).toBe([
-      '## 📝 Condensation: Database choice',
-      '**Date:** 2026-11-20',
-      '**Channel:** #project-x › Importer database',
-      '**Participants:** al, bea',
-      '**Context:** The team discussed options.',
-      '**Decision:** we use Postgres as the database for the importer',
-      '**Rationale:** It was the simplest option that meets the constraints.',
-      '**Action items:** bea writes the schema migration',
-      '**Supersedes:** none',
-    ].join('\n'));
+    expect(r.body).toBe(
+      [
+        '## 📝 Condensation: Database choice',
+        '**Date:** 2026-11-20',
+        '**Channel:** #project-x › Importer database',
+        '**Participants:** al, bea',
+        '**Context:** The team discussed options.',
+        '**Decision:** we use Postgres as the database for the importer',
+        '**Rationale:** It was the simplest option that meets the constraints.',
+        '**Action items:** bea writes the schema migration',
+        '**Supersedes:** none',
+      ].join('\n'),
+    );
     expect(poster.posts).toHaveLength(1);
     expect(poster.posts[0].content).toBe(`${r.body}\n-# minutes:cond:${r.key.slice(0, 12)}`);
     expect(poster.pins).toEqual([poster.posts[0].messageId]);
@@ -88,23 +100,35 @@ describe('the Secretary pipeline', () => {
     const file = read('condensations/2026-11-20-database-choice.md');
     const fm = readFrontmatter(file)!;
     expect(fm).toMatchObject({
-      date: '2026-11-20', guild: '100000000000000001', channel: 'project-x', thread: 'Importer database', thread_id: '300000000000000003',
-      participants: ['al', 'bea'], first_message_id: dbThread[0].id, last_message_id: dbThread[5].id,
-      supersedes: [], ledger_key: r.key, post_message_id: poster.posts[0].messageId,
+      date: '2026-11-20',
+      guild: '100000000000000001',
+      channel: 'project-x',
+      thread: 'Importer database',
+      thread_id: '300000000000000003',
+      participants: ['al', 'bea'],
+      first_message_id: dbThread[0].id,
+      last_message_id: dbThread[5].id,
+      supersedes: [],
+      ledger_key: r.key,
+      post_message_id: poster.posts[0].messageId,
     });
     expect(file.endsWith(`${r.body}\n`)).toBe(true);
 
     const context = read('CONTEXT.md');
     expect(context).toContain('## Current State\n\nGoing with: we use Postgres as the database for the importer _(as of 2026-11-20)_');
-    expect(context).toContain(`1. [2026-11-20] **Database choice:** we use Postgres as the database for the importer ([condensation](condensations/2026-11-20-database-choice.md))`);
+    expect(context).toContain(
+      `1. [2026-11-20] **Database choice:** we use Postgres as the database for the importer ([condensation](condensations/2026-11-20-database-choice.md))`,
+    );
     expect(context).toContain('## Active Constraints\n\n- imports must finish under 5 minutes');
     expect(context).toMatch(/^<!-- minutes:context-hash [0-9a-f]{12} /m);
 
     const mem = parseMemory(read('MEMORY.md')).filter((l) => l.kind === 'entry');
-    expect(mem.map((l) => l.text)).toEqual(expect.arrayContaining([
-      'Decision (Database choice): we use Postgres as the database for the importer',
-      'Constraint: imports must finish under 5 minutes',
-    ]));
+    expect(mem.map((l) => l.text)).toEqual(
+      expect.arrayContaining([
+        'Decision (Database choice): we use Postgres as the database for the importer',
+        'Constraint: imports must finish under 5 minutes',
+      ]),
+    );
     const history = read('HISTORY.md');
     expect(history.match(/Condensation: Database choice/g)).toHaveLength(1);
     expect(history).toContain('Condensed 5 messages of #project-x › Importer database (al, bea)');
@@ -129,10 +153,16 @@ describe('the Secretary pipeline', () => {
     const poster = new FakePoster();
     const t = target(thread('300000000000000003'));
     const first = await sec.condense({ target: t, messages: dbThread, poster });
-    const grown = [...dbThread, ...msgs([
-      ['bea', 'Postgres is overkill for the prototype'],
-      ['al', 'decision: switch the database to SQLite for the importer prototype'],
-    ], { start: '2026-11-22T10:00:00Z' })];
+    const grown = [
+      ...dbThread,
+      ...msgs(
+        [
+          ['bea', 'Postgres is overkill for the prototype'],
+          ['al', 'decision: switch the database to SQLite for the importer prototype'],
+        ],
+        { start: '2026-11-22T10:00:00Z' },
+      ),
+    ];
     const second = await sec.condense({ target: t, messages: grown, poster });
     expect(second.status).toBe('done');
     if (first.status !== 'done' || second.status !== 'done') return;
@@ -145,7 +175,9 @@ describe('the Secretary pipeline', () => {
 
     const context = read('CONTEXT.md');
     expect(context).toContain('1. [2026-11-22] **Database choice:** switch the database to SQLite for the importer prototype');
-    expect(context).toContain('- ~~[2026-11-20] Database choice: we use Postgres as the database for the importer~~ → Replaced by switch the database to SQLite for the importer prototype (2026-11-22)');
+    expect(context).toContain(
+      '- ~~[2026-11-20] Database choice: we use Postgres as the database for the importer~~ → Replaced by switch the database to SQLite for the importer prototype (2026-11-22)',
+    );
     expect(context.split('## Superseded Decisions')[0]).not.toContain('Postgres as the database');
 
     const mem = parseMemory(read('MEMORY.md')).filter((l) => l.kind === 'entry');
@@ -160,7 +192,11 @@ describe('the Secretary pipeline', () => {
 
   it('a discussion without a conclusion renders decision "none"; an automatic one is filed but not posted', async () => {
     const poster = new FakePoster();
-    const chat = msgs([['al', 'thoughts on the logo?'], ['bea', 'no strong opinion yet'], ['al', 'let us revisit next week']]);
+    const chat = msgs([
+      ['al', 'thoughts on the logo?'],
+      ['bea', 'no strong opinion yet'],
+      ['al', 'let us revisit next week'],
+    ]);
     const r = await sec.condense({ target: target(thread('300000000000000004'), { trigger: 'auto' }), messages: chat, poster });
     expect(r.status).toBe('done');
     if (r.status !== 'done') return;
@@ -185,7 +221,9 @@ describe('the Secretary pipeline', () => {
     expect(ledger.entries[r.key]).toMatchObject({ status: 'failed', attempts: 1 });
     expect(ledger.entries[r.key].lastError).toMatch(/invalid|not valid JSON/i);
     const retry = await listRetryable(store, channel, clock.now());
-    expect(retry).toEqual([expect.objectContaining({ key: r.key, attempts: 1, hasDraft: false, conversation: expect.objectContaining({ threadId: '300000000000000003' }) })]);
+    expect(retry).toEqual([
+      expect.objectContaining({ key: r.key, attempts: 1, hasDraft: false, conversation: expect.objectContaining({ threadId: '300000000000000003' }) }),
+    ]);
 
     const again = await sec.condense({ target: target(thread('300000000000000003')), messages: dbThread, poster });
     expect(again.status).toBe('done');
@@ -235,7 +273,14 @@ describe('the Secretary pipeline', () => {
     const poster = new FakePoster();
     poster.pinOutcome = 'not-allowed';
     const r1 = await sec.condense({ target: target(thread('300000000000000003')), messages: dbThread, poster });
-    const r2 = await sec.condense({ target: target(thread('300000000000000005')), messages: msgs([['al', 'decision: deploy on Tuesdays'], ['bea', 'ok']]), poster });
+    const r2 = await sec.condense({
+      target: target(thread('300000000000000005')),
+      messages: msgs([
+        ['al', 'decision: deploy on Tuesdays'],
+        ['bea', 'ok'],
+      ]),
+      poster,
+    });
     expect(r1).toMatchObject({ status: 'done', notices: [expect.stringMatching(/can't pin/)] });
     expect(r2).toMatchObject({ status: 'done', notices: [] });
     expect(poster.posts).toHaveLength(2);
@@ -245,7 +290,16 @@ describe('the Secretary pipeline', () => {
     const progress: string[] = [];
     const d = await sideDeps(tmp.dir, fake, clock.now);
     const small = new Secretary({ deps: d.deps, budgetChars: 3_000, onProgress: (m) => progress.push(m) });
-    const long = msgs(Array.from({ length: 120 }, (_, i) => [i % 2 ? 'al' : 'bea', i === 100 ? 'decision: deploy every Tuesday' : `a long remark number ${i} about nothing much in particular`] as [string, string]));
+    const long = msgs(
+      Array.from(
+        { length: 120 },
+        (_, i) =>
+          [i % 2 ? 'al' : 'bea', i === 100 ? 'decision: deploy every Tuesday' : `a long remark number ${i} about nothing much in particular`] as [
+            string,
+            string,
+          ],
+      ),
+    );
     const r = await small.condense({ target: target(channel), messages: long });
     await d.model.close();
     expect(r).toMatchObject({ status: 'done', draft: expect.objectContaining({ decision: 'deploy every Tuesday' }) });

@@ -39,19 +39,33 @@ describe("the Secretary's state files (.minutes/ledger.json, .minutes/context.js
   const dir = () => store.paths(channel).channelDir;
   const file = (rel: string) => path.join(dir(), rel);
   const target = (ref: ChannelRef, name: string): CondenseTarget => ({
-    ref, guildId: '100000000000000001', channelName: 'project-x', threadName: name, threadId: ref.threadId, trigger: 'explicit',
+    ref,
+    guildId: '100000000000000001',
+    channelName: 'project-x',
+    threadName: name,
+    threadId: ref.threadId,
+    trigger: 'explicit',
   });
   const discussions: [ChannelRef, string, TranscriptMessage[]][] = [
     ['database', 'decision: we use Postgres as the database for the importer'],
     ['deploy', 'decision: we deploy on Tuesdays only'],
     ['material', 'decision: the case material is recycled aluminium'],
     ['mirror', 'decision: the package mirror moves to the EU region'],
-  ].map(([topic, line], i) => [thread(`30000000000000000${i}`), topic, msgs([['al', `what about the ${topic}?`], ['bea', line]])]);
+  ].map(([topic, line], i) => [
+    thread(`30000000000000000${i}`),
+    topic,
+    msgs([
+      ['al', `what about the ${topic}?`],
+      ['bea', line],
+    ]),
+  ]);
   const condense = (i: number, poster = new FakePoster()) =>
     sec.condense({ target: target(discussions[i][0], discussions[i][1]), messages: discussions[i][2], poster });
   const strayComma = (rel: string) => fs.writeFileSync(file(rel), fs.readFileSync(file(rel), 'utf8').replace(/\n}\n$/, ',\n}\n'));
-  const snapshot = () => Object.fromEntries(['CONTEXT.md', 'MEMORY.md', 'HISTORY.md', '.minutes/context.json', '.minutes/ledger.json']
-    .map((f) => [f, fs.readFileSync(file(f), 'utf8')]));
+  const snapshot = () =>
+    Object.fromEntries(
+      ['CONTEXT.md', 'MEMORY.md', 'HISTORY.md', '.minutes/context.json', '.minutes/ledger.json'].map((f) => [f, fs.readFileSync(file(f), 'utf8')]),
+    );
 
   it('a stray comma in either file stops the condensation with the file named, and nothing is reset or redone', async () => {
     for (const i of [0, 1, 2]) expect((await condense(i)).status).toBe('done');
@@ -107,7 +121,9 @@ describe("the Secretary's state files (.minutes/ledger.json, .minutes/context.js
     const later = new Date(Date.parse(`${item.opened}T00:00:00Z`) + 20 * 86_400_000);
     const report = await auditChannel({ store, ref: channel, now: later, staleActionDays: 14 });
     expect(report.staleActions.map((i) => i.id)).toEqual(['a-0f0f0f']);
-    expect(formatAudit(report)).toContain(`${report.channel}: action item a-0f0f0f open since 2026-11-21 (bo): "write the runbook" — close it with /actions done:a-0f0f0f when done`);
+    expect(formatAudit(report)).toContain(
+      `${report.channel}: action item a-0f0f0f open since 2026-11-21 (bo): "write the runbook" — close it with /actions done:a-0f0f0f when done`,
+    );
   });
 
   it('keeps backups of both files when they are rewritten', async () => {

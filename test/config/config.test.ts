@@ -7,7 +7,9 @@ import { ConfigFileSchema } from '../../src/config/schema';
 import { makeTmpDir } from '../helpers/tmp';
 
 let tmp: ReturnType<typeof makeTmpDir>;
-beforeEach(() => { tmp = makeTmpDir(); });
+beforeEach(() => {
+  tmp = makeTmpDir();
+});
 afterEach(() => tmp.cleanup());
 
 const TOKEN = 'MTk4NjIyNDgzNDcxOTI1MjQ4.Cl2FMQ.ZnCjm1XVW7vRze4b7Cq4se7kKWs';
@@ -22,14 +24,16 @@ describe('configuration', () => {
   });
 
   it('a file named by MINUTES_CONFIG that is missing is an error naming the key', () => {
-    expect(() => loadSettings({ env: { MINUTES_CONFIG: 'nope.json' }, cwd: tmp.dir, needs: [] }))
-      .toThrow(/MINUTES_CONFIG names nope\.json, which does not exist/);
+    expect(() => loadSettings({ env: { MINUTES_CONFIG: 'nope.json' }, cwd: tmp.dir, needs: [] })).toThrow(
+      /MINUTES_CONFIG names nope\.json, which does not exist/,
+    );
   });
 
   it('a wrong value in the file names the field and the fix', () => {
     fs.writeFileSync(path.join(tmp.dir, 'c.json'), JSON.stringify({ discord: { channels: [123] } }));
-    expect(() => loadSettings({ env: { MINUTES_CONFIG: 'c.json' }, cwd: tmp.dir, needs: [] }))
-      .toThrow(/discord\.channels\.0: must be a Discord id \(digits only, as a string/);
+    expect(() => loadSettings({ env: { MINUTES_CONFIG: 'c.json' }, cwd: tmp.dir, needs: [] })).toThrow(
+      /discord\.channels\.0: must be a Discord id \(digits only, as a string/,
+    );
     fs.writeFileSync(path.join(tmp.dir, 'c.json'), JSON.stringify({ limts: {} }));
     expect(() => loadSettings({ env: { MINUTES_CONFIG: 'c.json' }, cwd: tmp.dir, needs: [] })).toThrow(/limts/);
     fs.writeFileSync(path.join(tmp.dir, 'c.json'), '{ not json');
@@ -43,8 +47,9 @@ describe('configuration', () => {
     const fromEnv = loadSettings({ env: { MINUTES_CONFIG: 'c.json', LOG_LEVEL: 'Debug', LOG_FORMAT: 'pretty' }, cwd: tmp.dir, needs: [] });
     expect(fromEnv.log).toEqual({ level: 'debug', format: 'pretty' });
     expect(loadSettings({ env: {}, cwd: tmp.dir, needs: [] }).log).toEqual({ level: undefined, format: undefined });
-    expect(() => loadSettings({ env: { LOG_LEVEL: 'loud' }, cwd: tmp.dir, needs: [] }))
-      .toThrow(/^LOG_LEVEL is "loud": use one of fatal, error, warn, info, debug, trace, silent/);
+    expect(() => loadSettings({ env: { LOG_LEVEL: 'loud' }, cwd: tmp.dir, needs: [] })).toThrow(
+      /^LOG_LEVEL is "loud": use one of fatal, error, warn, info, debug, trace, silent/,
+    );
     expect(() => loadSettings({ env: { LOG_FORMAT: 'xml' }, cwd: tmp.dir, needs: [] })).toThrow(/^LOG_FORMAT is "xml": use json or pretty/);
   });
 
@@ -58,8 +63,14 @@ describe('configuration', () => {
     expect(() => loadSettings({ env: {}, cwd: tmp.dir, needs: ['provider'] })).toThrow(/ANTHROPIC_API_KEY/);
     expect(() => loadSettings({ env: { OPENAI_BASE_URL: 'http://127.0.0.1:11434/v1' }, cwd: tmp.dir, needs: ['provider'] })).not.toThrow();
     expect(() => loadSettings({ env: { ANTHROPIC_API_KEY: 'k' }, cwd: tmp.dir, needs: ['discord', 'provider'] })).toThrow(/^DISCORD_TOKEN is not set/);
-    expect(() => loadSettings({ env: { ANTHROPIC_API_KEY: 'k', DISCORD_TOKEN: 'Bot abc.def' }, cwd: tmp.dir, needs: ['discord', 'provider'] })).toThrow(/does not look like a bot token/);
-    const s = loadSettings({ env: { ANTHROPIC_API_KEY: 'k', DISCORD_TOKEN: TOKEN, DISCORD_API_URL: 'http://127.0.0.1:9/api/' }, cwd: tmp.dir, needs: ['discord', 'provider'] });
+    expect(() => loadSettings({ env: { ANTHROPIC_API_KEY: 'k', DISCORD_TOKEN: 'Bot abc.def' }, cwd: tmp.dir, needs: ['discord', 'provider'] })).toThrow(
+      /does not look like a bot token/,
+    );
+    const s = loadSettings({
+      env: { ANTHROPIC_API_KEY: 'k', DISCORD_TOKEN: TOKEN, DISCORD_API_URL: 'http://127.0.0.1:9/api/' },
+      cwd: tmp.dir,
+      needs: ['discord', 'provider'],
+    });
     expect(s.discord).toEqual({ token: TOKEN, apiUrl: 'http://127.0.0.1:9/api' });
   });
 
@@ -102,13 +113,20 @@ describe('recall by meaning: recall.semantic', () => {
   });
 
   it('"api" defaults to the chat provider\'s OpenAI-compatible server and key, and names what is missing', () => {
-    expect(withConfig({ recall: { semantic: 'api' } }, { OPENAI_API_KEY: 'sk-x' }).api)
-      .toEqual({ baseURL: 'https://api.openai.com/v1', model: 'text-embedding-3-small', apiKey: 'sk-x' });
+    expect(withConfig({ recall: { semantic: 'api' } }, { OPENAI_API_KEY: 'sk-x' }).api).toEqual({
+      baseURL: 'https://api.openai.com/v1',
+      model: 'text-embedding-3-small',
+      apiKey: 'sk-x',
+    });
     expect(() => withConfig({ recall: { semantic: 'api' } })).toThrow(/no embeddings server is set: put recall.api.baseUrl/);
-    expect(() => withConfig({ recall: { semantic: 'api' } }, { OPENAI_BASE_URL: 'http://localhost:11434/v1' }))
-      .toThrow(/name its embedding model in recall.api.model/);
-    expect(withConfig({ recall: { semantic: 'api', api: { model: 'nomic-embed-text' } } }, { OPENAI_BASE_URL: 'http://localhost:11434/v1/' }).api)
-      .toEqual({ baseURL: 'http://localhost:11434/v1', model: 'nomic-embed-text', apiKey: undefined });
+    expect(() => withConfig({ recall: { semantic: 'api' } }, { OPENAI_BASE_URL: 'http://localhost:11434/v1' })).toThrow(
+      /name its embedding model in recall.api.model/,
+    );
+    expect(withConfig({ recall: { semantic: 'api', api: { model: 'nomic-embed-text' } } }, { OPENAI_BASE_URL: 'http://localhost:11434/v1/' }).api).toEqual({
+      baseURL: 'http://localhost:11434/v1',
+      model: 'nomic-embed-text',
+      apiKey: undefined,
+    });
     // The chat key is never sent to another server; that one gets MINUTES_EMBEDDINGS_KEY.
     const other = { recall: { semantic: 'api', api: { baseUrl: 'http://gpu-box:8000/v1', model: 'bge' } } };
     expect(withConfig(other, { OPENAI_API_KEY: 'sk-chat' }).api?.apiKey).toBeUndefined();
@@ -127,7 +145,11 @@ describe('files a new user made', () => {
   it('a config error never carries an invisible character', () => {
     fs.writeFileSync(path.join(tmp.dir, 'c.json'), '\uFEFF\u200b{ not json');
     let msg = '';
-    try { loadSettings({ env: { MINUTES_CONFIG: 'c.json' }, cwd: tmp.dir, needs: [] }); } catch (err) { msg = (err as Error).message; }
+    try {
+      loadSettings({ env: { MINUTES_CONFIG: 'c.json' }, cwd: tmp.dir, needs: [] });
+    } catch (err) {
+      msg = (err as Error).message;
+    }
     expect(msg).toMatch(/not valid JSON/);
     expect(msg).not.toMatch(/[\uFEFF\u200b\u0000-\u001f]/);
   });

@@ -24,8 +24,16 @@ async function launchChromium(userDataDir: string): Promise<BrowserContext> {
   return chromium.launchPersistentContext(userDataDir, {
     executablePath: CHROMIUM,
     headless: true,
-    args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking',
-      '--disable-component-update', '--disable-sync'],
+    args: [
+      '--headless',
+      '--no-sandbox',
+      '--disable-gpu',
+      '--disable-quic',
+      '--no-first-run',
+      '--disable-background-networking',
+      '--disable-component-update',
+      '--disable-sync',
+    ],
   });
 }
 
@@ -46,7 +54,10 @@ describeBrowser('dashboard in chromium', () => {
     dash = await startDashboard(path.join(tmp.dir, 'root'));
     browser = await launchChromium(profile);
     page = await browser.newPage();
-    page.on('dialog', (d) => { dialogs.push(d.message()); void d.dismiss(); });
+    page.on('dialog', (d) => {
+      dialogs.push(d.message());
+      void d.dismiss();
+    });
   });
   afterAll(async () => {
     await browser?.close();
@@ -82,7 +93,10 @@ describeBrowser('dashboard in chromium', () => {
     await page.goto(`${dash.url}channel/${ids.channelKey}`);
     const chain = page.locator('ol.chain').filter({ hasText: 'Database choice' });
     expect(await chain.locator('li').allTextContents()).toEqual([
-      '2025-01-10 Database choice → replaced by', '2025-02-01 Database revisited → replaced by', '2025-03-05 Postgres for orders (current)']);
+      '2025-01-10 Database choice → replaced by',
+      '2025-02-01 Database revisited → replaced by',
+      '2025-03-05 Postgres for orders (current)',
+    ]);
     expect(await chain.locator('del').count()).toBe(2);
     await page.goto(`${dash.url}channel/${ids.channelKey}/c/2025-02-01-database-again`);
     await page.locator('section').filter({ hasText: 'Superseded by' }).getByRole('link').click();

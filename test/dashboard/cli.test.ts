@@ -8,11 +8,17 @@ import { hashTree } from './helpers';
 
 describe('minutes dashboard (command)', () => {
   let tmp: ReturnType<typeof makeTmpDir>;
-  beforeEach(() => { tmp = makeTmpDir('minutes-dash-cli-'); generateDataRoot(path.join(tmp.dir, 'root')); });
+  beforeEach(() => {
+    tmp = makeTmpDir('minutes-dash-cli-');
+    generateDataRoot(path.join(tmp.dir, 'root'));
+  });
   afterEach(() => tmp.cleanup());
 
   it('refuses a non-loopback --host without MINUTES_DASHBOARD_TOKEN, and says why', async () => {
-    const r = await withCapturedIO((io) => runDashboard({ host: '0.0.0.0', port: 0 }, io), { env: { MINUTES_DATA_DIR: path.join(tmp.dir, 'root') }, cwd: tmp.dir });
+    const r = await withCapturedIO((io) => runDashboard({ host: '0.0.0.0', port: 0 }, io), {
+      env: { MINUTES_DATA_DIR: path.join(tmp.dir, 'root') },
+      cwd: tmp.dir,
+    });
     expect(r.code).toBe(2);
     expect(r.stderr).toMatch(/MINUTES_DASHBOARD_TOKEN/);
     expect(r.stdout).toBe('');
@@ -22,26 +28,29 @@ describe('minutes dashboard (command)', () => {
     const ac = new AbortController();
     const env = { MINUTES_DATA_DIR: path.join(tmp.dir, 'root'), MINUTES_DASHBOARD_TOKEN: 'tok-123' };
     const before = hashTree(path.join(tmp.dir, 'root'));
-    const running = withCapturedIO(async (io) => {
-      const p = runDashboard({ host: '0.0.0.0', port: 0, semantic: 'off' }, io, ac.signal);
-      // Wait for the URL line, then browse with and without the token.
-      const stdout = io.stdout as NodeJS.ReadableStream & NodeJS.WritableStream;
-      const line = await new Promise<string>((resolve) => stdout.on('data', (d: Buffer) => resolve(String(d))));
-      const port = /:(\d+)\//.exec(line)![1];
-      expect((await fetch(`http://127.0.0.1:${port}/`)).status).toBe(401);
-      const ok = await fetch(`http://127.0.0.1:${port}/`, { headers: { 'x-minutes-token': 'tok-123' } });
-      expect(ok.status).toBe(200);
-      expect(await ok.text()).toContain('#backend');
-      ac.abort();
-      return p;
-    }, { env, cwd: tmp.dir });
+    const running = withCapturedIO(
+      async (io) => {
+        const p = runDashboard({ host: '0.0.0.0', port: 0, semantic: 'off' }, io, ac.signal);
+        // Wait for the URL line, then browse with and without the token.
+        const stdout = io.stdout as NodeJS.ReadableStream & NodeJS.WritableStream;
+        const line = await new Promise<string>((resolve) => stdout.on('data', (d: Buffer) => resolve(String(d))));
+        const port = /:(\d+)\//.exec(line)![1];
+        expect((await fetch(`http://127.0.0.1:${port}/`)).status).toBe(401);
+        const ok = await fetch(`http://127.0.0.1:${port}/`, { headers: { 'x-minutes-token': 'tok-123' } });
+        expect(ok.status).toBe(200);
+        expect(await ok.text()).toContain('#backend');
+        ac.abort();
+        return p;
+      },
+      { env, cwd: tmp.dir },
+    );
     const r = await running;
     expect(r.code).toBe(0);
     expect(r.stdout).toMatch(/^minutes dashboard: http:\/\/0\.0\.0\.0:\d+\/ .*token required/);
     expect(hashTree(path.join(tmp.dir, 'root'))).toBe(before);
   });
 
-  it('keeps recall\'s vector cache out of the data root', () => {
+  it("keeps recall's vector cache out of the data root", () => {
     const root = path.join(tmp.dir, 'root');
     expect(dashboardCacheDir(root, path.join(root, '.cache', 'vectors'))).toBe(path.join(os.tmpdir(), 'minutes-dashboard-vectors'));
     expect(dashboardCacheDir(root, path.join(tmp.dir, 'elsewhere'))).toBe(path.join(tmp.dir, 'elsewhere'));

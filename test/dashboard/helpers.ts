@@ -10,7 +10,13 @@ export async function startDashboard(root: string, token?: string): Promise<{ ur
   const recall = buildRecallService({ semantic: { mode: 'off', cacheDir: '' }, logger: silentLogger() });
   const d = createDashboard({ root, host: '127.0.0.1', port: 0, token, recall });
   const url = await d.listen();
-  return { url, close: async () => { await d.close(); await recall.close(); } };
+  return {
+    url,
+    close: async () => {
+      await d.close();
+      await recall.close();
+    },
+  };
 }
 
 /** Every file's path, size, mode and content hash, and every folder: what "unchanged" means. */
@@ -21,7 +27,8 @@ export function hashTree(root: string): string {
       const p = path.join(dir, e.name);
       const st = fs.lstatSync(p);
       h.update(`${path.relative(root, p)}|${e.isDirectory() ? 'd' : 'f'}|${st.size}|${st.mode}|${st.mtimeMs}\n`);
-      if (e.isDirectory()) walk(p); else h.update(fs.readFileSync(p));
+      if (e.isDirectory()) walk(p);
+      else h.update(fs.readFileSync(p));
     }
   };
   walk(root);

@@ -4,15 +4,23 @@ import { makeTmpDir } from '../helpers/tmp';
 import { hashTree, startDashboard } from './helpers';
 
 /** A raw GET: fetch() would normalise `..` away before the server ever saw it. */
-function rawGet(url: string, pathAndQuery: string, headers: Record<string, string> = {}): Promise<{ status: number; body: string; headers: http.IncomingHttpHeaders }> {
+function rawGet(
+  url: string,
+  pathAndQuery: string,
+  headers: Record<string, string> = {},
+): Promise<{ status: number; body: string; headers: http.IncomingHttpHeaders }> {
   const u = new URL(url);
   return new Promise((resolve, reject) => {
-    http.get({ host: u.hostname, port: u.port, path: pathAndQuery, headers }, (res) => {
-      let body = '';
-      res.setEncoding('utf8');
-      res.on('data', (d) => { body += d; });
-      res.on('end', () => resolve({ status: res.statusCode ?? 0, body, headers: res.headers }));
-    }).on('error', reject);
+    http
+      .get({ host: u.hostname, port: u.port, path: pathAndQuery, headers }, (res) => {
+        let body = '';
+        res.setEncoding('utf8');
+        res.on('data', (d) => {
+          body += d;
+        });
+        res.on('end', () => resolve({ status: res.statusCode ?? 0, body, headers: res.headers }));
+      })
+      .on('error', reject);
   });
 }
 
@@ -42,25 +50,40 @@ describe('dashboard over HTTP', () => {
 
   it('browsing every page leaves the data root byte for byte unchanged', async () => {
     const before = hashTree(tmp.dir);
-    const pages = ['/', `/channel/${ids.channelKey}`, `/channel/${ids.threadKey}`, '/channel/local/sandbox',
-      `/channel/${ids.channelKey}?filter=widget`, '/search?q=orders+database', `/search?q=postgres&in=${ids.channelKey}`,
-      `/channel/${ids.channelKey}/c/2025-03-05-postgres`, `/channel/${ids.threadKey}/c/2025-03-07-acquisition`];
+    const pages = [
+      '/',
+      `/channel/${ids.channelKey}`,
+      `/channel/${ids.threadKey}`,
+      '/channel/local/sandbox',
+      `/channel/${ids.channelKey}?filter=widget`,
+      '/search?q=orders+database',
+      `/search?q=postgres&in=${ids.channelKey}`,
+      `/channel/${ids.channelKey}/c/2025-03-05-postgres`,
+      `/channel/${ids.threadKey}/c/2025-03-07-acquisition`,
+    ];
     for (const p of pages) expect({ p, status: (await rawGet(dash.url, p)).status }).toEqual({ p, status: 200 });
     expect(hashTree(tmp.dir)).toBe(before);
   });
 
   it.each([
-    '/channel/../../etc/passwd', '/channel/%2e%2e/%2e%2e/etc/passwd', '/channel/..%2f..%2fetc%2fpasswd',
-    '/channel/100000000000000001/200000000000000002/c/..%2fMEMORY', '/channel/100000000000000001/200000000000000002/c/%2e%2e%2f%2e%2e%2fnames',
-    '/channel/100000000000000001/.minutes', '/channel/local/..', '/channel/100000000000000001/200000000000000002/c/2025-03-05-postgres.md',
-    '/channel/%ZZ', '/static/../../etc/passwd', '/channel/100000000000000001/999',
+    '/channel/../../etc/passwd',
+    '/channel/%2e%2e/%2e%2e/etc/passwd',
+    '/channel/..%2f..%2fetc%2fpasswd',
+    '/channel/100000000000000001/200000000000000002/c/..%2fMEMORY',
+    '/channel/100000000000000001/200000000000000002/c/%2e%2e%2f%2e%2e%2fnames',
+    '/channel/100000000000000001/.minutes',
+    '/channel/local/..',
+    '/channel/100000000000000001/200000000000000002/c/2025-03-05-postgres.md',
+    '/channel/%ZZ',
+    '/static/../../etc/passwd',
+    '/channel/100000000000000001/999',
   ])('%s is a 404 and leaks nothing', async (p) => {
     const r = await rawGet(dash.url, p);
     expect(r.status).toBe(404);
     expect(r.body).not.toMatch(/root:|Postgres|MEMORY/);
   });
 
-  it('a private thread\'s condensations and memory appear only under that thread', async () => {
+  it("a private thread's condensations and memory appear only under that thread", async () => {
     const parent = await rawGet(dash.url, `/channel/${ids.channelKey}`);
     expect(parent.body).not.toMatch(/Zanzibar/);
     expect((await rawGet(dash.url, `/channel/${ids.channelKey}/c/2025-03-07-acquisition`)).status).toBe(404);
@@ -114,8 +137,12 @@ describe('dashboard over HTTP', () => {
   it('writes are refused', async () => {
     const u = new URL(dash.url);
     const status = await new Promise<number>((resolve, reject) => {
-      const req = http.request({ host: u.hostname, port: u.port, path: '/', method: 'POST' }, (res) => { res.resume(); resolve(res.statusCode ?? 0); });
-      req.on('error', reject); req.end('x');
+      const req = http.request({ host: u.hostname, port: u.port, path: '/', method: 'POST' }, (res) => {
+        res.resume();
+        resolve(res.statusCode ?? 0);
+      });
+      req.on('error', reject);
+      req.end('x');
     });
     expect(status).toBe(405);
   });
@@ -123,7 +150,10 @@ describe('dashboard over HTTP', () => {
 
 describe('dashboard token', () => {
   let tmp: ReturnType<typeof makeTmpDir>;
-  beforeAll(() => { tmp = makeTmpDir('minutes-dash-'); generateDataRoot(tmp.dir); });
+  beforeAll(() => {
+    tmp = makeTmpDir('minutes-dash-');
+    generateDataRoot(tmp.dir);
+  });
   afterAll(() => tmp.cleanup());
 
   it('with a token every request without it gets 401; header, query and cookie are accepted', async () => {
@@ -145,7 +175,9 @@ describe('dashboard token', () => {
 
 describe('dashboard audit flags', () => {
   let tmp: ReturnType<typeof makeTmpDir>;
-  beforeAll(() => { tmp = makeTmpDir('minutes-dash-'); });
+  beforeAll(() => {
+    tmp = makeTmpDir('minutes-dash-');
+  });
   afterAll(() => tmp.cleanup());
 
   it('the home page shows what the audit flags, and notices when the files change', async () => {
@@ -155,15 +187,19 @@ describe('dashboard audit flags', () => {
       expect((await rawGet(d.url, '/')).body).not.toMatch(/not folded in/);
       // A condensation the bot filed (it has a ledger key) that .minutes/context.json never took in.
       const { writeFileSync } = await import('node:fs');
-      writeFileSync(`${tmp.dir}/${ids.channelKey}/condensations/2025-04-01-interrupted.md`,
-        "---\ndate: '2025-04-01'\ntopic: Interrupted\nledger_key: k-1\n---\n**Decision:** x\n");
+      writeFileSync(
+        `${tmp.dir}/${ids.channelKey}/condensations/2025-04-01-interrupted.md`,
+        "---\ndate: '2025-04-01'\ntopic: Interrupted\nledger_key: k-1\n---\n**Decision:** x\n",
+      );
       expect((await rawGet(d.url, '/')).body).toMatch(/1 condensation\(s\) not folded in/);
       // Resolved threads the bot's audit found without a condensation, queued for its sweep.
       expect((await rawGet(d.url, '/')).body).not.toMatch(/never condensed/);
       const { mkdirSync } = await import('node:fs');
       mkdirSync(`${tmp.dir}/${ids.channelKey}/.minutes`, { recursive: true });
-      writeFileSync(`${tmp.dir}/${ids.channelKey}/.minutes/condense-queue.jsonl`,
-        '{"threadId":"111","at":"2025-04-02T00:00:00Z"}\n{"threadId":"222","at":"2025-04-02T00:00:00Z"}\n{"threadId":"111","at":"2025-04-03T00:00:00Z"}\n');
+      writeFileSync(
+        `${tmp.dir}/${ids.channelKey}/.minutes/condense-queue.jsonl`,
+        '{"threadId":"111","at":"2025-04-02T00:00:00Z"}\n{"threadId":"222","at":"2025-04-02T00:00:00Z"}\n{"threadId":"111","at":"2025-04-03T00:00:00Z"}\n',
+      );
       expect((await rawGet(d.url, '/')).body).toMatch(/2 resolved thread\(s\) never condensed/);
     } finally {
       await d.close();

@@ -13,12 +13,25 @@ const G = '100000000000000001';
 describe('the names the bot records for the dashboard', () => {
   let tmp: ReturnType<typeof makeTmpDir>;
   let store: ChannelStore;
-  beforeEach(() => { tmp = makeTmpDir('minutes-names-'); store = new ChannelStore({ root: tmp.dir }); });
+  beforeEach(() => {
+    tmp = makeTmpDir('minutes-names-');
+    store = new ChannelStore({ root: tmp.dir });
+  });
   afterEach(() => tmp.cleanup());
 
   it('merges names into <guild>/.minutes/names.json, which the dashboard reads; an unchanged set is not rewritten', async () => {
     await noteNames(store, { guildId: G, guild: 'Acme', channels: [{ id: '2', name: 'general' }] }, silentLogger());
-    await noteNames(store, { guildId: G, channels: [{ id: '3', name: 'backend' }, { id: '../x', name: 'evil' }] }, silentLogger());
+    await noteNames(
+      store,
+      {
+        guildId: G,
+        channels: [
+          { id: '3', name: 'backend' },
+          { id: '../x', name: 'evil' },
+        ],
+      },
+      silentLogger(),
+    );
     expect(await readNames(tmp.dir, G)).toEqual({ guild: 'Acme', channels: { 2: 'general', 3: 'backend' } });
     const file = namesFile(tmp.dir, G);
     const before = fs.statSync(file).mtimeMs;
@@ -33,11 +46,29 @@ describe('the names the bot records for the dashboard', () => {
 
   it('records names at start-up and on channel create/rename, never thread names', async () => {
     const client = Object.assign(new EventEmitter(), { options: {}, guilds: { cache: new Map() } });
-    const ch = (id: string, name: string, thread = false) => ({ id, name, guildId: G, type: thread ? ChannelType.PrivateThread : ChannelType.GuildText, isThread: () => thread, isDMBased: () => false });
-    const guild = { id: G, name: 'Acme', channels: { cache: new Map([['2', ch('2', 'general')], ['9', ch('9', 'secret-thread', true)]]) } };
+    const ch = (id: string, name: string, thread = false) => ({
+      id,
+      name,
+      guildId: G,
+      type: thread ? ChannelType.PrivateThread : ChannelType.GuildText,
+      isThread: () => thread,
+      isDMBased: () => false,
+    });
+    const guild = {
+      id: G,
+      name: 'Acme',
+      channels: {
+        cache: new Map([
+          ['2', ch('2', 'general')],
+          ['9', ch('9', 'secret-thread', true)],
+        ]),
+      },
+    };
     client.guilds.cache.set(G, guild);
     const runs: Promise<void>[] = [];
-    watchNames(client as unknown as Client, store, silentLogger(), (_n, fn) => { runs.push(fn()); });
+    watchNames(client as unknown as Client, store, silentLogger(), (_n, fn) => {
+      runs.push(fn());
+    });
     client.emit('clientReady', client);
     await Promise.all(runs);
     client.emit('channelCreate', ch('4', 'design'));

@@ -89,9 +89,7 @@ test('a privileged intent not enabled in the portal closes the gateway with 4014
 test('without the MessageContent intent, content is blank unless the bot is mentioned', async () => {
   const d = await fake();
   const { channel, user } = d.setupBasic();
-  const client = track(
-    await loggedIn(d, { intents: BOT_INTENTS.filter((i) => i !== GatewayIntentBits.MessageContent) }),
-  );
+  const client = track(await loggedIn(d, { intents: BOT_INTENTS.filter((i) => i !== GatewayIntentBits.MessageContent) }));
   const seen = collect(client, 'messageCreate');
   d.userSays(channel.id, user.id, 'private words');
   d.userSays(channel.id, user.id, 'hey bot', { mentionsBot: true });

@@ -3,13 +3,7 @@
  * permissions, and every way discord.js answers (reply, defer + edit, follow-ups with files,
  * ephemeral), plus Discord's 3 s acknowledgement window.
  */
-import {
-  AttachmentBuilder,
-  type ChatInputCommandInteraction,
-  type Client,
-  MessageFlags,
-  SlashCommandBuilder,
-} from 'discord.js';
+import { AttachmentBuilder, type ChatInputCommandInteraction, type Client, MessageFlags, SlashCommandBuilder } from 'discord.js';
 import { FakeDiscord } from '../fakes/discord/fakeDiscord';
 import type { FakeChannel, FakeGuild, FakeUser } from '../fakes/discord/state';
 import { loggedIn, nextEvent } from './helpers';
@@ -21,7 +15,10 @@ let channel: FakeChannel;
 let alice: FakeUser;
 
 const commands = [
-  new SlashCommandBuilder().setName('recall').setDescription('What would be recalled').addStringOption((o) => o.setName('query').setDescription('text').setRequired(true)),
+  new SlashCommandBuilder()
+    .setName('recall')
+    .setDescription('What would be recalled')
+    .addStringOption((o) => o.setName('query').setDescription('text').setRequired(true)),
   new SlashCommandBuilder()
     .setName('memory')
     .setDescription('Channel memory')
@@ -33,7 +30,10 @@ const commands = [
         .addStringOption((o) => o.setName('id').setDescription('entry id').setRequired(true))
         .addUserOption((o) => o.setName('for').setDescription('on behalf of')),
     ),
-  new SlashCommandBuilder().setName('status').setDescription('Status').addIntegerOption((o) => o.setName('days').setDescription('days')),
+  new SlashCommandBuilder()
+    .setName('status')
+    .setDescription('Status')
+    .addIntegerOption((o) => o.setName('days').setDescription('days')),
 ].map((c) => c.toJSON());
 
 beforeAll(async () => {
@@ -62,13 +62,26 @@ function nextCommand(): Promise<ChatInputCommandInteraction> {
 
 test('guild commands are registered by bulk overwrite and recorded as sent', async () => {
   expect(d.requestsTo('PUT /applications/:applicationId/guilds/:guildId/commands')).toHaveLength(1);
-  expect(d.commandsIn(guild.id).map((c) => c.name).sort()).toEqual(['memory', 'recall', 'status']);
+  expect(
+    d
+      .commandsIn(guild.id)
+      .map((c) => c.name)
+      .sort(),
+  ).toEqual(['memory', 'recall', 'status']);
   const fetched = await client.application!.commands.fetch({ guildId: guild.id });
   expect(fetched.size).toBe(3);
   // Re-registering keeps ids, like Discord.
-  const ids = d.commandsIn(guild.id).map((c) => c.id).sort();
+  const ids = d
+    .commandsIn(guild.id)
+    .map((c) => c.id)
+    .sort();
   await client.application!.commands.set(commands, guild.id);
-  expect(d.commandsIn(guild.id).map((c) => c.id).sort()).toEqual(ids);
+  expect(
+    d
+      .commandsIn(guild.id)
+      .map((c) => c.id)
+      .sort(),
+  ).toEqual(ids);
 });
 
 test('options are typed from the registered command, with subcommands and resolved users', async () => {

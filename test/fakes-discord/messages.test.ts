@@ -116,9 +116,7 @@ test('typing is recorded and answered 204 with no body and no content-type', asy
 test('history of 150 messages is paginated 100 at a time, newest first', async () => {
   const ch = freshChannel('history');
   const base = Date.now() - 3_600_000;
-  const seeded = Array.from({ length: 150 }, (_, i) =>
-    d.userSays(ch.id, alice.id, `line ${i}`, { at: base + i * 1000, dispatch: false }),
-  );
+  const seeded = Array.from({ length: 150 }, (_, i) => d.userSays(ch.id, alice.id, `line ${i}`, { at: base + i * 1000, dispatch: false }));
   const channel = await textChannel(ch.id);
   const first = await channel.messages.fetch({ limit: 100 });
   expect(first.size).toBe(100);

@@ -12,7 +12,9 @@ import { collect, loggedIn, sleep } from './helpers';
 let d: FakeDiscord;
 const clients: Client[] = [];
 
-beforeEach(async () => { d = await FakeDiscord.start(); });
+beforeEach(async () => {
+  d = await FakeDiscord.start();
+});
 afterEach(async () => {
   for (const c of clients.splice(0)) await c.destroy();
   expect(d.problems).toEqual([]);
@@ -30,8 +32,13 @@ async function rawIdentify(shard: unknown): Promise<{ frames: Array<{ t: string;
   const ws = new WebSocket(d.gatewayUrl);
   const frames: Array<{ t: string; d: Record<string, unknown> }> = [];
   let close: number | null = null;
-  ws.on('message', (raw) => { const f = JSON.parse(raw.toString()); if (f.op === 0) frames.push(f); });
-  ws.on('close', (code) => { close = code; });
+  ws.on('message', (raw) => {
+    const f = JSON.parse(raw.toString());
+    if (f.op === 0) frames.push(f);
+  });
+  ws.on('close', (code) => {
+    close = code;
+  });
   await new Promise((resolve) => ws.once('message', resolve));
   ws.send(JSON.stringify({ op: 2, d: { token: d.botToken, intents: 513, properties: {}, ...(shard === undefined ? {} : { shard }) } }));
   await sleep(150);
@@ -52,7 +59,10 @@ test("READY and GUILD_CREATE list only the shard's guilds; READY echoes the shar
   const b = d.createGuild({ name: 'B', onShard: [1, 2] });
   const guildsOf = (r: Awaited<ReturnType<typeof rawIdentify>>) => ({
     ready: (r.frames[0].d.guilds as Array<{ id: string }>).map((g) => g.id).sort(),
-    created: r.frames.filter((f) => f.t === 'GUILD_CREATE').map((f) => f.d.id).sort(),
+    created: r.frames
+      .filter((f) => f.t === 'GUILD_CREATE')
+      .map((f) => f.d.id)
+      .sort(),
     shard: r.frames[0].d.shard,
   });
   expect(guildsOf(await rawIdentify([0, 2]))).toEqual({ ready: [a.id], created: [a.id], shard: [0, 2] });
@@ -90,8 +100,7 @@ test('two discord.js clients (shards 0 and 1 of 2) each get only their own guild
 test('events with no guild go to shard 0 only; guild events by guild_id, or by id for GUILD_*', () => {
   const ids = new SnowflakeGenerator();
   const g1 = ids.nextOnShard(1, 2);
-  const to = (event: string, payload: Record<string, unknown>) =>
-    [0, 1].filter((s) => sessionGetsEvent([s, 2], event, payload));
+  const to = (event: string, payload: Record<string, unknown>) => [0, 1].filter((s) => sessionGetsEvent([s, 2], event, payload));
   expect(to('MESSAGE_CREATE', { id: ids.next(), channel_id: '1' })).toEqual([0]);
   expect(to('INTERACTION_CREATE', { id: ids.next() })).toEqual([0]);
   expect(to('MESSAGE_CREATE', { id: ids.nextOnShard(0, 2), guild_id: g1 })).toEqual([1]);

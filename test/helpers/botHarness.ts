@@ -35,7 +35,12 @@ export interface BotHarness {
 /** A JSON logger whose records land, parsed, in `logs`. */
 export function capturedLogger(): { logger: Logger; logs: Record<string, unknown>[] } {
   const logs: Record<string, unknown>[] = [];
-  const sink = new Writable({ write(chunk, _enc, done) { for (const l of String(chunk).split('\n')) if (l.trim()) logs.push(JSON.parse(l)); done(); } });
+  const sink = new Writable({
+    write(chunk, _enc, done) {
+      for (const l of String(chunk).split('\n')) if (l.trim()) logs.push(JSON.parse(l));
+      done();
+    },
+  });
   return { logger: createLogger({ level: 'info', format: 'json', destination: sink }), logs };
 }
 
@@ -46,15 +51,20 @@ export async function launchReady(settings: Settings, logger: Logger, opts: { sh
   return b;
 }
 
-export async function startHarness(o: {
-  config?: unknown; discord?: FakeDiscord; setup?: (d: FakeDiscord) => void; launch?: boolean;
-  /** Run only these shards (the test plays one shard process of a sharded bot). */
-  shards?: ShardSet;
-  /** Recall by meaning (default off here: the model costs a worker thread per bot). */
-  semantic?: Settings['semantic'];
-} = {}): Promise<BotHarness> {
+export async function startHarness(
+  o: {
+    config?: unknown;
+    discord?: FakeDiscord;
+    setup?: (d: FakeDiscord) => void;
+    launch?: boolean;
+    /** Run only these shards (the test plays one shard process of a sharded bot). */
+    shards?: ShardSet;
+    /** Recall by meaning (default off here: the model costs a worker thread per bot). */
+    semantic?: Settings['semantic'];
+  } = {},
+): Promise<BotHarness> {
   const tmp = makeTmpDir();
-  const discord = o.discord ?? await FakeDiscord.start();
+  const discord = o.discord ?? (await FakeDiscord.start());
   o.setup?.(discord);
   const model = await startFakeModelServer({ minCacheableTokens: 100 });
   const settings: Settings = {
@@ -73,10 +83,21 @@ export async function startHarness(o: {
   // Without launch the caller starts the bot itself (in a child process, say) and later calls launch().
   let bot = (o.launch ?? true) ? await start() : (undefined as unknown as RunningBot);
   return {
-    discord, model, dataDir: settings.dataDir, settings, logs,
-    get bot() { return bot; },
-    set bot(b: RunningBot) { bot = b; },
-    async launch() { bot = await start(); return bot; },
+    discord,
+    model,
+    dataDir: settings.dataDir,
+    settings,
+    logs,
+    get bot() {
+      return bot;
+    },
+    set bot(b: RunningBot) {
+      bot = b;
+    },
+    async launch() {
+      bot = await start();
+      return bot;
+    },
     seed(guildId, channelId, file, text) {
       const dir = path.join(settings.dataDir, guildId, channelId);
       fs.mkdirSync(dir, { recursive: true });

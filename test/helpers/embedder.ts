@@ -24,7 +24,10 @@ export interface TestEmbedder extends Embedder {
   calls: { texts: string[]; priority?: string }[];
 }
 
-export function conceptEmbedder(concepts: Record<string, string> = {}, opts: { id?: string; dims?: number; fail?: boolean; hang?: boolean } = {}): TestEmbedder {
+export function conceptEmbedder(
+  concepts: Record<string, string> = {},
+  opts: { id?: string; dims?: number; fail?: boolean; hang?: boolean } = {},
+): TestEmbedder {
   const calls: TestEmbedder['calls'] = [];
   return {
     id: opts.id ?? `concepts-test@${opts.dims ?? 64}`,

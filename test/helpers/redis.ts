@@ -25,8 +25,7 @@ export function redisTestMode(env: Record<string, string | undefined> = process.
   return env.CI ? 'fail' : 'skip';
 }
 
-export const REDIS_MISSING_MESSAGE =
-  'redis-server is not on PATH: install it (apt-get install -y redis-server) to run the shared-limit tests.';
+export const REDIS_MISSING_MESSAGE = 'redis-server is not on PATH: install it (apt-get install -y redis-server) to run the shared-limit tests.';
 
 /** A port that was free a moment ago (bind :0, read it, release it). */
 export function freePort(): Promise<number> {
@@ -43,11 +42,9 @@ export function freePort(): Promise<number> {
 
 export async function startRedisServer(opts: { startTimeoutMs?: number } = {}): Promise<RedisServer> {
   const port = await freePort();
-  const child = spawn(
-    'redis-server',
-    ['--port', String(port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no', '--loglevel', 'notice'],
-    { stdio: ['ignore', 'pipe', 'pipe'] },
-  );
+  const child = spawn('redis-server', ['--port', String(port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no', '--loglevel', 'notice'], {
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
   await waitForReady(child, opts.startTimeoutMs ?? 5_000);
   return { url: `redis://127.0.0.1:${port}`, port, stop: () => stopChild(child) };
 }

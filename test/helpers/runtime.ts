@@ -23,5 +23,13 @@ export async function testRuntime(dataDir: string, fake: FakeModelServer, opts: 
 /** A clock tests move by hand. */
 export function manualClock(startIso = '2026-11-21T09:00:00Z'): { now: () => Date; advance: (ms: number) => void; set: (iso: string) => void } {
   let t = Date.parse(startIso);
-  return { now: () => new Date(t), advance: (ms) => { t += ms; }, set: (iso) => { t = Date.parse(iso); } };
+  return {
+    now: () => new Date(t),
+    advance: (ms) => {
+      t += ms;
+    },
+    set: (iso) => {
+      t = Date.parse(iso);
+    },
+  };
 }

@@ -20,7 +20,10 @@ describe('Anthropic adapter (real SDK against the fake)', () => {
     fake.enqueue('Hi! How can I help?');
     const res = await client.complete(ask('hello'));
     expect(res).toEqual({
-      text: 'Hi! How can I help?', stopReason: 'end', model: 'claude-chat-test', provider: 'anthropic',
+      text: 'Hi! How can I help?',
+      stopReason: 'end',
+      model: 'claude-chat-test',
+      provider: 'anthropic',
       usage: { inputTokens: 7, outputTokens: 5, cacheReadTokens: 0, cacheWriteTokens: 0 },
     });
     const sent = fake.requests[0];
@@ -83,7 +86,10 @@ describe('Anthropic adapter (real SDK against the fake)', () => {
   it('never sends more than four breakpoints: the latest four are kept', async () => {
     const req: ModelRequest = {
       purpose: 'chat',
-      system: [{ text: 's1', cache: true }, { text: 's2', cache: true }],
+      system: [
+        { text: 's1', cache: true },
+        { text: 's2', cache: true },
+      ],
       messages: ['m1', 'm2', 'm3', 'm4'].map((content, i) => ({ role: i % 2 ? 'assistant' : 'user', content, cache: true })),
     };
     await client.complete(req); // the fake answers 400 to more than four, as the API does
@@ -95,7 +101,18 @@ describe('Anthropic adapter (real SDK against the fake)', () => {
 
 describe('buildAnthropicParams', () => {
   it('omits an empty system prompt and keeps message order', () => {
-    const p = buildAnthropicParams({ purpose: 'chat', system: [], messages: [{ role: 'user', content: 'a' }, { role: 'assistant', content: 'b' }] }, 'm', 5);
+    const p = buildAnthropicParams(
+      {
+        purpose: 'chat',
+        system: [],
+        messages: [
+          { role: 'user', content: 'a' },
+          { role: 'assistant', content: 'b' },
+        ],
+      },
+      'm',
+      5,
+    );
     expect(p.system).toBeUndefined();
     expect(p.messages.map((m) => m.role)).toEqual(['user', 'assistant']);
   });

@@ -39,7 +39,10 @@ describe('a misbehaving model server is retried and explained in one line', () =
     it.each(KINDS)('%s every time: a one-line message naming the provider and what to check', async (kind) => {
       client = await make(which);
       fake.setHandler(() => ({ broken: kind }));
-      const err = await client.complete(ask('q')).then(() => undefined, (e: unknown) => e);
+      const err = await client.complete(ask('q')).then(
+        () => undefined,
+        (e: unknown) => e,
+      );
       expect(err).toBeInstanceOf(ModelError);
       const msg = (err as ModelError).userMessage();
       expect(msg).toMatch(NAME[which]);
@@ -77,7 +80,10 @@ describe.each(['anthropic', 'openai'] as const)('%s: a stream cut after part of 
     try {
       fake.enqueue({ broken: 'drop' }, 'never');
       const shown: string[] = [];
-      const err = await client.complete(ask('q', { onText: (d) => shown.push(d) })).then(() => undefined, (e: unknown) => e);
+      const err = await client.complete(ask('q', { onText: (d) => shown.push(d) })).then(
+        () => undefined,
+        (e: unknown) => e,
+      );
       expect(err).toBeInstanceOf(ModelError);
       expect(shown.join('')).toBe('The first words');
       expect(fake.requests).toHaveLength(1);

@@ -69,7 +69,8 @@ describe('fake Anthropic server', () => {
   it('reads the longest cached prefix and writes only the new part', async () => {
     const turns = [user('q1'), { role: 'assistant' as const, content: filler(300, 'a1') }];
     const withBreakpoint: Anthropic.MessageParam = {
-      role: 'assistant', content: [{ type: 'text', text: filler(300, 'a1'), cache_control: { type: 'ephemeral' } }],
+      role: 'assistant',
+      content: [{ type: 'text', text: filler(300, 'a1'), cache_control: { type: 'ephemeral' } }],
     };
     await sdk.messages.create(request([user('q1')]));
     const grown = await sdk.messages.create(request([user('q1'), withBreakpoint, user('q2')]));
@@ -97,7 +98,8 @@ describe('fake Anthropic server', () => {
 
   it('does not cache prefixes shorter than the minimum', async () => {
     const short = (): Anthropic.MessageCreateParamsNonStreaming => ({
-      model: 'claude-test', max_tokens: 10,
+      model: 'claude-test',
+      max_tokens: 10,
       system: [{ type: 'text', text: filler(1000), cache_control: { type: 'ephemeral' } }],
       messages: [user('q')],
     });
@@ -113,7 +115,10 @@ describe('fake Anthropic server', () => {
     fake = await startFakeModelServer({ minCacheableTokens: 100 });
     sdk = new Anthropic({ apiKey: 'k', baseURL: fake.anthropicBaseURL, maxRetries: 0 });
     const req = (): Anthropic.MessageCreateParamsNonStreaming => ({
-      model: 'm', max_tokens: 10, system: [{ type: 'text', text: filler(200), cache_control: { type: 'ephemeral' } }], messages: [user('q')],
+      model: 'm',
+      max_tokens: 10,
+      system: [{ type: 'text', text: filler(200), cache_control: { type: 'ephemeral' } }],
+      messages: [user('q')],
     });
     expect((await sdk.messages.create(req())).usage.cache_creation_input_tokens).toBe(200);
     expect((await sdk.messages.create(req())).usage.cache_read_input_tokens).toBe(200);
@@ -121,7 +126,10 @@ describe('fake Anthropic server', () => {
 
   it('keys the cache on exact content and model', async () => {
     await sdk.messages.create(request([user('q')]));
-    const changed = await sdk.messages.create({ ...request([user('q')]), system: [{ type: 'text', text: `${stable}!`, cache_control: { type: 'ephemeral' } }] });
+    const changed = await sdk.messages.create({
+      ...request([user('q')]),
+      system: [{ type: 'text', text: `${stable}!`, cache_control: { type: 'ephemeral' } }],
+    });
     expect(changed.usage.cache_read_input_tokens).toBe(0);
     const otherModel = await sdk.messages.create({ ...request([user('q')]), model: 'claude-other' });
     expect(otherModel.usage.cache_read_input_tokens).toBe(0);
@@ -131,7 +139,8 @@ describe('fake Anthropic server', () => {
     const cc = { type: 'ephemeral' as const };
     await expect(
       sdk.messages.create({
-        model: 'm', max_tokens: 10,
+        model: 'm',
+        max_tokens: 10,
         system: [1, 2, 3, 4, 5].map((i) => ({ type: 'text' as const, text: `s${i}`, cache_control: cc })),
         messages: [user('q')],
       }),

@@ -8,7 +8,11 @@ import { anthropicClient, ask } from './support';
 describe('limiterSettings', () => {
   it('is a token bucket: burst of the limit, one token back every window/limit ms', () => {
     expect(limiterSettings({ requestsPerMinute: 60, maxConcurrent: 3 })).toEqual({
-      maxConcurrent: 3, reservoir: 60, reservoirIncreaseAmount: 1, reservoirIncreaseInterval: 1000, reservoirIncreaseMaximum: 60,
+      maxConcurrent: 3,
+      reservoir: 60,
+      reservoirIncreaseAmount: 1,
+      reservoirIncreaseInterval: 1000,
+      reservoirIncreaseMaximum: 60,
     });
     expect(limiterSettings({ requestsPerMinute: 7, windowMs: 1000, maxConcurrent: 'unlimited' }).reservoirIncreaseInterval).toBe(143);
     expect(limiterSettings({ requestsPerMinute: 'unlimited', maxConcurrent: 2 })).toEqual({ maxConcurrent: 2 });
@@ -24,7 +28,12 @@ describe('limiterSettings', () => {
 describe('redisClientOptions', () => {
   it('reads host, port, credentials, db and TLS from the URL', () => {
     expect(redisClientOptions('rediss://bot:p%40ss@cache.internal:6380/2')).toEqual({
-      host: 'cache.internal', port: 6380, username: 'bot', password: 'p@ss', db: 2, tls: {},
+      host: 'cache.internal',
+      port: 6380,
+      username: 'bot',
+      password: 'p@ss',
+      db: 2,
+      tls: {},
     });
     expect(redisClientOptions('redis://localhost')).toEqual({ host: 'localhost', port: 6379 });
   });
@@ -75,11 +84,15 @@ describe('Redis connection', () => {
     const port = await freePort(); // nothing listens there
     const url = `redis://:hunter2@127.0.0.1:${port}`;
     const t0 = Date.now();
-    const err = await createLimiter({ provider: 'anthropic', logger: silentLogger(), config: { redisUrl: url, connectTimeoutMs: 400 } }).catch((e: unknown) => e);
+    const err = await createLimiter({ provider: 'anthropic', logger: silentLogger(), config: { redisUrl: url, connectTimeoutMs: 400 } }).catch(
+      (e: unknown) => e,
+    );
     const elapsed = Date.now() - t0;
     expect(err).toBeInstanceOf(Error);
     const message = (err as Error).message;
-    expect(message).toBe(`Could not connect to Redis at REDIS_URL=redis://:***@127.0.0.1:${port} within 0.4 s; start Redis or fix REDIS_URL (unset it to limit model calls per process).`);
+    expect(message).toBe(
+      `Could not connect to Redis at REDIS_URL=redis://:***@127.0.0.1:${port} within 0.4 s; start Redis or fix REDIS_URL (unset it to limit model calls per process).`,
+    );
     expect(elapsed).toBeGreaterThanOrEqual(390);
     expect(elapsed).toBeLessThan(1_500);
   });

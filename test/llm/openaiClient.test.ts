@@ -19,9 +19,14 @@ describe('OpenAI adapter (real SDK against the fake)', () => {
     client = await openaiClient(fake, { models: { chat: 'gpt-chat', side: 'gpt-side' } });
     fake.enqueue('fine');
     const res = await client.complete({
-      purpose: 'chat', temperature: 0.2,
+      purpose: 'chat',
+      temperature: 0.2,
       system: [{ text: 'A' }, { text: 'B', cache: true }],
-      messages: [{ role: 'user', content: 'q1' }, { role: 'assistant', content: 'a1' }, { role: 'user', content: 'q2' }],
+      messages: [
+        { role: 'user', content: 'q1' },
+        { role: 'assistant', content: 'a1' },
+        { role: 'user', content: 'q2' },
+      ],
     });
     expect(fake.requests[0].body).toEqual({
       model: 'gpt-chat',
@@ -76,6 +81,13 @@ describe('OpenAI adapter (real SDK against the fake)', () => {
 describe('buildOpenAIParams', () => {
   it('uses max_completion_tokens when asked and leaves temperature out unless given', () => {
     const p = buildOpenAIParams(ask('q'), 'gpt', 7, 'max_completion_tokens');
-    expect(p).toEqual({ model: 'gpt', messages: [{ role: 'system', content: 'You are a test bot.' }, { role: 'user', content: 'q' }], max_completion_tokens: 7 });
+    expect(p).toEqual({
+      model: 'gpt',
+      messages: [
+        { role: 'system', content: 'You are a test bot.' },
+        { role: 'user', content: 'q' },
+      ],
+      max_completion_tokens: 7,
+    });
   });
 });

@@ -49,7 +49,8 @@ describe('createModelClient', () => {
     const sink = new Writable({ write: (chunk, _enc, cb) => (lines.push(String(chunk)), cb()) });
     const logger = createLogger({ level: 'debug', format: 'json', destination: sink });
     const client = await createModelClient({
-      logger, env: { ANTHROPIC_API_KEY: 'sk-ant-very-secret-key', ANTHROPIC_BASE_URL: fake.anthropicBaseURL },
+      logger,
+      env: { ANTHROPIC_API_KEY: 'sk-ant-very-secret-key', ANTHROPIC_BASE_URL: fake.anthropicBaseURL },
     });
     try {
       expect(client.provider).toBe('anthropic');

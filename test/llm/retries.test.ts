@@ -7,7 +7,10 @@ import { startFakeModelServer, type FakeModelServer } from '../fakes/model/serve
 import { anthropicClient, ask, openaiClient, recordingSleep } from './support';
 
 async function failure(p: Promise<unknown>): Promise<ModelError> {
-  const err = await p.then(() => undefined, (e: unknown) => e);
+  const err = await p.then(
+    () => undefined,
+    (e: unknown) => e,
+  );
   expect(err).toBeInstanceOf(ModelError);
   return err as ModelError;
 }
@@ -141,8 +144,11 @@ describe('retries, timeouts and typed errors', () => {
     await fake.close();
     const rec = recordingSleep();
     client = await createModelClient({
-      logger: silentLogger(), env: { ANTHROPIC_API_KEY: 'k', ANTHROPIC_BASE_URL: url },
-      limits: { requestsPerMinute: 'unlimited', maxConcurrent: 'unlimited' }, retry: { maxAttempts: 2 }, sleep: rec.sleep,
+      logger: silentLogger(),
+      env: { ANTHROPIC_API_KEY: 'k', ANTHROPIC_BASE_URL: url },
+      limits: { requestsPerMinute: 'unlimited', maxConcurrent: 'unlimited' },
+      retry: { maxAttempts: 2 },
+      sleep: rec.sleep,
     });
     fake = await startFakeModelServer(); // for afterEach
     const err = await failure(client.complete(ask('q')));

@@ -28,18 +28,24 @@ if (mode === 'fail') {
     redis = await startRedisServer();
     procs = ['alpha', 'beta'].map((name) => {
       const child = spawn(process.execPath, ['-r', './test/helpers/register-ts.js', 'test/llm/fixtures/limitedClient.js'], {
-        cwd: ROOT, env: { PATH: process.env.PATH ?? '' },
+        cwd: ROOT,
+        env: { PATH: process.env.PATH ?? '' },
       });
       return { name, child, lines: readLines(child) };
     });
     for (const p of procs) expect(await p.lines.next()).toBe('up');
   });
   afterAll(async () => {
-    await Promise.all(procs.map((p) => new Promise((resolve) => {
-      if (p.child.exitCode !== null) return resolve(undefined);
-      p.child.once('exit', resolve);
-      p.child.stdin.end(); // the fixture exits when its input ends
-    })));
+    await Promise.all(
+      procs.map(
+        (p) =>
+          new Promise((resolve) => {
+            if (p.child.exitCode !== null) return resolve(undefined);
+            p.child.once('exit', resolve);
+            p.child.stdin.end(); // the fixture exits when its input ends
+          }),
+      ),
+    );
     await redis?.stop();
   });
   afterEach(async () => {
@@ -51,7 +57,8 @@ if (mode === 'fail') {
     const idPrefix = `test-${process.pid}-${Date.now()}`;
     for (const p of procs) {
       const cfg = {
-        name: p.name, jobs: jobsEach,
+        name: p.name,
+        jobs: jobsEach,
         env: { ANTHROPIC_API_KEY: 'k', ANTHROPIC_BASE_URL: fake.anthropicBaseURL },
         limits: { ...limits, redisUrl: redis.url, idPrefix, heartbeatIntervalMs: 50 },
       };
@@ -66,7 +73,10 @@ if (mode === 'fail') {
     fake = await startFakeModelServer();
     // 4 requests per 4 s window: a burst of 4, then one more every 1000 ms, for both processes together.
     const results = await runTwo({ requestsPerMinute: 4, windowMs: 4_000, maxConcurrent: 'unlimited' }, 3);
-    expect(results).toEqual([{ ok: 3, failed: [] }, { ok: 3, failed: [] }]);
+    expect(results).toEqual([
+      { ok: 3, failed: [] },
+      { ok: 3, failed: [] },
+    ]);
     const times = fake.requests.map((r) => r.at).sort((a, b) => a - b);
     expect(times).toHaveLength(6);
     expect(new Set(fake.requests.map((r) => r.lastUserText.split(' ')[0]))).toEqual(new Set(['alpha', 'beta']));
@@ -88,7 +98,10 @@ if (mode === 'fail') {
   it('never lets the two processes together exceed the concurrency limit', async () => {
     fake = await startFakeModelServer({ latencyMs: 400 });
     const results = await runTwo({ requestsPerMinute: 'unlimited', maxConcurrent: 2 }, 3);
-    expect(results).toEqual([{ ok: 3, failed: [] }, { ok: 3, failed: [] }]);
+    expect(results).toEqual([
+      { ok: 3, failed: [] },
+      { ok: 3, failed: [] },
+    ]);
     expect(fake.requests).toHaveLength(6);
     expect(fake.maxInFlight()).toBe(2);
   });

@@ -18,7 +18,12 @@ let onNextClock: (() => void) | undefined;
 let store: ChannelStore;
 
 function capture(): Writable {
-  return new Writable({ write(chunk, _enc, done) { lines.push(String(chunk)); done(); } });
+  return new Writable({
+    write(chunk, _enc, done) {
+      lines.push(String(chunk));
+      done();
+    },
+  });
 }
 
 beforeEach(() => {
@@ -40,7 +45,12 @@ describe('a person editing a file while Minutes writes it', () => {
     const p = await store.ensureChannel(ref);
     let clockCalls = 0;
     // applyMemoryOps reads the clock once for the entry's date; the second call is the backup's stamp.
-    onNextClock = () => { onNextClock = () => { clockCalls++; fs.appendFileSync(p.memory, '- typed by a person mid-write\n'); }; };
+    onNextClock = () => {
+      onNextClock = () => {
+        clockCalls++;
+        fs.appendFileSync(p.memory, '- typed by a person mid-write\n');
+      };
+    };
     await store.applyMemoryOps(ref, [{ op: 'add', text: 'We deploy from the main branch', source: 't' }]);
     expect(clockCalls).toBe(1);
     const text = fs.readFileSync(p.memory, 'utf8');
@@ -54,7 +64,7 @@ describe('a person editing a file while Minutes writes it', () => {
     fs.writeFileSync(p.history, `# History\n\n${blocks.join('\n\n')}\n`);
     fs.writeFileSync(p.historyArchive, '## 2026-01-01 — Older\n\nalready archived\n');
     // The archive's backup reads the clock: a person appends a block to HISTORY.md right then.
-    onNextClock = () => fs.appendFileSync(p.history, '\n## 2026-11-21 — Added by a person\n\nthe person\'s notes\n');
+    onNextClock = () => fs.appendFileSync(p.history, "\n## 2026-11-21 — Added by a person\n\nthe person's notes\n");
     expect(await foldHistoryIfLarge(store, ref, NOW)).toBe(true);
     const history = fs.readFileSync(p.history, 'utf8');
     const archive = fs.readFileSync(p.historyArchive, 'utf8');
@@ -74,8 +84,9 @@ describe('text that is not valid UTF-8', () => {
     fs.writeFileSync(p.memory, raw);
     const op = store.applyMemoryOps(ref, [{ op: 'add', text: 'A new fact about billing', source: 't' }]);
     await expect(op).rejects.toThrow(StoreError);
-    await expect(store.applyMemoryOps(ref, [{ op: 'add', text: 'A new fact about billing', source: 't' }]))
-      .rejects.toThrow(/MEMORY\.md is not valid UTF-8.*re-save it as UTF-8/);
+    await expect(store.applyMemoryOps(ref, [{ op: 'add', text: 'A new fact about billing', source: 't' }])).rejects.toThrow(
+      /MEMORY\.md is not valid UTF-8.*re-save it as UTF-8/,
+    );
     expect(fs.readFileSync(p.memory).equals(raw)).toBe(true);
     const backups = path.join(p.channelStateDir, 'backups');
     expect(fs.existsSync(backups) ? fs.readdirSync(backups) : []).toEqual([]);
@@ -86,7 +97,12 @@ describe('text that is not valid UTF-8', () => {
     const p = await store.ensureChannel(ref);
     fs.writeFileSync(p.memory, '\uFEFF# Channel Memory\n\n- an old fact about the office\n');
     await store.applyMemoryOps(ref, [{ op: 'add', text: 'A new fact about billing', source: 't' }]);
-    expect(fs.readFileSync(p.memory).subarray(0, 3).equals(Buffer.from([0xef, 0xbb, 0xbf]))).toBe(true);
+    expect(
+      fs
+        .readFileSync(p.memory)
+        .subarray(0, 3)
+        .equals(Buffer.from([0xef, 0xbb, 0xbf])),
+    ).toBe(true);
   });
 });
 
@@ -107,7 +123,12 @@ describe('temp files left by a crash', () => {
   it('are removed on the first write in a process when older than a minute; anything else stays', async () => {
     const first = await store.ensureChannel(ref);
     const old = new Date(Date.now() - 5 * 60_000);
-    const make = (file: string, age = old) => { fs.mkdirSync(path.dirname(file), { recursive: true }); fs.writeFileSync(file, 'x'); fs.utimesSync(file, age, age); return file; };
+    const make = (file: string, age = old) => {
+      fs.mkdirSync(path.dirname(file), { recursive: true });
+      fs.writeFileSync(file, 'x');
+      fs.utimesSync(file, age, age);
+      return file;
+    };
     const backups = path.join(first.channelStateDir, 'backups');
     const tmpOf = (file: string, hex: string) => path.join(path.dirname(file), `.${path.basename(file)}.minutes-tmp-${hex}`);
     const leftovers = [
@@ -172,6 +193,5 @@ describe('state files', () => {
     expect(await (await stageWrite(other, '# template\n')).commitIfAbsent()).toBe(true);
     expect(fs.readFileSync(other, 'utf8')).toBe('# template\n');
     expect(fs.readdirSync(tmp.dir).sort()).toEqual(['MEMORY.md', 'SESSION.md']);
-
   });
 });

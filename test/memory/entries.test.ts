@@ -31,7 +31,8 @@ describe('applyMemoryOps', () => {
   const base = '# Channel Memory\n\n## Durable Facts\n\n- We deploy with **GitHub Actions**, not Jenkins\nhand note without bullet\n';
 
   it('an add that repeats an entry with a word added or dropped is skipped; a replaced word or number is a new statement', () => {
-    const mem = '# Channel Memory\n\n## Durable Facts\n\n- [m-aaaa01] The billing service stores invoices in MySQL [from: t, 2026-11-01]\n- [m-aaaa02] The staging database listens on port 6543 [from: t, 2026-11-01]\n';
+    const mem =
+      '# Channel Memory\n\n## Durable Facts\n\n- [m-aaaa01] The billing service stores invoices in MySQL [from: t, 2026-11-01]\n- [m-aaaa02] The staging database listens on port 6543 [from: t, 2026-11-01]\n';
     const add = (text: string) => applyMemoryOps(mem, [{ op: 'add', text, source: 's' }], { now, tombstones: [], random });
     expect(add('The billing service still stores invoices in MySQL').skipped.map((x) => x.why)).toEqual(['already in MEMORY.md']);
     expect(add('The billing service stores invoices in Postgres').applied).toHaveLength(1);
@@ -43,7 +44,9 @@ describe('applyMemoryOps', () => {
     const r = applyMemoryOps(base, [{ op: 'add', text: 'Staging lives at staging.example.org', source: 'test' }], { now, tombstones: [], random });
     const entries = parseMemory(r.text).filter((l) => l.kind === 'entry');
     expect(entries.map((e) => e.text)).toEqual([
-      'We deploy with **GitHub Actions**, not Jenkins', 'hand note without bullet', 'Staging lives at staging.example.org',
+      'We deploy with **GitHub Actions**, not Jenkins',
+      'hand note without bullet',
+      'Staging lives at staging.example.org',
     ]);
     expect(entries.every((e) => e.id)).toBe(true);
     expect(r.text).toContain('[from: test, 2026-11-21]');
@@ -51,9 +54,23 @@ describe('applyMemoryOps', () => {
 
   it('leaves what is not a statement alone: comments, code, tables, rules, empty bullets; keeps indents', () => {
     const hand = [
-      '# Channel Memory', '', '<!-- notes for people:', 'the deploy key is rotated by ops', '-->',
-      '```sh', 'npm run deploy -- --prod', '```', '| env | url |', '|-----|-----|', '| prod | example.org |',
-      '---', '- ', '-', '- Deploys go through the release branch', '  indented detail under it', '',
+      '# Channel Memory',
+      '',
+      '<!-- notes for people:',
+      'the deploy key is rotated by ops',
+      '-->',
+      '```sh',
+      'npm run deploy -- --prod',
+      '```',
+      '| env | url |',
+      '|-----|-----|',
+      '| prod | example.org |',
+      '---',
+      '- ',
+      '-',
+      '- Deploys go through the release branch',
+      '  indented detail under it',
+      '',
     ].join('\n');
     const r = applyMemoryOps(hand, [], { now, tombstones: [], random });
     const out = r.text.split('\n');
@@ -70,20 +87,50 @@ describe('applyMemoryOps', () => {
   });
 
   it('never writes a new entry into a code fence or an unclosed comment', () => {
-    const withFence = ['# Channel Memory', '', '## Durable Facts', '', '- Deploys use the script below', '```sh', '# deploy', './deploy.sh --prod', '```', ''].join('\n');
+    const withFence = [
+      '# Channel Memory',
+      '',
+      '## Durable Facts',
+      '',
+      '- Deploys use the script below',
+      '```sh',
+      '# deploy',
+      './deploy.sh --prod',
+      '```',
+      '',
+    ].join('\n');
     const r1 = applyMemoryOps(withFence, [{ op: 'add', text: 'Staging lives at staging.example.org', source: 's' }], { now, tombstones: [], random });
     expect(r1.text.split('\n').slice(5, 9)).toEqual(['```sh', '# deploy', './deploy.sh --prod', '```']);
     const again = applyMemoryOps(r1.text, [{ op: 'add', text: 'Staging lives at staging.example.org', source: 's' }], { now, tombstones: [], random });
     expect(again.applied).toEqual([]);
-    expect(parseMemory(r1.text).filter((l) => l.kind === 'entry').map((l) => l.text)).toContain('Staging lives at staging.example.org');
+    expect(
+      parseMemory(r1.text)
+        .filter((l) => l.kind === 'entry')
+        .map((l) => l.text),
+    ).toContain('Staging lives at staging.example.org');
 
-    const unclosed = ['# Channel Memory', '', '## Durable Facts', '', '- Deploys go through CI', '', '<!-- draft notes, not finished', 'maybe move to fly.io'].join('\n');
+    const unclosed = [
+      '# Channel Memory',
+      '',
+      '## Durable Facts',
+      '',
+      '- Deploys go through CI',
+      '',
+      '<!-- draft notes, not finished',
+      'maybe move to fly.io',
+    ].join('\n');
     const r2 = applyMemoryOps(unclosed, [{ op: 'add', text: 'Staging lives at staging.example.org', source: 's' }], { now, tombstones: [], random });
-    const entries = parseMemory(r2.text).filter((l) => l.kind === 'entry').map((l) => l.text);
+    const entries = parseMemory(r2.text)
+      .filter((l) => l.kind === 'entry')
+      .map((l) => l.text);
     expect(entries).toEqual(['Deploys go through CI', 'Staging lives at staging.example.org']);
     expect(r2.text.trimEnd().endsWith('<!-- draft notes, not finished\nmaybe move to fly.io')).toBe(true);
     const r3 = applyMemoryOps(unclosed, [{ op: 'add', text: 'Backups run nightly at 02:00', source: 's', section: 'Ops' }], { now, tombstones: [], random });
-    expect(parseMemory(r3.text).filter((l) => l.kind === 'entry').map((l) => l.text)).toContain('Backups run nightly at 02:00');
+    expect(
+      parseMemory(r3.text)
+        .filter((l) => l.kind === 'entry')
+        .map((l) => l.text),
+    ).toContain('Backups run nightly at 02:00');
   });
 
   it('supersedes: the old line is struck through and points at the new one', () => {
@@ -100,7 +147,15 @@ describe('applyMemoryOps', () => {
   it('forgets a line and refuses bad ids with a reason', () => {
     const first = applyMemoryOps(base, [], { now, tombstones: [], random });
     const id = parseMemory(first.text).find((l) => l.text.startsWith('hand note'))!.id!;
-    const r = applyMemoryOps(first.text, [{ op: 'forget', id }, { op: 'forget', id: '../etc' }, { op: 'forget', id: 'm-ffffff' }], { now, tombstones: [], random });
+    const r = applyMemoryOps(
+      first.text,
+      [
+        { op: 'forget', id },
+        { op: 'forget', id: '../etc' },
+        { op: 'forget', id: 'm-ffffff' },
+      ],
+      { now, tombstones: [], random },
+    );
     expect(r.text).not.toContain('hand note');
     expect(r.forgotten).toEqual([{ id, text: 'hand note without bullet' }]);
     expect(r.skipped.map((s) => s.why)).toEqual([expect.stringContaining('not an entry id'), expect.stringContaining('no entry m-ffffff')]);
@@ -119,10 +174,14 @@ describe('applyMemoryOps', () => {
   });
 
   it('never writes a secret', () => {
-    const r = applyMemoryOps(base, [
-      { op: 'add', text: 'The bot token is MTk4NjIyNDgzNDcxOTI1MjQ4.Cl2FMQ.ZnCjm1XVW7vRze4b7Cq4se7kKWs', source: 's' },
-      { op: 'add', text: 'Use key sk-ant-api03-abcdefghijklmnopqrstuvwxyz for prod', source: 's' },
-    ], { now, tombstones: [], random });
+    const r = applyMemoryOps(
+      base,
+      [
+        { op: 'add', text: 'The bot token is MTk4NjIyNDgzNDcxOTI1MjQ4.Cl2FMQ.ZnCjm1XVW7vRze4b7Cq4se7kKWs', source: 's' },
+        { op: 'add', text: 'Use key sk-ant-api03-abcdefghijklmnopqrstuvwxyz for prod', source: 's' },
+      ],
+      { now, tombstones: [], random },
+    );
     expect(r.applied).toHaveLength(0);
     expect(r.text).not.toMatch(/sk-ant|MTk4/);
   });

@@ -4,7 +4,10 @@ import { KeyedQueue, OncePerKey } from '../../src/shared/queue';
 function deferred<T = void>(): { promise: Promise<T>; resolve: (v: T) => void; reject: (e: unknown) => void } {
   let resolve!: (v: T) => void;
   let reject!: (e: unknown) => void;
-  const promise = new Promise<T>((res, rej) => { resolve = res; reject = rej; });
+  const promise = new Promise<T>((res, rej) => {
+    resolve = res;
+    reject = rej;
+  });
   return { promise, resolve, reject };
 }
 
@@ -13,9 +16,17 @@ describe('KeyedQueue', () => {
     const q = new KeyedQueue();
     const log: string[] = [];
     const gateA = deferred();
-    const a1 = q.run('a', async () => { log.push('a1 start'); await gateA.promise; log.push('a1 end'); });
-    const a2 = q.run('a', async () => { log.push('a2'); });
-    const b1 = q.run('b', async () => { log.push('b1'); });
+    const a1 = q.run('a', async () => {
+      log.push('a1 start');
+      await gateA.promise;
+      log.push('a1 end');
+    });
+    const a2 = q.run('a', async () => {
+      log.push('a2');
+    });
+    const b1 = q.run('b', async () => {
+      log.push('b1');
+    });
     await b1;
     expect(log).toEqual(['a1 start', 'b1']);
     gateA.resolve();
@@ -25,7 +36,9 @@ describe('KeyedQueue', () => {
 
   it('a failed task rejects its caller and does not stop the next one', async () => {
     const q = new KeyedQueue();
-    const failed = q.run('a', async () => { throw new Error('disk full'); });
+    const failed = q.run('a', async () => {
+      throw new Error('disk full');
+    });
     const next = q.run('a', async () => 'written');
     await expect(failed).rejects.toThrow('disk full');
     await expect(next).resolves.toBe('written');
@@ -36,7 +49,9 @@ describe('KeyedQueue', () => {
     const log: string[] = [];
     let inner: Promise<void> | undefined;
     await q.run('a', async () => {
-      inner = q.run('a', async () => { log.push('inner'); });
+      inner = q.run('a', async () => {
+        log.push('inner');
+      });
       await Promise.resolve();
       log.push('outer done');
     });
@@ -50,7 +65,10 @@ describe('OncePerKey', () => {
     const once = new OncePerKey();
     let runs = 0;
     const gate = deferred();
-    const task = async (): Promise<void> => { runs++; await gate.promise; };
+    const task = async (): Promise<void> => {
+      runs++;
+      await gate.promise;
+    };
     const first = once.run('c1', task);
     const second = once.run('c1', task);
     const other = once.run('c2', task);
@@ -65,9 +83,14 @@ describe('OncePerKey', () => {
   it('forgets a failed run so the next caller tries again', async () => {
     const once = new OncePerKey();
     let runs = 0;
-    const failing = once.run('c1', async () => { runs++; throw new Error('EACCES'); });
+    const failing = once.run('c1', async () => {
+      runs++;
+      throw new Error('EACCES');
+    });
     await expect(failing).rejects.toThrow('EACCES');
-    await once.run('c1', async () => { runs++; });
+    await once.run('c1', async () => {
+      runs++;
+    });
     expect(runs).toBe(2);
     expect(once.get('c1')).toBeDefined();
   });
@@ -76,8 +99,15 @@ describe('OncePerKey', () => {
     const once = new OncePerKey();
     const gate = deferred();
     let finished = false;
-    void once.run('c1', async () => { await gate.promise; finished = true; });
-    once.run('c2', async () => { throw new Error('no'); }).catch(() => undefined);
+    void once.run('c1', async () => {
+      await gate.promise;
+      finished = true;
+    });
+    once
+      .run('c2', async () => {
+        throw new Error('no');
+      })
+      .catch(() => undefined);
     const settled = once.settled();
     gate.resolve();
     await settled;

@@ -15,7 +15,11 @@ describe('secrets', () => {
     ['GitLab token', `glpat-${rnd(20)}`, rnd(20)],
     ['npm token', `npm_${rnd(36)}`, rnd(36)],
     ['Hugging Face token', `hf_${rnd(34)}`, rnd(34)],
-    ['AWS secret in an env line', `AWS_SECRET_ACCESS_KEY=${rnd(40, 'abcdefghijklmnopqrstuvwxyz/+ABCDEFGHIJ')}`, rnd(40, 'abcdefghijklmnopqrstuvwxyz/+ABCDEFGHIJ')],
+    [
+      'AWS secret in an env line',
+      `AWS_SECRET_ACCESS_KEY=${rnd(40, 'abcdefghijklmnopqrstuvwxyz/+ABCDEFGHIJ')}`,
+      rnd(40, 'abcdefghijklmnopqrstuvwxyz/+ABCDEFGHIJ'),
+    ],
     ['prefixed API key variable', `MY_SERVICE_API_KEY=${rnd(20)}`, rnd(20)],
     ['password without digits', 'the staging password: correcthorsebattery', 'correcthorsebattery'],
     ['password with digits after "is"', 'the wifi password is hunter22', 'hunter22'],

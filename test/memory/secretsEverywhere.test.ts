@@ -24,7 +24,8 @@ function allFiles(dir: string): Record<string, string> {
   const walk = (d: string) => {
     for (const e of fs.readdirSync(d, { withFileTypes: true })) {
       const p = path.join(d, e.name);
-      if (e.isDirectory()) walk(p); else out[path.relative(dir, p)] = fs.readFileSync(p, 'utf8');
+      if (e.isDirectory()) walk(p);
+      else out[path.relative(dir, p)] = fs.readFileSync(p, 'utf8');
     }
   };
   walk(dir);
@@ -54,11 +55,22 @@ describe('a secret said in chat or in a condensed discussion is written nowhere'
   it('console chat: conversation, memory, logs and upkeep hold [redacted]; each reply says it was not stored', async () => {
     const data = path.join(tmp.dir, 'data');
     // Upkeep's model echoes back what it was shown, as a model proposing memory operations would.
-    fake.setHandler((req) => /durable memory/.test(req.system)
-      ? JSON.stringify({ operations: req.lastUserText.split('\n').filter((l) => /msg /.test(l)).map((l) => ({ op: 'add', kind: 'fact', text: l.replace(/^.*?: /, '') })) })
-      : `noted: ${req.lastUserText.slice(-200)}`);
+    fake.setHandler((req) =>
+      /durable memory/.test(req.system)
+        ? JSON.stringify({
+            operations: req.lastUserText
+              .split('\n')
+              .filter((l) => /msg /.test(l))
+              .map((l) => ({ op: 'add', kind: 'fact', text: l.replace(/^.*?: /, '') })),
+          })
+        : `noted: ${req.lastUserText.slice(-200)}`,
+    );
     const input = [...SAID.map(([s]) => s), `remember that ${SAID[0][0]}`];
-    const r = await runCli(['chat', '--channel', 'ops'], { env: { ANTHROPIC_API_KEY: 'test-key', ANTHROPIC_BASE_URL: fake.anthropicBaseURL, MINUTES_DATA_DIR: data, LOG_LEVEL: 'debug' }, cwd: tmp.dir, input });
+    const r = await runCli(['chat', '--channel', 'ops'], {
+      env: { ANTHROPIC_API_KEY: 'test-key', ANTHROPIC_BASE_URL: fake.anthropicBaseURL, MINUTES_DATA_DIR: data, LOG_LEVEL: 'debug' },
+      cwd: tmp.dir,
+      input,
+    });
     expect(r.code).toBe(0);
     const b = blocks(r.stdout);
     expect(b).toHaveLength(input.length);

@@ -73,8 +73,11 @@ describe('writes', () => {
   it('concurrent writers on one channel lose nothing', async () => {
     await store.ensureChannel(ref);
     const other = new ChannelStore({ root: tmp.dir, queue: store.queue });
-    await Promise.all(Array.from({ length: 40 }, (_, i) =>
-      (i % 2 ? store : other).applyMemoryOps(ref, [{ op: 'add', text: `distinct fact number ${i} about topic ${i * 7}`, source: 't' }])));
+    await Promise.all(
+      Array.from({ length: 40 }, (_, i) =>
+        (i % 2 ? store : other).applyMemoryOps(ref, [{ op: 'add', text: `distinct fact number ${i} about topic ${i * 7}`, source: 't' }]),
+      ),
+    );
     const entries = parseMemory((await store.read(ref, 'MEMORY.md'))!).filter((l) => l.kind === 'entry');
     expect(entries).toHaveLength(40);
     expect(new Set(entries.map((e) => e.id)).size).toBe(40);
@@ -83,8 +86,11 @@ describe('writes', () => {
   it('two stores in one process with separate queues still lose nothing (lock file)', async () => {
     await store.ensureChannel(ref);
     const separate = new ChannelStore({ root: tmp.dir });
-    await Promise.all(Array.from({ length: 20 }, (_, i) =>
-      (i % 2 ? store : separate).applyMemoryOps(ref, [{ op: 'add', text: `fact ${i} concerning widget ${i * 13}`, source: 't' }])));
+    await Promise.all(
+      Array.from({ length: 20 }, (_, i) =>
+        (i % 2 ? store : separate).applyMemoryOps(ref, [{ op: 'add', text: `fact ${i} concerning widget ${i * 13}`, source: 't' }]),
+      ),
+    );
     const entries = parseMemory((await store.read(ref, 'MEMORY.md'))!).filter((l) => l.kind === 'entry');
     expect(entries).toHaveLength(20);
   });
@@ -154,7 +160,11 @@ describe('logs and private state', () => {
     const writes = Array.from({ length: n }, (_, i) => store.appendJsonl(ref, log, { i, text: 'x'.repeat(i % 50) }));
     await Promise.all(writes);
     await store.appendJsonl(ref, log, { i: n, text: 'after' });
-    const lines = fs.readFileSync(log, 'utf8').trimEnd().split('\n').map((l) => JSON.parse(l) as { i: number });
+    const lines = fs
+      .readFileSync(log, 'utf8')
+      .trimEnd()
+      .split('\n')
+      .map((l) => JSON.parse(l) as { i: number });
     expect(lines.map((l) => l.i)).toEqual(Array.from({ length: n + 1 }, (_, i) => i));
   });
 
@@ -189,12 +199,16 @@ describe('the channel lock', () => {
   it('a lock lost while held is reported, not ignored, and the task still finishes', async () => {
     const dir = path.join(tmp.dir, '.minutes');
     const lost: string[] = [];
-    const result = await withChannelLock(dir, async () => {
-      // Another process "takes over": the lock folder disappears under the holder.
-      fs.rmSync(path.join(dir, 'lock'), { recursive: true, force: true });
-      await new Promise((r) => setTimeout(r, 1_500));
-      return 'done';
-    }, { staleMs: 2_000, onLost: (err) => lost.push(err.message) });
+    const result = await withChannelLock(
+      dir,
+      async () => {
+        // Another process "takes over": the lock folder disappears under the holder.
+        fs.rmSync(path.join(dir, 'lock'), { recursive: true, force: true });
+        await new Promise((r) => setTimeout(r, 1_500));
+        return 'done';
+      },
+      { staleMs: 2_000, onLost: (err) => lost.push(err.message) },
+    );
     expect(result).toBe('done');
     expect(lost).toHaveLength(1);
   });
@@ -205,9 +219,15 @@ describe('crash safety', () => {
     const root = tmp.dir;
     const file = path.join(root, 'local', 'crash', 'MEMORY.md');
     for (let round = 0; round < 6; round++) {
-      const child = spawn(process.execPath, ['-r', path.join(__dirname, '../helpers/register-ts.js'), path.join(__dirname, 'fixtures/write-loop.js'), root, 'crash'], { stdio: ['ignore', 'pipe', 'pipe'] });
+      const child = spawn(
+        process.execPath,
+        ['-r', path.join(__dirname, '../helpers/register-ts.js'), path.join(__dirname, 'fixtures/write-loop.js'), root, 'crash'],
+        { stdio: ['ignore', 'pipe', 'pipe'] },
+      );
       let childErr = '';
-      child.stderr!.on('data', (d) => { childErr += d; });
+      child.stderr!.on('data', (d) => {
+        childErr += d;
+      });
       await new Promise<void>((resolve, reject) => {
         child.stdout!.once('data', () => resolve());
         child.once('exit', () => reject(new Error(`writer exited early: ${childErr}`)));

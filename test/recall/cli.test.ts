@@ -46,14 +46,22 @@ beforeEach(() => {
   tmp = fs.mkdtempSync(path.join(os.tmpdir(), 'minutes-recall-cli-'));
   chan = path.join(tmp, 'some-channel');
   fs.mkdirSync(path.join(chan, 'condensations'), { recursive: true });
-  fs.writeFileSync(path.join(chan, 'MEMORY.md'), [
-    '# Channel Memory', '', '## Decisions',
-    '- [m-aaa001] We use pnpm for installs, never npm. [from: #dev, 2026-10-01]',
-    '- [m-aaa002] Priya owns the auth service. [from: #auth, 2026-10-02]',
-    '- ~~[m-aaa000] We use yarn for installs~~ → [m-aaa001] (2026-10-01) [from: #dev, 2026-09-01]',
-  ].join('\n'));
+  fs.writeFileSync(
+    path.join(chan, 'MEMORY.md'),
+    [
+      '# Channel Memory',
+      '',
+      '## Decisions',
+      '- [m-aaa001] We use pnpm for installs, never npm. [from: #dev, 2026-10-01]',
+      '- [m-aaa002] Priya owns the auth service. [from: #auth, 2026-10-02]',
+      '- ~~[m-aaa000] We use yarn for installs~~ → [m-aaa001] (2026-10-01) [from: #dev, 2026-09-01]',
+    ].join('\n'),
+  );
   fs.writeFileSync(path.join(chan, 'HISTORY.md'), '# History\n\n## 2026-10-01\n\nThe team switched installs to pnpm after lockfile drift broke CI twice.\n');
-  fs.writeFileSync(path.join(chan, 'condensations', '2026-10-01-pnpm.md'), '---\ndate: 2026-10-01\n---\n## 📝 Condensation: pnpm switch\n\n**Decision:** Installs use pnpm workspaces.\n');
+  fs.writeFileSync(
+    path.join(chan, 'condensations', '2026-10-01-pnpm.md'),
+    '---\ndate: 2026-10-01\n---\n## 📝 Condensation: pnpm switch\n\n**Decision:** Installs use pnpm workspaces.\n',
+  );
 });
 afterEach(() => {
   fs.rmSync(tmp, { recursive: true, force: true });
@@ -62,12 +70,15 @@ afterEach(() => {
 describe('minutes recall', () => {
   test('--queries: exactly one JSON line per query on stdout, in order; folder unchanged', async () => {
     const q = path.join(tmp, 'q.jsonl');
-    fs.writeFileSync(q, [
-      JSON.stringify({ id: 'a', query: 'which package manager do we use for installs?' }),
-      '',
-      JSON.stringify({ id: 'b', query: 'hello there!' }),
-      JSON.stringify({ id: 'c', query: 'who owns the auth service?' }),
-    ].join('\n'));
+    fs.writeFileSync(
+      q,
+      [
+        JSON.stringify({ id: 'a', query: 'which package manager do we use for installs?' }),
+        '',
+        JSON.stringify({ id: 'b', query: 'hello there!' }),
+        JSON.stringify({ id: 'c', query: 'who owns the auth service?' }),
+      ].join('\n'),
+    );
     const before = hashTree(chan);
     const c = io();
     const code = await run(argv('--channel-dir', 'some-channel', '--queries', 'q.jsonl', '--now', '2026-11-21', '--budget-chars', '500'), c.io);
@@ -157,7 +168,11 @@ describe('minutes recall', () => {
     const vectors = path.join(tmp, 'vectors');
     const first = io();
     expect(await run(argv('--channel-dir', chan, '--query', 'who is responsible for the auth service?', '--json', '--semantic', 'local'), first.io)).toBe(0);
-    const vec = () => fs.readdirSync(vectors).filter((n) => n.endsWith('.vec')).map((n) => fs.statSync(path.join(vectors, n)));
+    const vec = () =>
+      fs
+        .readdirSync(vectors)
+        .filter((n) => n.endsWith('.vec'))
+        .map((n) => fs.statSync(path.join(vectors, n)));
     const [afterFirst] = vec();
     expect(afterFirst.size).toBeGreaterThan(0);
     const withMeaning = JSON.parse(first.out());

@@ -57,20 +57,27 @@ describe('tokenize', () => {
 
 describe('candidates', () => {
   test('MEMORY.md: every non-heading line is an entry; struck-through lines are not', () => {
-    const blocks = lineEntries([
-      '# Channel Memory', '', '## Decisions', '',
-      '- [m-abc123] Use pnpm for installs. [from: #dev, 2026-03-01]',
-      '- ~~[m-old111] Use npm for installs~~ → [m-abc123] (2026-03-01) [from: #dev, 2026-02-01]',
-      '~~We deploy on Fridays~~',
-      'a hand-written line without a bullet',
-    ].join('\n'));
+    const blocks = lineEntries(
+      [
+        '# Channel Memory',
+        '',
+        '## Decisions',
+        '',
+        '- [m-abc123] Use pnpm for installs. [from: #dev, 2026-03-01]',
+        '- ~~[m-old111] Use npm for installs~~ → [m-abc123] (2026-03-01) [from: #dev, 2026-02-01]',
+        '~~We deploy on Fridays~~',
+        'a hand-written line without a bullet',
+      ].join('\n'),
+    );
     expect(blocks.map((b) => b.text)).toEqual(['- [m-abc123] Use pnpm for installs. [from: #dev, 2026-03-01]', 'a hand-written line without a bullet']);
     expect(blocks[0]).toMatchObject({ heading: 'Decisions', date: '2026-03-01', body: 'Use pnpm for installs.' });
   });
   test('SESSION/HISTORY: paragraphs and list items under their heading path', () => {
     const blocks = paragraphBlocks('# Session\n\n## Next Steps\n\n- one\n- two\n  continued\n\nA paragraph\nspanning lines.\n');
     expect(blocks.map((b) => [b.heading, b.text])).toEqual([
-      ['Next Steps', '- one'], ['Next Steps', '- two\n  continued'], ['Next Steps', 'A paragraph\nspanning lines.'],
+      ['Next Steps', '- one'],
+      ['Next Steps', '- two\n  continued'],
+      ['Next Steps', 'A paragraph\nspanning lines.'],
     ]);
   });
   test('condensations: label lines under the topic; superseded_by yields nothing; broken frontmatter is null', () => {
@@ -110,12 +117,17 @@ describe('recall', () => {
   });
 
   test('Chinese and Japanese entries are recalled by Chinese and Japanese questions', () => {
-    write('MEMORY.md', [
-      '# 记忆', '', ...FILLER,
-      '- [m-zh0001] 我们决定把数据库迁移到 Postgres，因为旧系统太慢。 [from: #dev, 2026-09-01]',
-      '- [m-ja0001] 本番環境のデプロイは毎週木曜日の午後に行う。 [from: #ops, 2026-09-02]',
-      '- [m-zh0002] 前端团队每周五下午开会讨论设计稿。 [from: #ui, 2026-09-03]',
-    ].join('\n'));
+    write(
+      'MEMORY.md',
+      [
+        '# 记忆',
+        '',
+        ...FILLER,
+        '- [m-zh0001] 我们决定把数据库迁移到 Postgres，因为旧系统太慢。 [from: #dev, 2026-09-01]',
+        '- [m-ja0001] 本番環境のデプロイは毎週木曜日の午後に行う。 [from: #ops, 2026-09-02]',
+        '- [m-zh0002] 前端团队每周五下午开会讨论设计稿。 [from: #ui, 2026-09-03]',
+      ].join('\n'),
+    );
     const zh = recallIn(tmp, '数据库迁移的决定是什么？');
     expect(zh.items[0]?.text).toContain('数据库迁移');
     const ja = recallIn(tmp, 'デプロイは何曜日に行いますか？本番環境の話です');
@@ -125,22 +137,39 @@ describe('recall', () => {
   test('abstains on messages unrelated to the memory (a single common word is not evidence)', () => {
     write('MEMORY.md', ['# Channel Memory', '', ...FILLER].join('\n'));
     write('HISTORY.md', '# History\n\n## 2026-10-01\n\nWe had a good week; the team shipped the billing API migration.\n');
-    for (const q of ['hi!', 'thanks, that helped a lot', 'what is the capital of France?', 'tell me a joke',
-      'are you a bot?', 'how was your week?', 'good morning team', 'what time is it?']) {
+    for (const q of [
+      'hi!',
+      'thanks, that helped a lot',
+      'what is the capital of France?',
+      'tell me a joke',
+      'are you a bot?',
+      'how was your week?',
+      'good morning team',
+      'what time is it?',
+    ]) {
       expect(recallIn(tmp, q)).toEqual({ text: '', items: [] });
     }
     expect(recallIn(tmp, 'is the billing API still on Postgres?').items.length).toBeGreaterThan(0);
   });
 
   test('superseded, struck-through and superseded_by condensations are never returned', () => {
-    write('MEMORY.md', [
-      '## Decisions',
-      '- ~~[m-old111] Kafka carries the billing events~~ → [m-new111] (2026-03-01) [from: #dev, 2026-02-01]',
-      '- [m-new111] RabbitMQ carries the billing events. [from: #dev, 2026-03-01]',
-      '~~Kafka billing events are retained for seven days~~',
-    ].join('\n'));
-    write('condensations/2026-01-01-kafka.md', '---\nsuperseded_by: 2026-03-01-rabbit.md\n---\n## 📝 Condensation: Kafka billing events\n\n**Decision:** Kafka carries the billing events.\n');
-    write('condensations/2026-03-01-rabbit.md', '---\ndate: 2026-03-01\n---\n## 📝 Condensation: RabbitMQ billing events\n\n**Decision:** Billing events move to RabbitMQ queues.\n');
+    write(
+      'MEMORY.md',
+      [
+        '## Decisions',
+        '- ~~[m-old111] Kafka carries the billing events~~ → [m-new111] (2026-03-01) [from: #dev, 2026-02-01]',
+        '- [m-new111] RabbitMQ carries the billing events. [from: #dev, 2026-03-01]',
+        '~~Kafka billing events are retained for seven days~~',
+      ].join('\n'),
+    );
+    write(
+      'condensations/2026-01-01-kafka.md',
+      '---\nsuperseded_by: 2026-03-01-rabbit.md\n---\n## 📝 Condensation: Kafka billing events\n\n**Decision:** Kafka carries the billing events.\n',
+    );
+    write(
+      'condensations/2026-03-01-rabbit.md',
+      '---\ndate: 2026-03-01\n---\n## 📝 Condensation: RabbitMQ billing events\n\n**Decision:** Billing events move to RabbitMQ queues.\n',
+    );
     const r = recallIn(tmp, 'Kafka billing events retention and RabbitMQ');
     expect(r.items.length).toBeGreaterThan(0);
     for (const it of r.items) {
@@ -164,7 +193,10 @@ describe('recall', () => {
 
   test('the budget is never exceeded and lines are never cut; the item cap holds', () => {
     const lines: string[] = [];
-    for (let i = 0; i < 200; i++) lines.push(`- [m-b${String(i).padStart(5, '0')}] Release train ${i} for the ledger service ships ${'with care '.repeat(i % 7)}on schedule. [from: #rel, 2026-10-01]`);
+    for (let i = 0; i < 200; i++)
+      lines.push(
+        `- [m-b${String(i).padStart(5, '0')}] Release train ${i} for the ledger service ships ${'with care '.repeat(i % 7)}on schedule. [from: #rel, 2026-10-01]`,
+      );
     write('MEMORY.md', lines.join('\n'));
     write('HISTORY.md', `# History\n\n## 2026-10-01\n\n${'The ledger service release train was long. '.repeat(80)}\n`);
     for (const budget of [50, 120, 300, 1000, 2000, 4000]) {
@@ -217,7 +249,8 @@ describe('recall', () => {
     // An unreadable file (as a non-root user would see it), simulated so the test holds as root too.
     const eacces = Object.assign(new Error('EACCES: permission denied'), { code: 'EACCES' });
     const fakeFs = {
-      statSync: fs.statSync, readdirSync: fs.readdirSync,
+      statSync: fs.statSync,
+      readdirSync: fs.readdirSync,
       readFileSync: ((p: fs.PathOrFileDescriptor, o?: unknown) => {
         if (String(p).endsWith('MEMORY.md')) throw eacces;
         return fs.readFileSync(p, o as BufferEncoding);
@@ -233,7 +266,8 @@ describe('recall', () => {
     write('MEMORY.md', FILLER.join('\n'));
     let reads = 0;
     const fakeFs = {
-      statSync: fs.statSync, readdirSync: fs.readdirSync,
+      statSync: fs.statSync,
+      readdirSync: fs.readdirSync,
       readFileSync: ((p: fs.PathOrFileDescriptor, o?: unknown) => {
         reads++;
         return fs.readFileSync(p, o as BufferEncoding);

@@ -22,9 +22,20 @@ function recallIn(query: string, extra: { budgetChars?: number; maxItems?: numbe
 /** A channel about two people, with enough unrelated lines that names are frequent and words specific. */
 function people(extra: string[] = []): string[] {
   const lines: string[] = [];
-  const acts = ['reads about ancient history', 'bakes sourdough on Sundays', 'repairs old radios', 'grows tomatoes on the balcony',
-    'swims at the lake before work', 'collects vinyl records', 'volunteers at the animal shelter', 'learns Portuguese online',
-    'plays chess in the park', 'knits scarves for friends', 'runs a book club', 'paints watercolour landscapes'];
+  const acts = [
+    'reads about ancient history',
+    'bakes sourdough on Sundays',
+    'repairs old radios',
+    'grows tomatoes on the balcony',
+    'swims at the lake before work',
+    'collects vinyl records',
+    'volunteers at the animal shelter',
+    'learns Portuguese online',
+    'plays chess in the park',
+    'knits scarves for friends',
+    'runs a book club',
+    'paints watercolour landscapes',
+  ];
   acts.forEach((a, i) => {
     lines.push(`- Marguerite ${a}. [from: D${i + 1}:1, 2026-0${1 + (i % 9)}-1${i % 10}]`);
     lines.push(`- Thaddeus ${a.replace(/s\b/, '')}s with his cousin. [from: D${i + 1}:2, 2026-0${1 + (i % 9)}-1${i % 10}]`);
@@ -89,8 +100,16 @@ describe('ranking rules', () => {
   });
 
   test('feedback and session context re-rank; they never admit an entry that shares no word with the message', () => {
-    write('MEMORY.md', people(['## 2026-10-05', '', '- Kestrel migration finished; the harbour cranes now report telemetry. [from: D30:1, 2026-10-05]',
-      '- The harbour cranes are inspected monthly. [from: D30:2, 2026-10-05]', '- Lunch was pleasant. [from: D30:3, 2026-10-05]']).join('\n'));
+    write(
+      'MEMORY.md',
+      people([
+        '## 2026-10-05',
+        '',
+        '- Kestrel migration finished; the harbour cranes now report telemetry. [from: D30:1, 2026-10-05]',
+        '- The harbour cranes are inspected monthly. [from: D30:2, 2026-10-05]',
+        '- Lunch was pleasant. [from: D30:3, 2026-10-05]',
+      ]).join('\n'),
+    );
     write('HISTORY.md', '# HISTORY\n\n## 2026-10-05\n\nThe Kestrel migration of the harbour cranes finished; lunch was pleasant and telemetry flows.\n');
     const r = recallIn('Is the Kestrel migration done?');
     expect(r.items.length).toBeGreaterThan(0);
@@ -98,11 +117,22 @@ describe('ranking rules', () => {
   });
 
   test('session context: of two equal matches, the one from the day whose HISTORY summary matches ranks first', () => {
-    write('MEMORY.md', [
-      '# MEMORY', '', ...people().slice(4),
-      '', '## 2026-03-02', '', '- Thaddeus fixed the greenhouse heater. [from: D40:1, 2026-03-02]',
-      '', '## 2026-03-09', '', '- Thaddeus fixed the greenhouse heater again. [from: D41:1, 2026-03-09]',
-    ].join('\n'));
+    write(
+      'MEMORY.md',
+      [
+        '# MEMORY',
+        '',
+        ...people().slice(4),
+        '',
+        '## 2026-03-02',
+        '',
+        '- Thaddeus fixed the greenhouse heater. [from: D40:1, 2026-03-02]',
+        '',
+        '## 2026-03-09',
+        '',
+        '- Thaddeus fixed the greenhouse heater again. [from: D41:1, 2026-03-09]',
+      ].join('\n'),
+    );
     const history = (day: string): string =>
       `# HISTORY\n\n## 2026-03-02\n\nThaddeus talked about ${day === '2026-03-02' ? 'the greenhouse heater and the frost' : 'his cousin'}.\n\n` +
       `## 2026-03-09\n\nThaddeus talked about ${day === '2026-03-09' ? 'the greenhouse heater and the frost' : 'his cousin'}.\n`;
@@ -119,11 +149,21 @@ describe('ranking rules', () => {
 describe('one specific word is evidence, one everyday word is not', () => {
   beforeEach(() => {
     tmp = fs.mkdtempSync(path.join(os.tmpdir(), 'minutes-rare-'));
-    const filler = Array.from({ length: 40 }, (_, i) => `- [m-f${String(i).padStart(5, '0')}] The team reviewed item ${i} during the evening planning session. [from: #dev, 2026-10-0${1 + (i % 9)}]`);
-    write('MEMORY.md', ['# Channel Memory', '',
-      '- [m-aaaaa1] CI runs on buildkite with two agents. [from: #dev, 2026-11-01]',
-      '- [m-aaaaa2] The staging database is db-staging-3 on port 6543. [from: #dev, 2026-11-02]',
-      ...filler, ''].join('\n'));
+    const filler = Array.from(
+      { length: 40 },
+      (_, i) => `- [m-f${String(i).padStart(5, '0')}] The team reviewed item ${i} during the evening planning session. [from: #dev, 2026-10-0${1 + (i % 9)}]`,
+    );
+    write(
+      'MEMORY.md',
+      [
+        '# Channel Memory',
+        '',
+        '- [m-aaaaa1] CI runs on buildkite with two agents. [from: #dev, 2026-11-01]',
+        '- [m-aaaaa2] The staging database is db-staging-3 on port 6543. [from: #dev, 2026-11-02]',
+        ...filler,
+        '',
+      ].join('\n'),
+    );
   });
   afterEach(() => fs.rmSync(tmp, { recursive: true, force: true }));
 

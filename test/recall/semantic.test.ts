@@ -26,14 +26,19 @@ beforeEach(() => {
   tmp = makeTmpDir();
   chan = path.join(tmp.dir, 'chan');
   fs.mkdirSync(chan, { recursive: true });
-  fs.writeFileSync(path.join(chan, 'MEMORY.md'), [
-    '# Channel Memory', '', '## Facts',
-    '- [m-aa0001] Alice owns the billing service. [from: #ops, 2026-11-01]',
-    '- [m-aa0002] Releases: Thursdays [from: #ops, 2026-11-02]',
-    '- [m-aa0003] The staging database listens on port 6543. [from: #ops, 2026-11-03]',
-    '- [m-aa0004] Bob prefers tabs over spaces. [from: #dev, 2026-11-04]',
-    '- [m-aa0005] The design review moved to the big room. [from: #dev, 2026-11-05]',
-  ].join('\n') + '\n');
+  fs.writeFileSync(
+    path.join(chan, 'MEMORY.md'),
+    [
+      '# Channel Memory',
+      '',
+      '## Facts',
+      '- [m-aa0001] Alice owns the billing service. [from: #ops, 2026-11-01]',
+      '- [m-aa0002] Releases: Thursdays [from: #ops, 2026-11-02]',
+      '- [m-aa0003] The staging database listens on port 6543. [from: #ops, 2026-11-03]',
+      '- [m-aa0004] Bob prefers tabs over spaces. [from: #dev, 2026-11-04]',
+      '- [m-aa0005] The design review moved to the big room. [from: #dev, 2026-11-05]',
+    ].join('\n') + '\n',
+  );
 });
 afterEach(() => tmp.cleanup());
 
@@ -76,7 +81,9 @@ describe('hybrid recall: words decide whether to speak, meaning adds what words 
       async embed(ts, o = {}) {
         return ts.map(() => (o.priority === 'query' ? Float32Array.from([1, 0]) : Float32Array.from([cos, Math.sqrt(1 - cos * cos)])));
       },
-      async close() { /* nothing */ },
+      async close() {
+        /* nothing */
+      },
     });
     const chat = ['lol that movie was great', 'thanks!', 'good morning everyone'];
     const below = service(uniform(DEFAULT_TUNING.denseGate - 0.02)).svc;
@@ -164,7 +171,10 @@ describe('the vector cache', () => {
     const cacheDir = path.join(tmp.dir, 'vectors');
     const logger = silentLogger();
     const one = new VectorCache({ dir: cacheDir, modelId: 'm', logger });
-    one.putMany([{ hash: 'a'.repeat(32), vector: Float32Array.from([1, 0, 0, 0]) }, { hash: 'b'.repeat(32), vector: Float32Array.from([0, 1, 0, 0]) }]);
+    one.putMany([
+      { hash: 'a'.repeat(32), vector: Float32Array.from([1, 0, 0, 0]) },
+      { hash: 'b'.repeat(32), vector: Float32Array.from([0, 1, 0, 0]) },
+    ]);
     await one.flush();
     const vec = fs.readdirSync(cacheDir).find((n) => n.endsWith('.vec'))!;
     fs.appendFileSync(path.join(cacheDir, vec), Buffer.from([1, 2, 3, 4, 5]));
@@ -185,7 +195,11 @@ describe('the api mode (an OpenAI-compatible /v1/embeddings)', () => {
     try {
       fake.embeddings.concepts = CONCEPTS;
       const { logger, logs } = capturedLogger();
-      const semantic = { mode: 'api' as const, api: { baseURL: fake.openaiBaseURL, model: 'embed-test', apiKey: 'sk-embed-secret' }, cacheDir: path.join(tmp.dir, 'vectors') };
+      const semantic = {
+        mode: 'api' as const,
+        api: { baseURL: fake.openaiBaseURL, model: 'embed-test', apiKey: 'sk-embed-secret' },
+        cacheDir: path.join(tmp.dir, 'vectors'),
+      };
       const svc = buildRecallService({ semantic, logger });
       await svc.indexAll({ channelDirs: [chan] });
       const r = await ask(svc, 'When is the billing service shipping?');

@@ -14,11 +14,10 @@ describe('the embedding worker', () => {
     const { logger, logs } = capturedLogger();
     const e = new WorkerEmbedder({ logger });
     try {
-      const [deploy, ship, cat] = await e.embed([
-        'We deploy to production with blue-green releases.',
-        'How do we ship new code to prod?',
-        'My cat sleeps on the windowsill all afternoon.',
-      ], { priority: 'query' });
+      const [deploy, ship, cat] = await e.embed(
+        ['We deploy to production with blue-green releases.', 'How do we ship new code to prod?', 'My cat sleeps on the windowsill all afternoon.'],
+        { priority: 'query' },
+      );
       expect(deploy).toHaveLength(512);
       expect(Math.abs(dot(deploy, deploy) - 1)).toBeLessThan(1e-3);
       expect(dot(deploy, ship)).toBeGreaterThan(dot(deploy, cat) + 0.1);

@@ -24,9 +24,10 @@ function bigMemory(): string {
   for (let i = 0; i < N; i++) {
     const d = new Date(Date.UTC(2025, 0, 1) + Math.floor(i / 14) * 86_400_000).toISOString().slice(0, 10);
     const id = `m-${i.toString(36).padStart(5, '0')}`;
-    const text = i === 1234
-      ? 'The CSV importer stores its rows in Postgres.'
-      : `Service svc${i} belongs to team ${TEAMS[i % TEAMS.length]} and is paged through rota ${i % 97}.`;
+    const text =
+      i === 1234
+        ? 'The CSV importer stores its rows in Postgres.'
+        : `Service svc${i} belongs to team ${TEAMS[i % TEAMS.length]} and is paged through rota ${i % 97}.`;
     lines.push(`- [${id}] ${text} [from: #ops, ${d}]`);
   }
   return lines.join('\n') + '\n';
@@ -52,12 +53,15 @@ describe('consolidation at any memory size', () => {
         // A careful model: supersede the entry the decision replaces when it can see it…
         const old = shown.find((e) => /importer/i.test(e.text) && /postgres/i.test(e.text));
         if (/importer .*SQLite/i.test(input)) {
-          ops.push(old
-            ? { op: 'supersede', id: old.id, kind: 'decision', text: 'The CSV importer stores its rows in SQLite.', reason: 'changed' }
-            : { op: 'add', kind: 'decision', text: 'The CSV importer stores its rows in SQLite.', reason: 'decided' });
+          ops.push(
+            old
+              ? { op: 'supersede', id: old.id, kind: 'decision', text: 'The CSV importer stores its rows in SQLite.', reason: 'changed' }
+              : { op: 'add', kind: 'decision', text: 'The CSV importer stores its rows in SQLite.', reason: 'decided' },
+          );
         }
         // …and a repeat of an entry it was not shown (a team change already recorded long ago).
-        if (/svc2500/.test(input)) ops.push({ op: 'add', kind: 'fact', text: 'Service svc2500 still belongs to team ember and is paged through rota 75', reason: 'stated' });
+        if (/svc2500/.test(input))
+          ops.push({ op: 'add', kind: 'fact', text: 'Service svc2500 still belongs to team ember and is paged through rota 75', reason: 'stated' });
         return JSON.stringify({ operations: ops });
       },
     });
@@ -71,7 +75,10 @@ describe('consolidation at any memory size', () => {
 
   it('shows the model a bounded slice of 5,000 entries, supersedes an old entry it concerns, and keeps a repeat out', async () => {
     const clock = manualClock('2026-11-21T09:00:00Z');
-    rt = await testRuntime(tmp.dir, fake, { clock: clock.now, config: { limits: { maxRetries: 0, requestsPerMinute: 0 }, conversation: { tokenBudget: 100_000 } } });
+    rt = await testRuntime(tmp.dir, fake, {
+      clock: clock.now,
+      config: { limits: { maxRetries: 0, requestsPerMinute: 0 }, conversation: { tokenBudget: 100_000 } },
+    });
     const dir = rt.store.paths(ref).channelDir;
     fs.mkdirSync(dir, { recursive: true });
     const memoryFile = path.join(dir, 'MEMORY.md');

@@ -35,9 +35,11 @@ function scriptedModel(state: { malformed: boolean; onConsolidate?: () => void; 
         if (d) {
           const topic = /\b(database|deploy)/i.exec(d[1])?.[1];
           const old = topic && entries.find((e) => e.text.toLowerCase().includes(topic.toLowerCase()));
-          ops.push(old
-            ? { op: 'supersede', id: old.id, kind: 'decision', text: d[1], reason: 'changed', source_message }
-            : { op: 'add', kind: 'decision', text: d[1], reason: 'decided', source_message });
+          ops.push(
+            old
+              ? { op: 'supersede', id: old.id, kind: 'decision', text: d[1], reason: 'changed', source_message }
+              : { op: 'add', kind: 'decision', text: d[1], reason: 'decided', source_message },
+          );
         }
         const p = /^i prefer (.*)$/i.exec(said);
         if (p) ops.push({ op: 'add', kind: 'preference', text: `Bea prefers ${p[1]}`, reason: 'stated', source_message });
@@ -60,10 +62,18 @@ function scriptedModel(state: { malformed: boolean; onConsolidate?: () => void; 
 }
 
 const SCRIPT: string[] = [
-  'morning all', 'goal: ship the CSV importer this week', 'decision: we use Postgres as the database for the importer',
-  'thanks, sounds good', 'lol that meme', 'I prefer short PR descriptions with a checklist', 'how is the weather there?',
-  'next: write the schema migration', 'decision: deploy every Tuesday after the standup', 'thanks for the review',
-  'decision: switch the database to SQLite for the importer prototype', 'next: benchmark the import of 1M rows',
+  'morning all',
+  'goal: ship the CSV importer this week',
+  'decision: we use Postgres as the database for the importer',
+  'thanks, sounds good',
+  'lol that meme',
+  'I prefer short PR descriptions with a checklist',
+  'how is the weather there?',
+  'next: write the schema migration',
+  'decision: deploy every Tuesday after the standup',
+  'thanks for the review',
+  'decision: switch the database to SQLite for the importer prototype',
+  'next: benchmark the import of 1M rows',
 ];
 
 function conversation(n: number): string[] {
@@ -114,7 +124,10 @@ describe('upkeep over a 60-message channel conversation', () => {
   }
 
   it('produces SESSION.md with goal and next step, MEMORY.md with decisions and preferences only, a supersede, and no per-turn history', async () => {
-    rt = await testRuntime(tmp.dir, fake, { clock: clock.now, config: { limits: { maxRetries: 0, requestsPerMinute: 0 }, conversation: { tokenBudget: 100_000 } } });
+    rt = await testRuntime(tmp.dir, fake, {
+      clock: clock.now,
+      config: { limits: { maxRetries: 0, requestsPerMinute: 0 }, conversation: { tokenBudget: 100_000 } },
+    });
     await say(rt, conversation(60));
     const dir = rt.store.paths(ref).channelDir;
     const session = fs.readFileSync(path.join(dir, 'SESSION.md'), 'utf8');
@@ -122,10 +135,13 @@ describe('upkeep over a 60-message channel conversation', () => {
     expect(session).toMatch(/## Next Steps\n\n- benchmark the import of 1M rows/);
     const entries = parseMemory(fs.readFileSync(path.join(dir, 'MEMORY.md'), 'utf8')).filter((l) => l.kind === 'entry');
     const current = entries.filter((e) => !e.superseded).map((e) => e.text);
-    expect(current).toEqual(expect.arrayContaining([
-      'deploy every Tuesday after the standup', 'Bea prefers short PR descriptions with a checklist',
-      'switch the database to SQLite for the importer prototype',
-    ]));
+    expect(current).toEqual(
+      expect.arrayContaining([
+        'deploy every Tuesday after the standup',
+        'Bea prefers short PR descriptions with a checklist',
+        'switch the database to SQLite for the importer prototype',
+      ]),
+    );
     expect(current.join('\n')).not.toMatch(/thanks|meme|weather|chatting/i);
     const superseded = entries.filter((e) => e.superseded);
     expect(superseded.map((e) => e.text)).toEqual(['we use Postgres as the database for the importer']);
@@ -183,8 +199,14 @@ describe('upkeep over a 60-message channel conversation', () => {
   });
 
   it('compaction replaces older turns with a summary and writes one HISTORY.md block', async () => {
-    rt = await testRuntime(tmp.dir, fake, { clock: clock.now, config: { limits: { maxRetries: 0, requestsPerMinute: 0 }, conversation: { tokenBudget: 2000, keepRecentTurns: 2 } } });
-    await say(rt, Array.from({ length: 30 }, (_, i) => `a long message number ${i} ${'about the importer design '.repeat(12)}`));
+    rt = await testRuntime(tmp.dir, fake, {
+      clock: clock.now,
+      config: { limits: { maxRetries: 0, requestsPerMinute: 0 }, conversation: { tokenBudget: 2000, keepRecentTurns: 2 } },
+    });
+    await say(
+      rt,
+      Array.from({ length: 30 }, (_, i) => `a long message number ${i} ${'about the importer design '.repeat(12)}`),
+    );
     const conv = await rt.engine.conversation(ref);
     expect(conv.summary).toMatch(/## Goal\nship the importer/);
     expect(conv.compactedTurns).toBeGreaterThan(0);
@@ -202,7 +224,10 @@ describe('upkeep over a 60-message channel conversation', () => {
   });
 
   it('a "context too long" answer compacts at once and retries the turn once', async () => {
-    rt = await testRuntime(tmp.dir, fake, { clock: clock.now, config: { limits: { maxRetries: 0, requestsPerMinute: 0 }, conversation: { tokenBudget: 100_000, keepRecentTurns: 1 } } });
+    rt = await testRuntime(tmp.dir, fake, {
+      clock: clock.now,
+      config: { limits: { maxRetries: 0, requestsPerMinute: 0 }, conversation: { tokenBudget: 100_000, keepRecentTurns: 1 } },
+    });
     await say(rt, conversation(6));
     const before = await rt.engine.conversation(ref);
     expect(before.compactedTurns).toBe(0);
@@ -215,11 +240,17 @@ describe('upkeep over a 60-message channel conversation', () => {
   });
 
   it('a failed summary trims the conversation safely and the summary is retried later', async () => {
-    rt = await testRuntime(tmp.dir, fake, { clock: clock.now, config: { limits: { maxRetries: 0, requestsPerMinute: 0 }, conversation: { tokenBudget: 2000, keepRecentTurns: 2 } } });
+    rt = await testRuntime(tmp.dir, fake, {
+      clock: clock.now,
+      config: { limits: { maxRetries: 0, requestsPerMinute: 0 }, conversation: { tokenBudget: 2000, keepRecentTurns: 2 } },
+    });
     const broken = scriptedModel(state);
     let summariesRefused = 0;
     fake.setHandler((req) => (/compact the conversation/.test(req.system) && summariesRefused++ < 2 ? 'no json here' : broken(req)));
-    await say(rt, Array.from({ length: 40 }, (_, i) => `message ${i} ${'about the importer design '.repeat(12)}`));
+    await say(
+      rt,
+      Array.from({ length: 40 }, (_, i) => `message ${i} ${'about the importer design '.repeat(12)}`),
+    );
     const conv = await rt.engine.conversation(ref);
     expect(conv.compactedTurns).toBeGreaterThan(0);
     // The first summary failed: its turns waited in pending-summary.json and went into a later one.

@@ -6,7 +6,8 @@ import { blocks, runCli } from '../helpers/cli';
 import { makeTmpDir } from '../helpers/tmp';
 
 const MEMORY = [
-  '# Channel Memory', '',
+  '# Channel Memory',
+  '',
   '- [m-111111] The demo for Acme is on Friday [from: a, 2026-11-01]',
   '- [m-222222] The demo for Globex is on Monday [from: b, 2026-11-01]',
   '- [m-333333] Deploys happen from the release branch only [from: a, 2026-11-01]',
@@ -59,14 +60,16 @@ describe('which messages are requests to remember or forget', () => {
   });
 
   it('"forget" picks the one entry it names, by words or by id', () => {
-    expect(explicitMemoryRequest('please forget that the Globex demo is on Monday', MEMORY, 's').ops)
-      .toEqual([expect.objectContaining({ op: 'forget', id: 'm-222222' })]);
+    expect(explicitMemoryRequest('please forget that the Globex demo is on Monday', MEMORY, 's').ops).toEqual([
+      expect.objectContaining({ op: 'forget', id: 'm-222222' }),
+    ]);
     expect(explicitMemoryRequest('forget m-333333', MEMORY, 's').ops).toEqual([expect.objectContaining({ op: 'forget', id: 'm-333333' })]);
   });
 
   it('"forget" finds a hand-written line that has no id yet', () => {
-    expect(explicitMemoryRequest('forget the staging database port', MEMORY, 's').ops)
-      .toEqual([expect.objectContaining({ op: 'forget', text: 'Staging database is db-staging-3 on port 6543' })]);
+    expect(explicitMemoryRequest('forget the staging database port', MEMORY, 's').ops).toEqual([
+      expect.objectContaining({ op: 'forget', text: 'Staging database is db-staging-3 on port 6543' }),
+    ]);
   });
 });
 
@@ -88,7 +91,8 @@ describe('the reply says exactly what was saved or forgotten', () => {
     fs.writeFileSync(path.join(dir, 'MEMORY.md'), MEMORY);
     const env = { ANTHROPIC_API_KEY: 'test-key', ANTHROPIC_BASE_URL: fake.anthropicBaseURL, MINUTES_DATA_DIR: path.join(tmp.dir, 'data') };
     const r = await runCli(['chat', '--channel', 'team'], {
-      env, cwd: tmp.dir,
+      env,
+      cwd: tmp.dir,
       input: [
         'Thanks! Please remember that the release freeze starts on the 18th',
         'remember what port staging uses?',

@@ -21,7 +21,9 @@ describe('dueJobs', () => {
   it('catches up when idle, and writes an end-of-day block once the day is over', () => {
     const state = { ...emptyUpkeepState(), lastTurnAt: '2026-11-20T17:00:00Z' };
     expect(dueJobs({ state, totalTurns: 2, tokens: 10, now, tuning })).toEqual(['session', 'memory', 'day']);
-    expect(dueJobs({ state: { ...state, lastDayBlock: '2026-11-20', cursors: { session: 2, memory: 2 } }, totalTurns: 2, tokens: 10, now, tuning })).toEqual([]);
+    expect(dueJobs({ state: { ...state, lastDayBlock: '2026-11-20', cursors: { session: 2, memory: 2 } }, totalTurns: 2, tokens: 10, now, tuning })).toEqual(
+      [],
+    );
   });
   it('over budget: session, memory, then compaction', () => {
     expect(dueJobs({ state: emptyUpkeepState(), totalTurns: 2, tokens: 5000, now, tuning })).toEqual(['session', 'memory', 'compact']);
@@ -36,32 +38,44 @@ describe('dueJobs', () => {
 });
 
 describe('the durability rule', () => {
-  const ops = gateOps({
-    operations: [
-      { op: 'add', kind: 'decision', text: 'The API will use cursor pagination instead of offsets', reason: '' },
-      { op: 'add', kind: 'preference', text: 'Alice prefers reviews before noon UTC', reason: '' },
-      { op: 'add', kind: 'fact', text: 'Thanks everyone for the help today', reason: '' },
-      { op: 'add', kind: 'fact', text: 'Currently debugging the flaky login test', reason: '' },
-      { op: 'add', kind: 'fact', text: 'ok', reason: '' },
-      { op: 'forget', id: 'm-aaaaaa', reason: '' }, { op: 'forget', id: 'm-bbbbbb', reason: '' }, { op: 'forget', id: 'm-cccccc', reason: '' },
-    ],
-  }, 'chat 1');
+  const ops = gateOps(
+    {
+      operations: [
+        { op: 'add', kind: 'decision', text: 'The API will use cursor pagination instead of offsets', reason: '' },
+        { op: 'add', kind: 'preference', text: 'Alice prefers reviews before noon UTC', reason: '' },
+        { op: 'add', kind: 'fact', text: 'Thanks everyone for the help today', reason: '' },
+        { op: 'add', kind: 'fact', text: 'Currently debugging the flaky login test', reason: '' },
+        { op: 'add', kind: 'fact', text: 'ok', reason: '' },
+        { op: 'forget', id: 'm-aaaaaa', reason: '' },
+        { op: 'forget', id: 'm-bbbbbb', reason: '' },
+        { op: 'forget', id: 'm-cccccc', reason: '' },
+      ],
+    },
+    'chat 1',
+  );
   it('keeps decisions and preferences', () => {
     expect(ops.ops.filter((o) => o.op === 'add').map((o) => (o as { text: string }).text)).toEqual([
-      'The API will use cursor pagination instead of offsets', 'Alice prefers reviews before noon UTC',
+      'The API will use cursor pagination instead of offsets',
+      'Alice prefers reviews before noon UTC',
     ]);
   });
   it('rejects small talk, working state, fragments, and every forget the model proposes', () => {
     const forget = 'forgetting needs a person (an admin\'s "forget …" or /memory forget)';
     expect(ops.rejected.map((r) => r.why)).toEqual([
-      'small talk', 'working state belongs in SESSION.md', 'too short to be a durable fact', forget, forget, forget,
+      'small talk',
+      'working state belongs in SESSION.md',
+      'too short to be a durable fact',
+      forget,
+      forget,
+      forget,
     ]);
     expect(ops.ops.some((o) => o.op === 'forget')).toBe(false);
   });
 });
 
 describe('explicit requests', () => {
-  const memory = '- [m-111111] Deploys happen from the release branch only [from: a, 2026-11-01]\n- [m-222222] The design review is on Thursdays [from: b, 2026-11-01]\n';
+  const memory =
+    '- [m-111111] Deploys happen from the release branch only [from: a, 2026-11-01]\n- [m-222222] The design review is on Thursdays [from: b, 2026-11-01]\n';
   it('"remember that" adds at once, even a forgotten fact', () => {
     expect(explicitMemoryOps('<@123> remember that the VPN config lives in ops/vpn', memory, 's')).toEqual([
       expect.objectContaining({ op: 'add', text: 'the VPN config lives in ops/vpn', explicit: true }),
@@ -105,11 +119,17 @@ describe('compaction plan', () => {
 
 describe('SESSION.md rendering', () => {
   it('caps items and lengths and never writes a secret', () => {
-    const md = renderSession({
-      goal: 'Ship v2 of the importer', current_state: 'x'.repeat(2000),
-      links: Array.from({ length: 30 }, (_, i) => `https://example.org/${i}`),
-      open_questions: [], next_steps: ['Rotate the key sk-ant-api03-abcdefghijklmnopqrstuvwxyz'], recent_errors: [],
-    }, now);
+    const md = renderSession(
+      {
+        goal: 'Ship v2 of the importer',
+        current_state: 'x'.repeat(2000),
+        links: Array.from({ length: 30 }, (_, i) => `https://example.org/${i}`),
+        open_questions: [],
+        next_steps: ['Rotate the key sk-ant-api03-abcdefghijklmnopqrstuvwxyz'],
+        recent_errors: [],
+      },
+      now,
+    );
     expect(md).toContain('## Goal\n\nShip v2 of the importer');
     expect(md.match(/https:\/\/example\.org/g)).toHaveLength(8);
     expect(md).not.toContain('x'.repeat(700));

@@ -14,7 +14,8 @@ import { makeTmpDir } from '../helpers/tmp';
 const ref: ChannelRef = { kind: 'discord', guildId: '111111111111111111', channelId: '222222222222222222' };
 const PERSON = '# Session\n\n## Goal\n\nwritten by a person while the model was working\n';
 const conv: ConversationState = {
-  version: 1, compactedTurns: 0,
+  version: 1,
+  compactedTurns: 0,
   turns: [
     { role: 'user', content: 'goal: ship the importer', at: '2026-11-21T09:00:00Z' },
     { role: 'assistant', content: 'On it.', at: '2026-11-21T09:00:05Z' },
@@ -50,12 +51,15 @@ describe('SESSION.md refresh', () => {
   const session = () => fs.readFileSync(deps.store.paths(ref).session, 'utf8');
 
   it('keeps a SESSION.md a person wrote during the refresh when the file was missing at the start', async () => {
-    duringModel = (file) => { fs.mkdirSync(path.dirname(file), { recursive: true }); fs.writeFileSync(file, PERSON); };
+    duringModel = (file) => {
+      fs.mkdirSync(path.dirname(file), { recursive: true });
+      fs.writeFileSync(file, PERSON);
+    };
     await refreshSession(deps, ref, conv, 0);
     expect(session()).toBe(PERSON);
   });
 
-  it('keeps a person\'s edit made during the refresh', async () => {
+  it("keeps a person's edit made during the refresh", async () => {
     await deps.store.ensureChannel(ref);
     duringModel = (file) => fs.writeFileSync(file, PERSON);
     await refreshSession(deps, ref, conv, 0);

@@ -44,10 +44,14 @@ export async function runAudit(opts: AuditCliOptions, io: CliIO): Promise<number
       return 2;
     }
     const store = new FolderStore(dir, { logger });
-    audits.push({ ...(await auditChannel({ store, ref: { kind: 'local', name: 'channel' }, fix: opts.fix, now, staleActionDays: settings.config.actions.staleAfterDays })), channel: opts.channelDir });
+    audits.push({
+      ...(await auditChannel({ store, ref: { kind: 'local', name: 'channel' }, fix: opts.fix, now, staleActionDays: settings.config.actions.staleAfterDays })),
+      channel: opts.channelDir,
+    });
   } else {
     const store = new ChannelStore({ root: settings.dataDir, logger });
-    for (const ref of await listChannelRefs(settings.dataDir)) audits.push(await auditChannel({ store, ref, fix: opts.fix, now, staleActionDays: settings.config.actions.staleAfterDays }));
+    for (const ref of await listChannelRefs(settings.dataDir))
+      audits.push(await auditChannel({ store, ref, fix: opts.fix, now, staleActionDays: settings.config.actions.staleAfterDays }));
   }
   const lines = audits.flatMap(formatAudit);
   let missing = 0;
@@ -59,8 +63,15 @@ export async function runAudit(opts: AuditCliOptions, io: CliIO): Promise<number
     lines.push(...found.lines);
     missing = found.unqueued;
   }
-  io.stdout.write(lines.length ? `${lines.join('\n')}\n` : (audits.length === 1 ? 'The channel folder is consistent.\n' : `All ${audits.length} channel folders are consistent.\n`));
-  const remaining = audits.some((a) => !auditIsClean(a) && (
-    (a.context && !a.contextFixed) || a.unfolded.length > 0 || a.staleLines.some((s) => !s.fixed && !s.unfixable)));
+  io.stdout.write(
+    lines.length
+      ? `${lines.join('\n')}\n`
+      : audits.length === 1
+        ? 'The channel folder is consistent.\n'
+        : `All ${audits.length} channel folders are consistent.\n`,
+  );
+  const remaining = audits.some(
+    (a) => !auditIsClean(a) && ((a.context && !a.contextFixed) || a.unfolded.length > 0 || a.staleLines.some((s) => !s.fixed && !s.unfixable)),
+  );
   return remaining || missing > 0 ? 1 : 0;
 }

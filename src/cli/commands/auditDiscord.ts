@@ -17,7 +17,9 @@ export async function auditDiscord(settings: Settings, fix: boolean, logger: Log
     for (const m of missing) {
       const ref = { kind: 'discord' as const, guildId: m.guildId, channelId: m.channelId };
       if (fix) await store.appendJsonl(ref, queueFile(store, ref), { threadId: m.threadId, at: new Date().toISOString() });
-      lines.push(`${m.guildId}/${m.channelId}: thread "${m.name}" (${m.threadId}) was resolved with enough discussion but has no condensation${fix ? ' — queued; the running bot condenses it on its next sweep' : ''}`);
+      lines.push(
+        `${m.guildId}/${m.channelId}: thread "${m.name}" (${m.threadId}) was resolved with enough discussion but has no condensation${fix ? ' — queued; the running bot condenses it on its next sweep' : ''}`,
+      );
     }
     return { lines, unqueued: fix ? 0 : missing.length };
   } finally {

@@ -22,7 +22,10 @@ export async function runChat(opts: ChatCliOptions, io: CliIO): Promise<number> 
   try {
     assertValidRef(ref);
   } catch (err) {
-    if (err instanceof InvalidChannelError) { io.stderr.write(`minutes: ${err.message}\n`); return 2; }
+    if (err instanceof InvalidChannelError) {
+      io.stderr.write(`minutes: ${err.message}\n`);
+      return 2;
+    }
     throw err;
   }
   const settings = settingsFor(io, ['provider']);
@@ -35,8 +38,10 @@ export async function runChat(opts: ChatCliOptions, io: CliIO): Promise<number> 
   }
   const lock = acquireSessionLock(channelPaths(settings.dataDir, ref).stateDir);
   if ('busy' in lock) {
-    io.stderr.write(`minutes: local/${opts.channel} is open in another console session (pid ${lock.busy.pid} on ${lock.busy.host}); `
-      + 'close that one first (two sessions would overwrite each other\'s turns), or use another --channel\n');
+    io.stderr.write(
+      `minutes: local/${opts.channel} is open in another console session (pid ${lock.busy.pid} on ${lock.busy.host}); ` +
+        "close that one first (two sessions would overwrite each other's turns), or use another --channel\n",
+    );
     return 2;
   }
   try {
@@ -62,11 +67,16 @@ async function chatSession(opts: ChatCliOptions, io: CliIO, settings: Settings, 
     throw err;
   }
   if (interactive) {
-    io.stderr.write(`Minutes console: channel local/${opts.channel} in ${settings.dataDir}. Commands: /recall, /memory, /context, /new, /status. Ctrl-D quits.\n`);
+    io.stderr.write(
+      `Minutes console: channel local/${opts.channel} in ${settings.dataDir}. Commands: /recall, /memory, /context, /new, /status. Ctrl-D quits.\n`,
+    );
   }
   await runConsole({ runtime, ref, input: io.stdin, output: io.stdout, interactive, userName: os.userInfo().username || 'you' });
   // End of input: finish queued work, run the upkeep that is due once, then stop.
-  const done = runtime.engine.idle().then(() => runtime.upkeep.tick({ forceIdle: true })).then(() => runtime.close());
+  const done = runtime.engine
+    .idle()
+    .then(() => runtime.upkeep.tick({ forceIdle: true }))
+    .then(() => runtime.close());
   const timer = new Promise<'timeout'>((r) => setTimeout(() => r('timeout'), opts.shutdownBudgetMs ?? SHUTDOWN_BUDGET_MS).unref());
   if ((await Promise.race([done.then(() => 'ok' as const), timer])) === 'timeout') {
     // Abort first: a hung request would otherwise hold the process open for its full timeout,

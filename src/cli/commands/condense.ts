@@ -51,7 +51,11 @@ export function parseTranscript(raw: string, file: string): TranscriptMessage[] 
     if (Number.isNaN(at.getTime())) return `${file} line ${l.line}: timestamp "${o.timestamp}" is not a date`;
     out.push({
       id: typeof o.id === 'string' || typeof o.id === 'number' ? String(o.id) : String(l.line),
-      authorId: o.author, authorName: o.author, at, content: o.content, isBot: o.bot === true,
+      authorId: o.author,
+      authorName: o.author,
+      at,
+      content: o.content,
+      isBot: o.bot === true,
     });
   }
   return out;
@@ -96,7 +100,9 @@ export async function runCondense(opts: CondenseCliOptions, io: CliIO): Promise<
   const channelDir = path.resolve(io.cwd, opts.channelDir);
   if (!fs.existsSync(channelDir) || !fs.statSync(channelDir).isDirectory()) return fail(io, `--channel-dir is not a folder: ${opts.channelDir}`);
   let raw: string;
-  try { raw = fs.readFileSync(path.resolve(io.cwd, opts.transcript), 'utf8'); } catch (err) {
+  try {
+    raw = fs.readFileSync(path.resolve(io.cwd, opts.transcript), 'utf8');
+  } catch (err) {
     return fail(io, `cannot read --transcript ${opts.transcript}: ${(err as Error).message}`);
   }
   const messages = parseTranscript(raw, opts.transcript);
@@ -146,8 +152,12 @@ export async function runCondense(opts: CondenseCliOptions, io: CliIO): Promise<
     if (result.status === 'in-progress') {
       // A dead holder on this host was already taken over; this one is alive or on another host.
       const who = result.holder ? ` (pid ${result.holder.pid} on ${result.holder.host})` : '';
-      return fail(io, `this discussion is being condensed by another process${who} until ${result.leaseUntil ?? 'its lease ends'}; `
-        + `if that process is gone, set the entry's "leaseUntil" to a past time in ${path.join(opts.channelDir, '.minutes', 'ledger.json')}, or wait`, 1);
+      return fail(
+        io,
+        `this discussion is being condensed by another process${who} until ${result.leaseUntil ?? 'its lease ends'}; ` +
+          `if that process is gone, set the entry's "leaseUntil" to a past time in ${path.join(opts.channelDir, '.minutes', 'ledger.json')}, or wait`,
+        1,
+      );
     }
     if (result.status === 'failed') {
       // Paths in store messages are relative to the folder's parent; show them as the user gave the folder.

@@ -29,7 +29,9 @@ export async function runDashboard(opts: DashboardCliOptions, io: CliIO, signal?
   const host = opts.host ?? '127.0.0.1';
   const token = (io.env.MINUTES_DASHBOARD_TOKEN ?? '').trim() || undefined;
   if (!isLoopback(host) && !token) {
-    io.stderr.write(`minutes dashboard: --host ${host} is reachable from other machines: set MINUTES_DASHBOARD_TOKEN to a secret first (it is then required on every request)\n`);
+    io.stderr.write(
+      `minutes dashboard: --host ${host} is reachable from other machines: set MINUTES_DASHBOARD_TOKEN to a secret first (it is then required on every request)\n`,
+    );
     return 2;
   }
   const settings = settingsFor(io, []);
@@ -42,7 +44,10 @@ export async function runDashboard(opts: DashboardCliOptions, io: CliIO, signal?
     return 2;
   }
   const mode = opts.semantic ?? settings.semantic.mode;
-  if (mode !== 'off' && mode !== 'local' && mode !== 'api') { io.stderr.write(`minutes dashboard: --semantic must be off, local or api, not "${mode}"\n`); return 2; }
+  if (mode !== 'off' && mode !== 'local' && mode !== 'api') {
+    io.stderr.write(`minutes dashboard: --semantic must be off, local or api, not "${mode}"\n`);
+    return 2;
+  }
   // Same recall as the bot, but its vector cache never goes inside the data root: browsing must
   // leave the data root byte for byte unchanged. MINUTES_VECTOR_CACHE wins when it is outside.
   const cacheDir = dashboardCacheDir(root, settings.semantic.cacheDir);
@@ -59,7 +64,8 @@ export async function runDashboard(opts: DashboardCliOptions, io: CliIO, signal?
   io.stdout.write(`minutes dashboard: ${url} (read-only view of ${root}${token ? '; token required' : ''})\n`);
   await new Promise<void>((resolve) => {
     const stop = () => resolve();
-    process.once('SIGINT', stop); process.once('SIGTERM', stop);
+    process.once('SIGINT', stop);
+    process.once('SIGTERM', stop);
     signal?.addEventListener('abort', stop, { once: true });
   });
   await dash.close();

@@ -23,8 +23,8 @@ export async function runDoctor(io: CliIO): Promise<number> {
   }
   if (settings) {
     findings.push(dataRootFinding(settings.dataDir));
-    findings.push(...await providerFindings(io, settings));
-    findings.push(...await discordPart(io));
+    findings.push(...(await providerFindings(io, settings)));
+    findings.push(...(await discordPart(io)));
   }
   for (const f of findings) io.stdout.write(`${f.ok ? 'ok  ' : 'FAIL'} ${f.check}: ${f.detail}\n`);
   const bad = findings.filter((f) => !f.ok).length;
@@ -84,13 +84,17 @@ async function discordPart(io: CliIO): Promise<Finding[]> {
 function providerFix(err: unknown): string {
   if (!(err instanceof ModelError)) return 'check the key, the base URL and the model names in the config';
   switch (err.kind) {
-    case 'auth': return 'check the API key in .env';
-    case 'rate_limited': return 'the key works but is rate-limited now; try again later or raise the account limits';
-    case 'timeout': return 'no answer in time: check the base URL and the network, or try again';
+    case 'auth':
+      return 'check the API key in .env';
+    case 'rate_limited':
+      return 'the key works but is rate-limited now; try again later or raise the account limits';
+    case 'timeout':
+      return 'no answer in time: check the base URL and the network, or try again';
     case 'unavailable':
       return err.status === undefined
         ? 'could not connect: check ANTHROPIC_BASE_URL / OPENAI_BASE_URL (unset for the public API) and the network'
         : 'the provider is down or overloaded; try again in a few minutes';
-    default: return 'check the model names in the config (models.chat, models.side) and the base URL';
+    default:
+      return 'check the model names in the config (models.chat, models.side) and the base URL';
   }
 }

@@ -109,7 +109,11 @@ export async function runRecall(opts: RecallCliOptions, io: CliIO): Promise<numb
   try {
     const base = mode === 'api' ? loadSettings({ env: io.env, cwd: io.cwd, needs: [] }) : undefined;
     semantic = semanticSettings({
-      recall: base?.config.recall ?? { semantic: mode, api: {} }, mode, env: io.env, cwd: io.cwd, openai: base?.openai ?? {},
+      recall: base?.config.recall ?? { semantic: mode, api: {} },
+      mode,
+      env: io.env,
+      cwd: io.cwd,
+      openai: base?.openai ?? {},
       defaultCacheDir: userVectorCacheDir(io.env),
     });
     if (opts.vectorCache !== undefined) semantic = { ...semantic, cacheDir: path.resolve(io.cwd, opts.vectorCache) };
@@ -126,7 +130,10 @@ export async function runRecall(opts: RecallCliOptions, io: CliIO): Promise<numb
   try {
     await recall.indexAll({ channelDirs: [channelDir], workspaceDir }, (lines) => {
       // Only a first run over a large folder takes long enough to need saying (~13 ms a line).
-      if (lines >= 500) io.stderr.write(`minutes recall: embedding ${lines} lines not seen before (about ${Math.max(1, Math.round(lines / 70))} s; cached in ${semantic.cacheDir})\n`);
+      if (lines >= 500)
+        io.stderr.write(
+          `minutes recall: embedding ${lines} lines not seen before (about ${Math.max(1, Math.round(lines / 70))} s; cached in ${semantic.cacheDir})\n`,
+        );
     });
     return await answer(recall, { channelDir, workspaceDir, now, queries, hasQueries, opts, io });
   } finally {

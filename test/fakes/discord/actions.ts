@@ -240,19 +240,11 @@ export class Actions {
     s.channels.set(id, thread);
     if (input.fromMessageId) s.message(input.fromMessageId).threadId = id;
     if (this.botSees(id)) {
-      this.gateway.dispatch(
-        'THREAD_CREATE',
-        { ...channelPayload(s, thread), newly_created: true },
-        { intent: GatewayIntentBits.Guilds },
-      );
+      this.gateway.dispatch('THREAD_CREATE', { ...channelPayload(s, thread), newly_created: true }, { intent: GatewayIntentBits.Guilds });
     }
     // Discord leaves a "started a thread" notice in the parent for public threads made without a
     // starter message (not for forum posts, not for private threads).
-    const noticeWanted =
-      this.opts.systemMessages &&
-      !input.fromMessageId &&
-      input.type === ChannelType.PublicThread &&
-      parent.type !== ChannelType.GuildForum;
+    const noticeWanted = this.opts.systemMessages && !input.fromMessageId && input.type === ChannelType.PublicThread && parent.type !== ChannelType.GuildForum;
     if (noticeWanted) {
       this.createMessage({
         channelId: parent.id,
@@ -366,13 +358,7 @@ export class Actions {
     if (patch.allowedMentions !== undefined) message.allowedMentions = patch.allowedMentions;
     message.editedAt = Date.now();
     const replied = message.reference?.messageId ? this.state.messages.get(message.reference.messageId) : undefined;
-    message.pings = this.pings(
-      message.channelId,
-      message.authorId,
-      message.content,
-      message.allowedMentions,
-      message.type === 19 ? replied : undefined,
-    );
+    message.pings = this.pings(message.channelId, message.authorId, message.content, message.allowedMentions, message.type === 19 ? replied : undefined);
     if ((message.flags & MessageFlags.Ephemeral) === 0) this.dispatchMessage('MESSAGE_UPDATE', message);
     return message;
   }
@@ -524,10 +510,7 @@ export class Actions {
     const payload = messagePayload(s, message, { gateway: true });
     // Without the MessageContent intent Discord blanks content, embeds, attachments and
     // components, except in messages the bot wrote or that mention it.
-    const exempt =
-      message.authorId === s.bot.id ||
-      message.pings.users.includes(s.bot.id) ||
-      message.pings.repliedUser === s.bot.id;
+    const exempt = message.authorId === s.bot.id || message.pings.users.includes(s.bot.id) || message.pings.repliedUser === s.bot.id;
     const withoutContent = exempt ? undefined : { ...payload, content: '', embeds: [], attachments: [], components: [] };
     this.gateway.dispatch(event, payload, { intent: GatewayIntentBits.GuildMessages, withoutContent });
   }

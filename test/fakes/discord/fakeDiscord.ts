@@ -198,9 +198,15 @@ export class FakeDiscord {
    * A guild with the bot as a member (its managed role holds `botPermissions`). `onShard: [id, count]`
    * picks its id so that a bot sharded `count` ways receives it on shard `id`.
    */
-  createGuild(opts: {
-    name?: string; ownerId?: string; everyonePermissions?: PermissionInput; botPermissions?: PermissionInput; onShard?: [number, number];
-  } = {}): FakeGuild {
+  createGuild(
+    opts: {
+      name?: string;
+      ownerId?: string;
+      everyonePermissions?: PermissionInput;
+      botPermissions?: PermissionInput;
+      onShard?: [number, number];
+    } = {},
+  ): FakeGuild {
     return this.act(() =>
       this.actions.createGuild({
         name: opts.name ?? 'Fake Guild',
@@ -308,9 +314,7 @@ export class FakeDiscord {
   }
 
   createRole(guildId: string, opts: { name: string; permissions?: PermissionInput; mentionable?: boolean }): FakeRole {
-    return this.act(() =>
-      this.actions.createRole(guildId, { name: opts.name, permissions: toBits(opts.permissions ?? 0n), mentionable: opts.mentionable }),
-    );
+    return this.act(() => this.actions.createRole(guildId, { name: opts.name, permissions: toBits(opts.permissions ?? 0n), mentionable: opts.mentionable }));
   }
 
   setMemberRoles(guildId: string, userId: string, roleIds: string[]): void {
@@ -339,7 +343,7 @@ export class FakeDiscord {
   setChannelPermissions(channelId: string, targetId: string, perms: Partial<Record<PermissionName, boolean | null>>): void {
     this.act(() => {
       const channel = this.state.channel(channelId);
-      if (isThread(channel)) throw new Error('fake-discord: threads use their parent channel\'s permissions; set them on the parent');
+      if (isThread(channel)) throw new Error("fake-discord: threads use their parent channel's permissions; set them on the parent");
       const type = this.state.roles.has(targetId) ? 0 : 1;
       let ow = channel.overwrites.find((o) => o.id === targetId);
       if (!ow) {
@@ -364,7 +368,11 @@ export class FakeDiscord {
   }
 
   /** One guild, one #general text channel and one member, the usual test starting point. */
-  setupBasic(opts: { guildName?: string; channelName?: string; username?: string; onShard?: [number, number] } = {}): { guild: FakeGuild; channel: FakeChannel; user: FakeUser } {
+  setupBasic(opts: { guildName?: string; channelName?: string; username?: string; onShard?: [number, number] } = {}): {
+    guild: FakeGuild;
+    channel: FakeChannel;
+    user: FakeUser;
+  } {
     const guild = this.createGuild({ name: opts.guildName, onShard: opts.onShard });
     const channel = this.createTextChannel(guild.id, { name: opts.channelName });
     const user = this.addMember(guild.id, { username: opts.username ?? 'alice' });
@@ -582,10 +590,7 @@ export class FakeDiscord {
   /** The first bot answer in the channel newer than `after` (a message id) that matches. */
   waitForBotMessage(channelId: string, opts: { after?: string; match?: (m: FakeMessage) => boolean; timeoutMs?: number } = {}): Promise<FakeMessage> {
     return this.waitFor(
-      () =>
-        this.botMessagesIn(channelId).find(
-          (m) => (!opts.after || compareSnowflakes(m.id, opts.after) > 0) && (!opts.match || opts.match(m)),
-        ),
+      () => this.botMessagesIn(channelId).find((m) => (!opts.after || compareSnowflakes(m.id, opts.after) > 0) && (!opts.match || opts.match(m))),
       opts.timeoutMs,
       `a bot message in ${channelId}${opts.after ? ` after ${opts.after}` : ''}`,
     );

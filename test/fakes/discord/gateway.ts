@@ -20,8 +20,7 @@ type Json = Record<string, unknown>;
 /** IDENTIFY's `shard: [shardId, shardCount]`; [0, 1] (one shard owning every guild) when absent. */
 export type Shard = [number, number];
 
-export const PRIVILEGED_INTENTS =
-  GatewayIntentBits.GuildMembers | GatewayIntentBits.GuildPresences | GatewayIntentBits.MessageContent;
+export const PRIVILEGED_INTENTS = GatewayIntentBits.GuildMembers | GatewayIntentBits.GuildPresences | GatewayIntentBits.MessageContent;
 
 export interface GatewayHooks {
   heartbeatIntervalMs: number;
@@ -265,9 +264,7 @@ function parseShard(raw: unknown): Shard | null {
 
 /** Like Discord: a guild's events go to the shard owning it; events without a guild (DMs) to shard 0. */
 export function sessionGetsEvent(shard: Shard, event: string, payload: Json): boolean {
-  const guildId = typeof payload.guild_id === 'string' ? payload.guild_id
-    : event.startsWith('GUILD_') && typeof payload.id === 'string' ? payload.id
-    : null;
+  const guildId = typeof payload.guild_id === 'string' ? payload.guild_id : event.startsWith('GUILD_') && typeof payload.id === 'string' ? payload.id : null;
   return guildId === null ? shard[0] === 0 : shardOf(guildId, shard[1]) === shard[0];
 }
 

@@ -42,8 +42,7 @@ export const Errors = {
   maxPins: (limit: number) => new ApiError(400, 30003, `Maximum number of pins reached (${limit})`),
   tooLarge: () => new ApiError(413, 40005, 'Request entity too large'),
   /** 50035 with Discord's nested `errors` shape: `{ field: { _errors: [{ code, message }] } }`. */
-  invalidForm: (field: string, code: string, message: string) =>
-    new ApiError(400, 50035, 'Invalid Form Body', { [field]: { _errors: [{ code, message }] } }),
+  invalidForm: (field: string, code: string, message: string) => new ApiError(400, 50035, 'Invalid Form Body', { [field]: { _errors: [{ code, message }] } }),
 };
 
 export interface UploadedFile {

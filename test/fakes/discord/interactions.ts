@@ -14,12 +14,7 @@ import type { FakeAttachment, FakeMessage, FakeState, RegisteredCommand } from '
 type Json = Record<string, unknown>;
 
 /** A value for one option. Plain values are typed from the registered command (or inferred). */
-export type SlashOptionValue =
-  | string
-  | number
-  | boolean
-  | UploadInput
-  | { type: ApplicationCommandOptionType; value: string | number | boolean };
+export type SlashOptionValue = string | number | boolean | UploadInput | { type: ApplicationCommandOptionType; value: string | number | boolean };
 
 export interface InteractionCallbackRecord {
   /** InteractionResponseType: 4 reply, 5 deferred reply, 6 deferred update, 7 update, 9 modal. */

@@ -7,15 +7,7 @@
  * mentions/attachments/embeds/timestamps/type/flags/message_reference.
  */
 import { ChannelType } from 'discord.js';
-import {
-  type FakeAttachment,
-  type FakeChannel,
-  type FakeMember,
-  type FakeMessage,
-  type FakeRole,
-  type FakeState,
-  type FakeUser,
-} from './state';
+import { type FakeAttachment, type FakeChannel, type FakeMember, type FakeMessage, type FakeRole, type FakeState, type FakeUser } from './state';
 import { shardOf } from './snowflake';
 
 type Json = Record<string, unknown>;
@@ -235,9 +227,7 @@ export function messagePayload(state: FakeState, m: FakeMessage, opts: { gateway
       : {}),
     ...(thread ? { thread: channelPayload(state, thread) } : {}),
     ...(opts.gateway ? { guild_id: m.guildId } : {}),
-    ...(opts.gateway && authorMember && !m.webhookId
-      ? { member: memberPayload(state, authorMember, { withUser: false }) }
-      : {}),
+    ...(opts.gateway && authorMember && !m.webhookId ? { member: memberPayload(state, authorMember, { withUser: false }) } : {}),
   };
 }
 
@@ -246,9 +236,7 @@ export function guildCreatePayload(state: FakeState, guildId: string): Json {
   const g = state.guild(guildId);
   const botMember = state.member(guildId, state.bot.id);
   const members = state.membersOf(guildId);
-  const threads = state
-    .channelsOf(guildId, { threads: true })
-    .filter((t) => !t.thread?.archived && state.permissionsIn(t.id, state.bot.id) !== 0n);
+  const threads = state.channelsOf(guildId, { threads: true }).filter((t) => !t.thread?.archived && state.permissionsIn(t.id, state.bot.id) !== 0n);
   return {
     ...guildPayload(state, guildId),
     joined_at: iso(botMember?.joinedAt ?? g.createdAt),

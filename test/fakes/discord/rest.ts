@@ -34,9 +34,7 @@ function registerCoreRoutes(r: Router<RequestContext>): void {
     }),
   );
 
-  r.add('GET', '/users/@me', (ctx) =>
-    ok({ ...userPayload(ctx.deps.state.bot), verified: true, mfa_enabled: false, locale: 'en-US', email: null }),
-  );
+  r.add('GET', '/users/@me', (ctx) => ok({ ...userPayload(ctx.deps.state.bot), verified: true, mfa_enabled: false, locale: 'en-US', email: null }));
   r.add('GET', '/users/@me/guilds', (ctx) => {
     const { state } = ctx.deps;
     const guilds = [...state.guilds.values()].filter((g) => state.member(g.id, state.bot.id));
@@ -211,7 +209,9 @@ function bulkOverwrite(ctx: RequestContext, p: Record<string, string>) {
   defs.forEach((d, i) => validateCommand(d, String(i)));
   const names = defs.map((d) => `${d.type ?? 1}:${d.name}`);
   if (new Set(names).size !== names.length) {
-    throw new ApiError(400, 50035, 'Invalid Form Body', { _errors: [{ code: 'APPLICATION_COMMANDS_DUPLICATE_NAME', message: 'Application command names must be unique' }] });
+    throw new ApiError(400, 50035, 'Invalid Form Body', {
+      _errors: [{ code: 'APPLICATION_COMMANDS_DUPLICATE_NAME', message: 'Application command names must be unique' }],
+    });
   }
   const existing = [...state.commands.values()].filter((c) => c.guildId === guildId);
   for (const c of existing) state.commands.delete(c.id);

@@ -8,14 +8,7 @@ import { MessageFlags } from 'discord.js';
 import { Errors, type Router, noContent, ok } from './http';
 import type { FakeInteraction } from './interactions';
 import { messagePayload } from './payloads';
-import {
-  type MessageBody,
-  type RequestContext,
-  jsonBody,
-  editFromBody,
-  uploadsOf,
-  validateMessage,
-} from './restCommon';
+import { type MessageBody, type RequestContext, jsonBody, editFromBody, uploadsOf, validateMessage } from './restCommon';
 import type { FakeMessage } from './state';
 
 /** Interaction response types handled here (Discord's InteractionResponseType). */
@@ -27,16 +20,26 @@ const CHAT_INPUT_COMMAND = 20;
 export function registerInteractionRoutes(r: Router<RequestContext>): void {
   r.add('POST', '/interactions/:interactionId/:token/callback', callback, { auth: false });
   r.add('POST', '/webhooks/:applicationId/:token', followup, { auth: false });
-  r.add('GET', '/webhooks/:applicationId/:token/messages/:messageId', (ctx, p) => {
-    const { message } = webhookMessage(ctx, p);
-    return ok(messagePayload(ctx.deps.state, message, { gateway: false }));
-  }, { auth: false });
+  r.add(
+    'GET',
+    '/webhooks/:applicationId/:token/messages/:messageId',
+    (ctx, p) => {
+      const { message } = webhookMessage(ctx, p);
+      return ok(messagePayload(ctx.deps.state, message, { gateway: false }));
+    },
+    { auth: false },
+  );
   r.add('PATCH', '/webhooks/:applicationId/:token/messages/:messageId', editWebhookMessage, { auth: false });
-  r.add('DELETE', '/webhooks/:applicationId/:token/messages/:messageId', (ctx, p) => {
-    const { message } = webhookMessage(ctx, p);
-    ctx.deps.actions.deleteMessage(message);
-    return noContent();
-  }, { auth: false });
+  r.add(
+    'DELETE',
+    '/webhooks/:applicationId/:token/messages/:messageId',
+    (ctx, p) => {
+      const { message } = webhookMessage(ctx, p);
+      ctx.deps.actions.deleteMessage(message);
+      return noContent();
+    },
+    { auth: false },
+  );
 }
 
 function callback(ctx: RequestContext, p: Record<string, string>) {
@@ -58,11 +61,16 @@ function callback(ctx: RequestContext, p: Record<string, string>) {
   });
   if (body.type === REPLY || body.type === DEFERRED_REPLY) {
     const ephemeral = (data.flags ?? 0) & MessageFlags.Ephemeral;
-    const message = responseMessage(ctx, ix, {
-      ...(body.type === REPLY ? data : {}),
-      // A deferred reply is a real "thinking…" message carrying the Loading flag until edited.
-      flags: ephemeral | (body.type === DEFERRED_REPLY ? MessageFlags.Loading : 0),
-    }, body.type === REPLY ? uploads : []);
+    const message = responseMessage(
+      ctx,
+      ix,
+      {
+        ...(body.type === REPLY ? data : {}),
+        // A deferred reply is a real "thinking…" message carrying the Loading flag until edited.
+        flags: ephemeral | (body.type === DEFERRED_REPLY ? MessageFlags.Loading : 0),
+      },
+      body.type === REPLY ? uploads : [],
+    );
     ix.originalMessageId = message.id;
   }
   if (ctx.query.get('with_response') !== 'true') return noContent();

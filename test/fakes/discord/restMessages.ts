@@ -180,9 +180,7 @@ function createMessage(ctx: RequestContext, p: Record<string, string>) {
   // enforce_nonce: a retried send with the same nonce returns the first message instead of a
   // duplicate (Discord keeps nonces for a few minutes).
   if (body.enforce_nonce && body.nonce !== undefined) {
-    const dup = state
-      .messagesIn(channel.id)
-      .find((m) => m.authorId === state.bot.id && m.nonce === body.nonce && Date.now() - m.createdAt < 5 * 60_000);
+    const dup = state.messagesIn(channel.id).find((m) => m.authorId === state.bot.id && m.nonce === body.nonce && Date.now() - m.createdAt < 5 * 60_000);
     if (dup) return ok(messagePayload(state, dup, { gateway: false }));
   }
   const message = actions.createMessage({

@@ -47,9 +47,7 @@ export function registerThreadRoutes(r: Router<RequestContext>): void {
   r.add('GET', '/guilds/:guildId/threads/active', (ctx, p) => {
     const { state } = ctx.deps;
     if (!state.guilds.has(p.guildId)) throw Errors.unknownGuild();
-    const threads = state
-      .channelsOf(p.guildId, { threads: true })
-      .filter((t) => !t.thread?.archived && state.permissionsIn(t.id, state.bot.id) !== 0n);
+    const threads = state.channelsOf(p.guildId, { threads: true }).filter((t) => !t.thread?.archived && state.permissionsIn(t.id, state.bot.id) !== 0n);
     return ok(threadList(ctx, threads));
   });
 
@@ -240,9 +238,7 @@ function threadList(ctx: RequestContext, threads: FakeChannel[]) {
   const { state } = ctx.deps;
   return {
     threads: threads.map((t) => channelPayload(state, t)),
-    members: threads
-      .filter((t) => t.thread?.memberIds.has(state.bot.id))
-      .map((t) => threadMemberPayload(t, state.bot.id, t.thread!.createdAt)),
+    members: threads.filter((t) => t.thread?.memberIds.has(state.bot.id)).map((t) => threadMemberPayload(t, state.bot.id, t.thread!.createdAt)),
   };
 }
 

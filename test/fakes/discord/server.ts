@@ -58,11 +58,7 @@ export interface Fault {
  * `{ message, retry_after, global }`. Values are exact (Discord rounds `retry-after` up to whole
  * seconds; exact keeps tests fast, and @discordjs/rest reads it with Number()).
  */
-export function rateLimitFault(
-  matcher: RequestMatcher,
-  retryAfterSeconds: number,
-  opts: { global?: boolean; scope?: 'user' | 'shared' | 'global' },
-): Fault {
+export function rateLimitFault(matcher: RequestMatcher, retryAfterSeconds: number, opts: { global?: boolean; scope?: 'user' | 'shared' | 'global' }): Fault {
   return {
     matcher,
     respond: (r) => ({
@@ -74,7 +70,9 @@ export function rateLimitFault(
         'x-ratelimit-remaining': '0',
         'x-ratelimit-reset': (Date.now() / 1000 + retryAfterSeconds).toFixed(3),
         'x-ratelimit-reset-after': String(retryAfterSeconds),
-        'x-ratelimit-bucket': `fake-${Buffer.from(r.route ?? r.path).toString('hex').slice(0, 16)}`,
+        'x-ratelimit-bucket': `fake-${Buffer.from(r.route ?? r.path)
+          .toString('hex')
+          .slice(0, 16)}`,
         'x-ratelimit-scope': opts.scope ?? (opts.global ? 'global' : 'user'),
         // @discordjs/rest treats the mere presence of this header as "global".
         ...(opts.global ? { 'x-ratelimit-global': 'true' } : {}),

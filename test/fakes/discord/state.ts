@@ -7,13 +7,7 @@
  */
 import { ChannelType } from 'discord.js';
 import { SnowflakeGenerator, compareSnowflakes } from './snowflake';
-import {
-  type Overwrite,
-  type PermissionName,
-  channelPermissions,
-  basePermissions,
-  has,
-} from './permissions';
+import { type Overwrite, type PermissionName, channelPermissions, basePermissions, has } from './permissions';
 
 export interface FakeUser {
   id: string;
@@ -187,11 +181,7 @@ export interface RegisteredCommand {
   version: string;
 }
 
-export const THREAD_TYPES: ReadonlySet<ChannelType> = new Set([
-  ChannelType.PublicThread,
-  ChannelType.PrivateThread,
-  ChannelType.AnnouncementThread,
-]);
+export const THREAD_TYPES: ReadonlySet<ChannelType> = new Set([ChannelType.PublicThread, ChannelType.PrivateThread, ChannelType.AnnouncementThread]);
 
 export function isThread(c: FakeChannel): boolean {
   return THREAD_TYPES.has(c.type);
@@ -312,7 +302,11 @@ export class FakeState {
     const i = list ? list.indexOf(m) : -1;
     if (list && i >= 0) list.splice(i, 1);
     const pins = this.pins.get(m.channelId);
-    if (pins) this.pins.set(m.channelId, pins.filter((p) => p.messageId !== m.id));
+    if (pins)
+      this.pins.set(
+        m.channelId,
+        pins.filter((p) => p.messageId !== m.id),
+      );
   }
 
   /** The channel's messages, oldest first (a copy). */

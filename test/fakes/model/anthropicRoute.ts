@@ -39,7 +39,8 @@ export function validateAnthropic(body: any, blocks: PromptBlock[], contextWindo
   const bps = blocks.filter((b) => b.breakpoint).length;
   if (bps > MAX_BREAKPOINTS) return { status: 400, message: `A maximum of ${MAX_BREAKPOINTS} blocks with cache_control may be provided. Found ${bps}.` };
   const total = blocks.reduce((n, b) => n + b.tokens, 0);
-  if (contextWindow !== undefined && total > contextWindow) return { status: 400, kind: 'context_too_long', message: `prompt is too long: ${total} tokens > ${contextWindow} maximum` };
+  if (contextWindow !== undefined && total > contextWindow)
+    return { status: 400, kind: 'context_too_long', message: `prompt is too long: ${total} tokens > ${contextWindow} maximum` };
   return undefined;
 }
 
@@ -50,8 +51,15 @@ export function anthropicErrorBody(spec: FakeErrorSpec, requestId: string) {
 
 function anthropicErrorType(spec: FakeErrorSpec): string {
   const byStatus: Record<number, string> = {
-    400: 'invalid_request_error', 401: 'authentication_error', 402: 'billing_error', 403: 'permission_error',
-    404: 'not_found_error', 413: 'request_too_large', 429: 'rate_limit_error', 504: 'timeout_error', 529: 'overloaded_error',
+    400: 'invalid_request_error',
+    401: 'authentication_error',
+    402: 'billing_error',
+    403: 'permission_error',
+    404: 'not_found_error',
+    413: 'request_too_large',
+    429: 'rate_limit_error',
+    504: 'timeout_error',
+    529: 'overloaded_error',
   };
   return byStatus[spec.status] ?? 'api_error';
 }
@@ -88,11 +96,23 @@ export function sendAnthropicReply(
     cache_creation_input_tokens: usage.cacheWriteTokens,
     cache_read_input_tokens: usage.cacheReadTokens,
     cache_creation: { ephemeral_5m_input_tokens: usage.cacheWriteTokens, ephemeral_1h_input_tokens: 0 },
-    inference_geo: null, output_tokens_details: null, server_tool_use: null, service_tier: 'standard', speed: null,
+    inference_geo: null,
+    output_tokens_details: null,
+    server_tool_use: null,
+    service_tier: 'standard',
+    speed: null,
   });
   const message = (content: unknown[], stopReason: string | null, output: number) => ({
-    id: ids.message, type: 'message', role: 'assistant', model: body.model, content,
-    stop_reason: stopReason, stop_sequence: null, container: null, diagnostics: null, stop_details: null,
+    id: ids.message,
+    type: 'message',
+    role: 'assistant',
+    model: body.model,
+    content,
+    stop_reason: stopReason,
+    stop_sequence: null,
+    container: null,
+    diagnostics: null,
+    stop_details: null,
     usage: wireUsage(output),
   });
   const headers = { 'request-id': ids.request };

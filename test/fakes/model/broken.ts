@@ -22,7 +22,10 @@ export function isBrokenReply(r: object): r is FakeBrokenReply {
 
 /** Sends the broken answer. `hang` resolves only when `forever` does (the server's close). */
 export async function sendBroken(
-  res: ServerResponse, kind: BrokenKind, forever: () => Promise<void>, streaming: { api: 'anthropic' | 'openai'; stream: boolean },
+  res: ServerResponse,
+  kind: BrokenKind,
+  forever: () => Promise<void>,
+  streaming: { api: 'anthropic' | 'openai'; stream: boolean },
 ): Promise<void> {
   if (gone(res)) return;
   switch (kind) {
@@ -30,16 +33,23 @@ export async function sendBroken(
       if (streaming.stream) {
         // A stream cut after its first words: the client has shown part of the answer.
         res.writeHead(200, { 'content-type': 'text/event-stream' });
-        res.write(streaming.api === 'anthropic'
-          ? 'event: message_start\ndata: {"type":"message_start","message":{"id":"msg_cut","type":"message","role":"assistant","model":"m","content":[],"stop_reason":null,"stop_sequence":null,"usage":{"input_tokens":1,"output_tokens":1}}}\n\n'
-            + 'event: content_block_start\ndata: {"type":"content_block_start","index":0,"content_block":{"type":"text","text":""}}\n\n'
-            + 'event: content_block_delta\ndata: {"type":"content_block_delta","index":0,"delta":{"type":"text_delta","text":"The first words"}}\n\n'
-          : 'data: {"id":"c","object":"chat.completion.chunk","created":1,"model":"m","choices":[{"index":0,"delta":{"role":"assistant","content":"The first words"},"finish_reason":null}]}\n\n');
+        res.write(
+          streaming.api === 'anthropic'
+            ? 'event: message_start\ndata: {"type":"message_start","message":{"id":"msg_cut","type":"message","role":"assistant","model":"m","content":[],"stop_reason":null,"stop_sequence":null,"usage":{"input_tokens":1,"output_tokens":1}}}\n\n' +
+                'event: content_block_start\ndata: {"type":"content_block_start","index":0,"content_block":{"type":"text","text":""}}\n\n' +
+                'event: content_block_delta\ndata: {"type":"content_block_delta","index":0,"delta":{"type":"text_delta","text":"The first words"}}\n\n'
+            : 'data: {"id":"c","object":"chat.completion.chunk","created":1,"model":"m","choices":[{"index":0,"delta":{"role":"assistant","content":"The first words"},"finish_reason":null}]}\n\n',
+        );
         await new Promise((r) => setTimeout(r, 20));
         res.socket?.destroy();
         return;
       }
-      const whole = JSON.stringify({ id: 'msg_dropped', type: 'message', role: 'assistant', content: [{ type: 'text', text: 'this answer never arrives whole' }] });
+      const whole = JSON.stringify({
+        id: 'msg_dropped',
+        type: 'message',
+        role: 'assistant',
+        content: [{ type: 'text', text: 'this answer never arrives whole' }],
+      });
       res.writeHead(200, { 'content-type': 'application/json', 'content-length': Buffer.byteLength(whole) });
       res.write(whole.slice(0, 20));
       // Let the headers and first bytes reach the client before the socket goes.

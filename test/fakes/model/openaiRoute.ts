@@ -10,7 +10,10 @@ export function describeOpenAI(body: any): Pick<FakeRequest, 'system' | 'message
   const all = (Array.isArray(body.messages) ? body.messages : []).map((m: any) => ({ role: String(m.role), text: textOf(m.content) }));
   const isSystem = (m: { role: string }) => m.role === 'system' || m.role === 'developer';
   return {
-    system: all.filter(isSystem).map((m: { text: string }) => m.text).join('\n\n'),
+    system: all
+      .filter(isSystem)
+      .map((m: { text: string }) => m.text)
+      .join('\n\n'),
     messages: all.filter((m: { role: string }) => !isSystem(m)),
     model: String(body.model ?? ''),
     stream: body.stream === true,
@@ -26,7 +29,7 @@ export function serializeOpenAI(body: any): string {
 }
 
 export function validateOpenAI(body: any, promptTokens: number, contextWindow?: number): FakeErrorSpec | undefined {
-  if (typeof body.model !== 'string' || !body.model) return { status: 400, message: "you must provide a model parameter" };
+  if (typeof body.model !== 'string' || !body.model) return { status: 400, message: 'you must provide a model parameter' };
   if (!Array.isArray(body.messages) || body.messages.length === 0) return { status: 400, message: "'messages' must contain at least one message" };
   if (contextWindow !== undefined && promptTokens > contextWindow) return { status: 400, kind: 'context_too_long' };
   return undefined;
@@ -36,14 +39,21 @@ export function openaiErrorBody(spec: FakeErrorSpec) {
   if (spec.kind === 'context_too_long') {
     return {
       error: {
-        message: spec.message ?? "This model's maximum context length is 128000 tokens. However, your messages resulted in 250000 tokens. Please reduce the length of the messages.",
-        type: 'invalid_request_error', param: 'messages', code: 'context_length_exceeded',
+        message:
+          spec.message ??
+          "This model's maximum context length is 128000 tokens. However, your messages resulted in 250000 tokens. Please reduce the length of the messages.",
+        type: 'invalid_request_error',
+        param: 'messages',
+        code: 'context_length_exceeded',
       },
     };
   }
   const defaults: Record<number, [string, string | null]> = {
-    400: ['invalid_request_error', null], 401: ['invalid_request_error', 'invalid_api_key'], 403: ['invalid_request_error', null],
-    404: ['invalid_request_error', 'model_not_found'], 429: ['requests', 'rate_limit_exceeded'],
+    400: ['invalid_request_error', null],
+    401: ['invalid_request_error', 'invalid_api_key'],
+    403: ['invalid_request_error', null],
+    404: ['invalid_request_error', 'model_not_found'],
+    429: ['requests', 'rate_limit_exceeded'],
   };
   const [type, code] = defaults[spec.status] ?? ['server_error', null];
   return { error: { message: spec.message ?? `fake ${spec.status} error`, type: spec.type ?? type, param: null, code: spec.code ?? code } };
@@ -81,11 +91,17 @@ export function sendOpenAIReply(
   const base = { id: ids.completion, created: ids.created, model: body.model, system_fingerprint: 'fp_fake', service_tier: 'default' };
   const headers = { 'x-request-id': ids.request };
   if (body.stream !== true) {
-    sendJson(res, 200, {
-      ...base, object: 'chat.completion',
-      choices: [{ index: 0, message: { role: 'assistant', content: text, refusal: null, annotations: [] }, logprobs: null, finish_reason: finish }],
-      usage: wireUsage,
-    }, headers);
+    sendJson(
+      res,
+      200,
+      {
+        ...base,
+        object: 'chat.completion',
+        choices: [{ index: 0, message: { role: 'assistant', content: text, refusal: null, annotations: [] }, logprobs: null, finish_reason: finish }],
+        usage: wireUsage,
+      },
+      headers,
+    );
     return usage;
   }
   const chunk = (choices: unknown[], extra: Record<string, unknown> = {}) => ({ ...base, object: 'chat.completion.chunk', choices, ...extra });

@@ -17,7 +17,16 @@ import { isBrokenReply, sendBroken, type FakeBrokenReply } from './broken';
 import { sendJson } from './sse';
 import { FakeEmbeddings, fakeEmbeddings, sendEmbeddings } from './embeddingsRoute';
 import { estimateTokens } from './tokens';
-import { isErrorReply, type FakeApi, type FakeErrorReply, type FakeHandler, type FakeReply, type FakeRequest, type FakeTextReply, type RecordedRequest } from './types';
+import {
+  isErrorReply,
+  type FakeApi,
+  type FakeErrorReply,
+  type FakeHandler,
+  type FakeReply,
+  type FakeRequest,
+  type FakeTextReply,
+  type RecordedRequest,
+} from './types';
 
 export interface FakeModelServerOptions {
   /** Answers requests when the queue (enqueue) is empty. Default: a short echo of the last user turn. */
@@ -92,8 +101,10 @@ export async function startFakeModelServer(opts: FakeModelServerOptions = {}): P
 
   async function handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
     const api: FakeApi | undefined =
-      req.method === 'POST' && req.url?.startsWith('/v1/messages') ? 'anthropic'
-        : req.method === 'POST' && req.url?.startsWith('/v1/chat/completions') ? 'openai'
+      req.method === 'POST' && req.url?.startsWith('/v1/messages')
+        ? 'anthropic'
+        : req.method === 'POST' && req.url?.startsWith('/v1/chat/completions')
+          ? 'openai'
           : undefined;
     const raw = await readBody(req);
     if (req.method === 'POST' && req.url?.startsWith('/v1/embeddings')) return sendEmbeddings(embeddings, raw, res);
@@ -107,13 +118,19 @@ export async function startFakeModelServer(opts: FakeModelServerOptions = {}): P
     const n = ++seq;
     const described = api === 'anthropic' ? describeAnthropic(body) : describeOpenAI(body);
     const fakeReq: FakeRequest = {
-      api, path: req.url ?? '', headers: flatHeaders(req), body, ...described,
+      api,
+      path: req.url ?? '',
+      headers: flatHeaders(req),
+      body,
+      ...described,
       lastUserText: [...described.messages].reverse().find((m) => m.role === 'user')?.text ?? '',
       at: now(),
     };
     const record: RecordedRequest = { ...fakeReq, status: 0 };
     requests.push(record);
-    res.on('close', () => { if (!res.writableFinished) record.clientClosed = true; });
+    res.on('close', () => {
+      if (!res.writableFinished) record.clientClosed = true;
+    });
     inFlight++;
     maxInFlight = Math.max(maxInFlight, inFlight);
     try {
@@ -129,9 +146,10 @@ export async function startFakeModelServer(opts: FakeModelServerOptions = {}): P
         return sendError({ error: { status: 401, message: 'invalid x-api-key' } });
       }
       const blocks = api === 'anthropic' ? anthropicBlocks(body) : [];
-      const invalid = api === 'anthropic'
-        ? validateAnthropic(body, blocks, opts.contextWindowTokens)
-        : validateOpenAI(body, estimateTokens(serializeOpenAI(body)), opts.contextWindowTokens);
+      const invalid =
+        api === 'anthropic'
+          ? validateAnthropic(body, blocks, opts.contextWindowTokens)
+          : validateOpenAI(body, estimateTokens(serializeOpenAI(body)), opts.contextWindowTokens);
       const reply = invalid ? { error: invalid } : normalise(queue.length > 0 ? queue.shift()! : await handler(fakeReq));
       await wait((opts.latencyMs ?? 0) + (reply.delayMs ?? 0));
       if (res.destroyed) return;
@@ -141,9 +159,8 @@ export async function startFakeModelServer(opts: FakeModelServerOptions = {}): P
       }
       if (isErrorReply(reply)) return sendError(reply);
       record.status = 200;
-      record.usage = api === 'anthropic'
-        ? sendAnthropicReply(res, body, reply, anthropicCache, blocks, ids)
-        : sendOpenAIReply(res, body, reply, openaiCache, ids);
+      record.usage =
+        api === 'anthropic' ? sendAnthropicReply(res, body, reply, anthropicCache, blocks, ids) : sendOpenAIReply(res, body, reply, openaiCache, ids);
     } finally {
       inFlight--;
     }
