@@ -2,9 +2,8 @@ import { spawn } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
 import { runCondense } from '../../src/cli/commands/condense';
-import { startFakeModelServer, FakeModelServer } from '../fakes/model/server';
 import { withCapturedIO } from '../helpers/cli';
-import { makeTmpDir } from '../helpers/tmp';
+import { withTmpAndFakeModel } from '../helpers/tmpAndFakeModel';
 import { secretaryModel } from './helpers';
 
 const ROOT = path.resolve(__dirname, '../..');
@@ -16,21 +15,12 @@ function condenseChild(args: string[], env: NodeJS.ProcessEnv) {
 }
 
 describe('a condensation lease left by a killed process', () => {
-  let fake: FakeModelServer;
-  let tmp: ReturnType<typeof makeTmpDir>;
-  beforeEach(async () => {
-    tmp = makeTmpDir();
-    fake = await startFakeModelServer();
-  });
-  afterEach(async () => {
-    await fake.close();
-    tmp.cleanup();
-  });
+  const world = withTmpAndFakeModel();
 
   function setup() {
-    const dir = path.join(tmp.dir, 'chan');
+    const dir = path.join(world.tmp.dir, 'chan');
     fs.mkdirSync(dir);
-    const transcript = path.join(tmp.dir, 't.jsonl');
+    const transcript = path.join(world.tmp.dir, 't.jsonl');
     fs.writeFileSync(
       transcript,
       [
@@ -40,25 +30,25 @@ describe('a condensation lease left by a killed process', () => {
         .map((o) => JSON.stringify(o))
         .join('\n') + '\n',
     );
-    const env = { ANTHROPIC_API_KEY: 'test-key', ANTHROPIC_BASE_URL: fake.anthropicBaseURL, LOG_LEVEL: 'silent' };
+    const env = { ANTHROPIC_API_KEY: 'test-key', ANTHROPIC_BASE_URL: world.fake.anthropicBaseURL, LOG_LEVEL: 'silent' };
     return { dir, transcript, env };
   }
 
   it('kill -9 of condense --apply: the next run takes over at once (same host, pid gone)', async () => {
     const { dir, transcript, env } = setup();
-    fake.setHandler(() => ({ broken: 'hang' }));
+    world.fake.setHandler(() => ({ broken: 'hang' }));
     const child = condenseChild(['condense', '--channel-dir', dir, '--transcript', transcript, '--apply'], env);
     const exited = new Promise((r) => child.once('exit', r));
     // The lease is taken before the model is asked: once the request arrives, the run holds it.
-    for (let i = 0; i < 300 && fake.requests.length === 0; i++) await new Promise((r) => setTimeout(r, 50));
-    expect(fake.requests.length).toBeGreaterThan(0);
+    for (let i = 0; i < 300 && world.fake.requests.length === 0; i++) await new Promise((r) => setTimeout(r, 50));
+    expect(world.fake.requests.length).toBeGreaterThan(0);
     child.kill('SIGKILL');
     await exited;
     const ledger = JSON.parse(fs.readFileSync(path.join(dir, '.minutes', 'ledger.json'), 'utf8'));
     expect(Object.values(ledger.entries)).toEqual([expect.objectContaining({ status: 'running' })]);
 
-    fake.setHandler(secretaryModel());
-    const r = await withCapturedIO((io) => runCondense({ channelDir: dir, transcript, apply: true }, io), { env, cwd: tmp.dir });
+    world.fake.setHandler(secretaryModel());
+    const r = await withCapturedIO((io) => runCondense({ channelDir: dir, transcript, apply: true }, io), { env, cwd: world.tmp.dir });
     expect(r.stderr).not.toMatch(/another process/);
     expect(r.code).toBe(0);
     expect(fs.readdirSync(path.join(dir, 'condensations'))).toHaveLength(1);
@@ -66,15 +56,15 @@ describe('a condensation lease left by a killed process', () => {
 
   it('a live holder (or one on another host) is not taken over, and the message says how to clear it', async () => {
     const { dir, transcript, env } = setup();
-    fake.setHandler(secretaryModel());
-    await withCapturedIO((io) => runCondense({ channelDir: dir, transcript, apply: true }, io), { env, cwd: tmp.dir });
+    world.fake.setHandler(secretaryModel());
+    await withCapturedIO((io) => runCondense({ channelDir: dir, transcript, apply: true }, io), { env, cwd: world.tmp.dir });
     // Make the finished entry look like another machine's run still in progress.
     const file = path.join(dir, '.minutes', 'ledger.json');
     const ledger = JSON.parse(fs.readFileSync(file, 'utf8'));
     const entry = Object.values(ledger.entries)[0] as Record<string, unknown>;
     Object.assign(entry, { status: 'running', leaseUntil: new Date(Date.now() + 600_000).toISOString(), leaseHolder: { host: 'some-other-host', pid: 1 } });
     fs.writeFileSync(file, JSON.stringify(ledger));
-    const r = await withCapturedIO((io) => runCondense({ channelDir: dir, transcript, apply: true }, io), { env, cwd: tmp.dir });
+    const r = await withCapturedIO((io) => runCondense({ channelDir: dir, transcript, apply: true }, io), { env, cwd: world.tmp.dir });
     expect(r.code).toBe(1);
     expect(r.stderr.trim().split('\n')).toHaveLength(1);
     expect(r.stderr).toMatch(/pid 1 on some-other-host/);

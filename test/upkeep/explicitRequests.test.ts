@@ -1,9 +1,8 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { explicitMemoryRequest } from '../../src/chat/explicitRequests';
-import { startFakeModelServer, FakeModelServer } from '../fakes/model/server';
 import { blocks, runCli } from '../helpers/cli';
-import { makeTmpDir } from '../helpers/tmp';
+import { withTmpAndFakeModel } from '../helpers/tmpAndFakeModel';
 
 const MEMORY = [
   '# Channel Memory',
@@ -74,25 +73,16 @@ describe('which messages are requests to remember or forget', () => {
 });
 
 describe('the reply says exactly what was saved or forgotten', () => {
-  let fake: FakeModelServer;
-  let tmp: ReturnType<typeof makeTmpDir>;
-  beforeEach(async () => {
-    tmp = makeTmpDir();
-    fake = await startFakeModelServer();
-  });
-  afterEach(async () => {
-    await fake.close();
-    tmp.cleanup();
-  });
+  const world = withTmpAndFakeModel();
 
   it('saves, forgets a hand-written line, asks when two match, says when nothing does', async () => {
-    const dir = path.join(tmp.dir, 'data', 'local', 'team');
+    const dir = path.join(world.tmp.dir, 'data', 'local', 'team');
     fs.mkdirSync(dir, { recursive: true });
     fs.writeFileSync(path.join(dir, 'MEMORY.md'), MEMORY);
-    const env = { ANTHROPIC_API_KEY: 'test-key', ANTHROPIC_BASE_URL: fake.anthropicBaseURL, MINUTES_DATA_DIR: path.join(tmp.dir, 'data') };
+    const env = { ANTHROPIC_API_KEY: 'test-key', ANTHROPIC_BASE_URL: world.fake.anthropicBaseURL, MINUTES_DATA_DIR: path.join(world.tmp.dir, 'data') };
     const r = await runCli(['chat', '--channel', 'team'], {
       env,
-      cwd: tmp.dir,
+      cwd: world.tmp.dir,
       input: [
         'Thanks! Please remember that the release freeze starts on the 18th',
         'remember what port staging uses?',
