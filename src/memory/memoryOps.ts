@@ -113,6 +113,18 @@ export function applyMemoryOps(original: string, ops: MemoryOp[], opts: ApplyOps
       result.skipped.push({ op, why: 'matches a forgotten entry' });
       continue;
     }
+    if (op.op === 'supersede') {
+      // The replacement is already an entry (an earlier op of the same run replaced another
+      // statement of this fact with it): strike the old one in favour of it, add no second copy.
+      const norm = normalizeForCompare(text);
+      const same = current().find((l) => l.kind === 'entry' && !l.superseded && l.id && l.id !== op.id && normalizeForCompare(l.text) === norm);
+      const old = same && ENTRY_ID.test(op.id) ? findById(op.id) : undefined;
+      if (same?.id && old && !old.superseded) {
+        out[old.index] = formatSuperseded(old, same.id, date);
+        result.applied.push({ op, id: same.id });
+        continue;
+      }
+    }
     if (existsSameText(text, op.op === 'add')) {
       result.skipped.push({ op, why: 'already in MEMORY.md' });
       continue;

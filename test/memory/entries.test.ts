@@ -30,6 +30,25 @@ describe('MEMORY.md entry format', () => {
 describe('applyMemoryOps', () => {
   const base = '# Channel Memory\n\n## Durable Facts\n\n- We deploy with **GitHub Actions**, not Jenkins\nhand note without bullet\n';
 
+  it('two statements of one fact superseded by the same new text: both are struck, in favour of one new entry', () => {
+    const mem =
+      '# Channel Memory\n\n## Durable Facts\n\n- [m-aaaa01] The atlas timeout is 2 s [from: t, 2026-10-01]\n- [m-aaaa02] The atlas timeout is 5 s [from: t, 2026-11-01]\n';
+    const text = 'The atlas timeout is 8 s';
+    const r = applyMemoryOps(
+      mem,
+      [
+        { op: 'supersede', id: 'm-aaaa01', text, source: 's' },
+        { op: 'supersede', id: 'm-aaaa02', text, source: 's' },
+      ],
+      { now, tombstones: [], random },
+    );
+    const entries = parseMemory(r.text).filter((l) => l.kind === 'entry');
+    expect(entries.filter((l) => !l.superseded).map((l) => l.text)).toEqual([text]);
+    const newId = entries.find((l) => !l.superseded)?.id;
+    expect(r.applied.map((a) => a.id)).toEqual([newId, newId]);
+    expect(r.text).toContain(`~~[m-aaaa02] The atlas timeout is 5 s~~ → [${newId}]`);
+  });
+
   it('an add that repeats an entry with a word added or dropped is skipped; a replaced word or number is a new statement', () => {
     const mem =
       '# Channel Memory\n\n## Durable Facts\n\n- [m-aaaa01] The billing service stores invoices in MySQL [from: t, 2026-11-01]\n- [m-aaaa02] The staging database listens on port 6543 [from: t, 2026-11-01]\n';
