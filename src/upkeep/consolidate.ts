@@ -136,10 +136,7 @@ export async function consolidateMemory(
   const memory = (await deps.store.read(parent, 'MEMORY.md')) ?? '';
   const slice = await memorySlice({
     memory,
-    query: window
-      .filter((t) => t.role === 'user')
-      .map((t) => t.content)
-      .join('\n'),
+    queries: window.filter((t) => t.role === 'user').flatMap((t) => t.parts ?? [t.content]),
     recall: deps.recall,
     paths: deps.store.paths(parent),
     root: deps.store.root,

@@ -1,12 +1,14 @@
 import type { RecallService } from '../memory/hybridRecall';
 import { MemoryLine, parseMemory } from '../memory/entries';
 import { recallDirs, type ChannelPaths } from '../memory/paths';
+import { WordRanker } from '../memory/wordRank';
 
 /**
  * Which MEMORY.md entries consolidation shows the model: all of them while memory is small, and
- * beyond that a bounded slice — the entries recall ranks highest for the messages being consolidated
- * (words and meaning: what those messages could repeat, contradict or update) plus the newest
- * entries (what the conversation most likely builds on). A year-old channel then costs what a
+ * beyond that a bounded slice — for each message being consolidated, the entries sharing its most
+ * specific words and those recall ranks highest for it (meaning too): what the message could
+ * repeat, contradict or update — plus the newest entries (what the conversation most likely builds
+ * on). A year-old channel then costs what a
  * week-old one does per run.
  *
  * What the slice cannot show, code still checks against all of memory: an add that repeats an
@@ -18,12 +20,18 @@ import { recallDirs, type ChannelPaths } from '../memory/paths';
 export const SLICE = {
   /** Up to this many current entries, all are shown (the old behaviour; ~6 KB of input). */
   showAllUpTo: 60,
-  /** Entries recall picks for the new messages. */
+  /** Entries picked for the new messages, at most. */
   recalled: 40,
   /** The newest entries by provenance date, always shown. */
   newest: 10,
-  /** Characters of recall budget for the slice (entries are ~120 characters). */
-  budgetChars: 8_000,
+  /**
+   * Per message, 6 entries: a message changes one or two facts, and its few best lines name them
+   * (with their near-duplicates). Recall is asked for its 16 best lines of any file, since
+   * condensation and HISTORY.md lines often rank first, and its MEMORY.md lines are kept.
+   */
+  perMessageChars: 2_500,
+  perMessageItems: 16,
+  perMessageKeep: 6,
 };
 
 export interface SliceResult {
@@ -34,8 +42,12 @@ export interface SliceResult {
 
 export async function memorySlice(o: {
   memory: string;
-  /** The text of the messages being consolidated. */
-  query: string;
+  /**
+   * The messages being consolidated, one string each. Each is matched on its own: a batch
+   * mentions many subjects, and the batch as one query ranks the lines that match many of its
+   * words, not the line about the one subject a message changes.
+   */
+  queries: string[];
   recall?: RecallService;
   paths: ChannelPaths;
   root: string;
@@ -44,18 +56,17 @@ export async function memorySlice(o: {
   const current = parseMemory(o.memory).filter((l) => l.kind === 'entry' && !l.superseded);
   if (current.length <= SLICE.showAllUpTo) return { entries: current, total: current.length };
   const pick = new Set<MemoryLine>();
-  if (o.recall) {
-    const r = await o.recall.recall({
-      ...recallDirs(o.paths, o.root),
-      query: o.query,
-      now: o.now,
-      budgetChars: SLICE.budgetChars,
-      maxItems: SLICE.recalled * 2,
-    });
-    const byRaw = new Map(current.map((l) => [l.raw.trim(), l]));
-    for (const it of r.items) {
-      if (it.file !== 'MEMORY.md') continue;
-      const line = byRaw.get(it.text.trim());
+  const queries = o.queries.map((q) => q.replace(/^\[[^\]]*\]\s*/, '').trim()).filter(Boolean);
+  // Per message: the entries sharing its most specific words (near-duplicates included: those are
+  // what it may repeat or contradict), then what recall adds by meaning.
+  const words = new WordRanker(current.map((l) => l.text));
+  const byWords = queries.map((q) => words.top(q, SLICE.perMessageKeep).map((i) => current[i]));
+  const byRecall = o.recall ? await recallPerMessage(o.recall, queries, current, o) : queries.map(() => []);
+  const lists = queries.map((_, qi) => [...new Set([...byWords[qi], ...byRecall[qi]])].slice(0, SLICE.perMessageKeep));
+  // Round robin: every message's best line first, then every message's second, and so on.
+  for (let rank = 0; rank < SLICE.perMessageKeep && pick.size < SLICE.recalled; rank++) {
+    for (const list of lists) {
+      const line = list[rank];
       if (line && pick.size < SLICE.recalled) pick.add(line);
     }
   }
@@ -64,4 +75,27 @@ export async function memorySlice(o: {
   dated.sort((a, b) => (a.key < b.key ? 1 : a.key > b.key ? -1 : 0));
   for (const { l } of dated.slice(0, SLICE.newest)) pick.add(l);
   return { entries: current.filter((l) => pick.has(l)), total: current.length };
+}
+
+/** The MEMORY.md lines recall ranks best for each message (recall also reads the other files). */
+async function recallPerMessage(
+  recall: RecallService,
+  queries: string[],
+  current: MemoryLine[],
+  o: { paths: ChannelPaths; root: string; now: Date },
+): Promise<(MemoryLine | undefined)[][]> {
+  const byRaw = new Map(current.map((l) => [l.raw.trim(), l]));
+  // Together, so a sentence model embeds the queries as one batch.
+  const results = await Promise.all(
+    queries.map((query) =>
+      recall.recall({ ...recallDirs(o.paths, o.root), query, now: o.now, budgetChars: SLICE.perMessageChars, maxItems: SLICE.perMessageItems }),
+    ),
+  );
+  return results.map((r) =>
+    r.items
+      .filter((it) => it.file === 'MEMORY.md')
+      .map((it) => byRaw.get(it.text.trim()))
+      .filter((l) => l !== undefined)
+      .slice(0, SLICE.perMessageKeep),
+  );
 }

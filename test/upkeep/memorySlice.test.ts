@@ -1,0 +1,58 @@
+import fs from 'node:fs';
+import path from 'node:path';
+import { silentLogger } from '../../src/log/logger';
+import { buildRecallService } from '../../src/memory/hybridRecall';
+import { channelPaths, type ChannelRef } from '../../src/memory/paths';
+import { memorySlice, SLICE } from '../../src/upkeep/memorySlice';
+import { makeTmpDir } from '../helpers/tmp';
+
+const SERVICES = ['atlas', 'borealis', 'cobalt', 'delta', 'ember', 'fjord', 'granite', 'harbor', 'iris', 'juniper'];
+const PROPS = ['request timeout', 'replica count', 'job queue', 'log retention', 'deploy window'];
+
+describe('the memory slice consolidation shows', () => {
+  let tmp: ReturnType<typeof makeTmpDir>;
+  beforeEach(() => {
+    tmp = makeTmpDir();
+  });
+  afterEach(() => tmp.cleanup());
+
+  it('holds every current statement of the subject a message changes, even in a batch about many subjects', async () => {
+    const ref: ChannelRef = { kind: 'local', name: 'ops' };
+    const p = channelPaths(tmp.dir, ref);
+    fs.mkdirSync(path.dirname(p.memory), { recursive: true });
+    // 150 entries: every service × property stated three times with different values over the
+    // year (supersessions missed in the past), and one message now changes the atlas timeout.
+    const lines = ['# Channel Memory', ''];
+    let n = 0;
+    for (let round = 0; round < 3; round++) {
+      for (const s of SERVICES) {
+        for (const prop of PROPS) {
+          const day = new Date(Date.UTC(2026, 0, 1) + (n * 86_400_000) / 2).toISOString().slice(0, 10);
+          lines.push(
+            `- [m-${(n++).toString(36).padStart(5, '0')}] The ${s} ${prop} is ${round * 5 + 2} units, as decided in the channel. [from: #ops, ${day}]`,
+          );
+        }
+      }
+    }
+    fs.writeFileSync(p.memory, lines.join('\n') + '\n');
+    const batch = [
+      ...SERVICES.slice(1).map((s, i) => `[2026-11-20 10:0${i} UTC] bo: the ${s} dashboards look fine, ${PROPS[i % PROPS.length]} unchanged`),
+      "[2026-11-20 10:30 UTC] al: Let's set the atlas request timeout to 40 units from now on.",
+    ];
+    const recall = buildRecallService({ semantic: { mode: 'off', cacheDir: '' }, logger: silentLogger(), clock: () => new Date('2026-11-20T11:00:00Z') });
+    const slice = await memorySlice({
+      memory: fs.readFileSync(p.memory, 'utf8'),
+      queries: batch,
+      recall,
+      paths: p,
+      root: tmp.dir,
+      now: new Date('2026-11-20T11:00:00Z'),
+    });
+    await recall.close();
+    expect(slice.total).toBe(150);
+    expect(slice.entries.length).toBeLessThanOrEqual(SLICE.recalled + SLICE.newest);
+    // Every statement of the atlas timeout is shown, so the model can supersede each of them.
+    const atlas = slice.entries.filter((l) => l.text.startsWith('The atlas request timeout is'));
+    expect(atlas).toHaveLength(3);
+  });
+});
