@@ -3,6 +3,7 @@ import type { ChannelRef } from '../memory/paths';
 import { clipWords } from '../memory/entries';
 import { runSideTask, SideTaskDeps } from '../upkeep/sideTask';
 import { chunkTranscript, formatMessage } from './transcript';
+import { CONSTRAINT_SLICE, DECISION_SLICE, sliceFor } from './decisionSlice';
 import type { CondensationDraft, TranscriptMessage } from './types';
 
 /** The model's part. Extra fields are dropped (zod's default); missing optional ones default. */
@@ -122,8 +123,16 @@ export async function draftCondensation(deps: SideTaskDeps, inp: DraftInput): Pr
     transcript = summaries.join('\n\n');
   }
   inp.onProgress?.('condensing');
-  const decisions = inp.currentDecisions.length ? inp.currentDecisions.map((d) => `- ${d.id} [${d.date}] ${d.topic}: ${d.text}`).join('\n') : '(none yet)';
-  const constraints = inp.activeConstraints.length ? inp.activeConstraints.map((c) => `- ${c}`).join('\n') : '(none)';
+  // A year-old channel has hundreds of decisions: show those this discussion touches, and the newest.
+  const shown = sliceFor(inp.currentDecisions, (d) => `${d.topic}: ${d.text}`, full, DECISION_SLICE);
+  const shownConstraints = sliceFor([...inp.activeConstraints].reverse(), (c) => c, full, CONSTRAINT_SLICE).reverse();
+  const partOf = (n: number, total: number, what: string) => (n < total ? `(${n} of ${total} ${what}: those related to this discussion and the newest)\n` : '');
+  const decisions = shown.length
+    ? partOf(shown.length, inp.currentDecisions.length, 'current decisions') + shown.map((d) => `- ${d.id} [${d.date}] ${d.topic}: ${d.text}`).join('\n')
+    : '(none yet)';
+  const constraints = shownConstraints.length
+    ? partOf(shownConstraints.length, inp.activeConstraints.length, 'active constraints') + shownConstraints.map((c) => `- ${c}`).join('\n')
+    : '(none)';
   const where = `#${inp.channelName}${inp.threadName ? ` › ${inp.threadName}` : ''}`;
   const input = [
     `Channel: ${where}`,
@@ -148,5 +157,6 @@ export async function draftCondensation(deps: SideTaskDeps, inp: DraftInput): Pr
     schema: DraftSchema,
     description: 'the condensation record of the discussion',
   });
-  return cleanDraft(reply, new Set(inp.currentDecisions.map((d) => d.id)), inp.topicHint);
+  // Only ids the model was shown: it cannot know the others, so any other id is invented.
+  return cleanDraft(reply, new Set(shown.map((d) => d.id)), inp.topicHint);
 }
