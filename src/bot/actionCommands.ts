@@ -1,7 +1,8 @@
 import type { ChatInputCommandInteraction, GuildMember } from 'discord.js';
 import type { Runtime } from '../app/runtime';
 import { closeItem, formatItem, openItems } from '../condense/actionItems';
-import { composeContext, ContextData, EMPTY_CONTEXT } from '../condense/contextDoc';
+import { ContextData, EMPTY_CONTEXT } from '../condense/contextDoc';
+import { writeContextFiles } from '../condense/contextFiles';
 import { contextFile } from '../condense/ledger';
 import type { ChannelRef } from '../memory/paths';
 import { MalformedStateError } from '../memory/storeErrors';
@@ -52,7 +53,7 @@ export class ActionCommands {
       if (!r.closed) return { why: r.why };
       const next: ContextData = { ...prev, actions: r.items };
       // A private thread's context is its own; CONTEXT.md is the parent channel's file.
-      if (!ref.privateThread) await store.updateLocked(p, 'CONTEXT.md', (cur) => composeContext(cur, prev, next));
+      if (!ref.privateThread) await writeContextFiles(store, p, prev, next);
       await store.writeStateLocked(p, file, next);
       return { closed: r.closed };
     });

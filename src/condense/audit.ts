@@ -5,7 +5,8 @@ import { ChannelRef, isLocalName, isSnowflake, refLabel } from '../memory/paths'
 import { ChannelStore } from '../memory/store';
 import { MalformedStateError } from '../memory/storeErrors';
 import { ActionItem, staleItems } from './actionItems';
-import { composeContext, ContextData, ContextDecision, contextStaleness, EMPTY_CONTEXT } from './contextDoc';
+import { archiveStaleness, ContextData, ContextDecision, contextStaleness, EMPTY_CONTEXT } from './contextDoc';
+import { writeContextFiles } from './contextFiles';
 import { contextFile } from './ledger';
 import { pointSuperseded } from './memoryLink';
 import { readFrontmatter } from './render';
@@ -155,11 +156,11 @@ export async function auditChannel(o: AuditOptions): Promise<ChannelAudit> {
 
   if (!ref.privateThread) {
     const current = await readText(p.context);
-    report.context = contextStaleness(current, data);
+    report.context = contextStaleness(current, data) ?? archiveStaleness(await readText(p.contextArchive), data);
     const ctxTime = await mtime(p.context);
     if (!report.context && ctxTime !== null && newestCondMtime > ctxTime) report.context = 'CONTEXT.md is older than the newest condensation';
     if (report.context && o.fix) {
-      await store.update(ref, 'CONTEXT.md', (cur) => composeContext(cur, data, data));
+      await store.exclusive(p, () => writeContextFiles(store, p, data, data));
       report.contextFixed = true;
     }
   }

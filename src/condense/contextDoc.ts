@@ -87,37 +87,106 @@ function newestFirst<T extends { date: string }>(xs: T[]): T[] {
 
 const flat = (s: string) => s.replace(/\s*[\r\n]+\s*/g, ' ').trim();
 
+/**
+ * How many of each list CONTEXT.md shows; the older rest is rendered into CONTEXT.archive.md.
+ * CONTEXT.md is read whole into every chat prompt (cut from the end at context.maxChars), so a year
+ * of decisions would cost the most tokens of every call and push Active Constraints and the
+ * superseded list past the cut. The newest decisions are what a conversation builds on; the older
+ * ones stay in force, listed in the archive (linked from CONTEXT.md), on the dashboard, and in
+ * MEMORY.md, where recall finds them when a message is about them. At these counts CONTEXT.md
+ * stays about a page (a decision line is ~150 characters).
+ */
+export const CONTEXT_SHOWN = { decisions: 20, constraints: 20, actions: 20, superseded: 10 } as const;
+
+export const CONTEXT_ARCHIVE_NAME = 'CONTEXT.archive.md';
+
+/** Each list of the rendering, in display order, split into what CONTEXT.md shows and the older rest. */
+function contextLists(data: ContextData) {
+  const S = CONTEXT_SHOWN;
+  const current = currentDecisions(data);
+  const cons = activeConstraints(data);
+  const open = openItems(data.actions);
+  const superseded = newestFirst(data.decisions.filter((d) => d.kind === 'decision' && d.supersededBy));
+  // Decisions and the superseded list are newest first; constraints and action items oldest first.
+  const tail = <T>(xs: T[], n: number) => ({ shown: xs.slice(Math.max(0, xs.length - n)), older: xs.slice(0, Math.max(0, xs.length - n)) });
+  return {
+    current: { shown: current.slice(0, S.decisions), older: current.slice(S.decisions) },
+    constraints: tail(cons, S.constraints),
+    actions: tail(open, S.actions),
+    superseded: { shown: superseded.slice(0, S.superseded), older: superseded.slice(S.superseded) },
+  };
+}
+
+/** Whether any list is longer than CONTEXT.md shows (then CONTEXT.archive.md holds the rest). */
+export function archiveNeeded(data: ContextData): boolean {
+  const L = contextLists(data);
+  return L.current.older.length + L.constraints.older.length + L.actions.older.length + L.superseded.older.length > 0;
+}
+
+const ARCHIVE_LINK = `[${CONTEXT_ARCHIVE_NAME}](${CONTEXT_ARCHIVE_NAME})`;
+const olderNote = (n: number, what: string) => `_${n} older ${what} ${n === 1 ? 'is' : 'are'} listed in ${ARCHIVE_LINK}._`;
+
+function decisionLine(d: ContextDecision, n: number): string {
+  const link = d.file ? ` ([condensation](condensations/${encodeURI(d.file)}))` : '';
+  return `${n}. [${d.date}] **${flat(d.topic)}:** ${flat(d.text)}${link}`;
+}
+
+function supersededLine(d: ContextDecision, byId: Map<string, ContextDecision>): string {
+  const by = byId.get(d.supersededBy as string);
+  const what = by ? (by.kind === 'none' ? `a later discussion of ${flat(by.topic)}` : flat(by.text)) : d.supersededBy;
+  return `- ~~[${d.date}] ${flat(d.topic)}: ${flat(d.text)}~~ → Replaced by ${what} (${d.supersededDate ?? by?.date ?? '?'})`;
+}
+
 /** The generated part of CONTEXT.md, without the hash line. */
 export function renderContextBody(data: ContextData): string {
   const byId = new Map(data.decisions.map((d) => [d.id, d]));
+  const L = contextLists(data);
   const out: string[] = ['# Channel Context', '', '## Current State', ''];
   out.push(data.currentState ? `${flat(data.currentState.text)} _(as of ${data.currentState.date})_` : '_Nothing condensed yet._');
   out.push('', '## Key Decisions', '');
-  const current = currentDecisions(data);
-  current.forEach((d, i) => {
-    const link = d.file ? ` ([condensation](condensations/${encodeURI(d.file)}))` : '';
-    out.push(`${i + 1}. [${d.date}] **${flat(d.topic)}:** ${flat(d.text)}${link}`);
-  });
-  if (!current.length) out.push('_None yet._');
+  L.current.shown.forEach((d, i) => out.push(decisionLine(d, i + 1)));
+  if (!L.current.shown.length) out.push('_None yet._');
+  if (L.current.older.length) out.push('', olderNote(L.current.older.length, 'decisions still in force'));
   out.push('', '## Active Constraints', '');
-  const cons = activeConstraints(data);
-  for (const c of cons) out.push(`- ${flat(c.text)}`);
-  if (!cons.length) out.push('_None._');
+  for (const c of L.constraints.shown) out.push(`- ${flat(c.text)}`);
+  if (!L.constraints.shown.length) out.push('_None._');
+  if (L.constraints.older.length) out.push('', olderNote(L.constraints.older.length, 'constraints still in force'));
   // Only once a condensation named any: a channel without them keeps the layout it had.
   if (data.actions?.length) {
     out.push('', '## Open Action Items', '');
-    const open = openItems(data.actions);
-    for (const i of open) out.push(`- ${formatItem(i)}`);
-    if (!open.length) out.push('_None open._');
+    for (const i of L.actions.shown) out.push(`- ${formatItem(i)}`);
+    if (!L.actions.shown.length) out.push('_None open._');
+    if (L.actions.older.length) out.push('', olderNote(L.actions.older.length, 'open action items'));
   }
   out.push('', '## Superseded Decisions', '');
-  const superseded = newestFirst(data.decisions.filter((d) => d.kind === 'decision' && d.supersededBy));
-  for (const d of superseded) {
-    const by = byId.get(d.supersededBy as string);
-    const what = by ? (by.kind === 'none' ? `a later discussion of ${flat(by.topic)}` : flat(by.text)) : d.supersededBy;
-    out.push(`- ~~[${d.date}] ${flat(d.topic)}: ${flat(d.text)}~~ → Replaced by ${what} (${d.supersededDate ?? by?.date ?? '?'})`);
-  }
-  if (!superseded.length) out.push('_None._');
+  for (const d of L.superseded.shown) out.push(supersededLine(d, byId));
+  if (!L.superseded.shown.length) out.push('_None._');
+  if (L.superseded.older.length) out.push('', olderNote(L.superseded.older.length, 'superseded decisions'));
+  return out.join('\n') + '\n';
+}
+
+/** The generated part of CONTEXT.archive.md: the older part of every list CONTEXT.md cuts. */
+export function renderArchiveBody(data: ContextData): string {
+  const S = CONTEXT_SHOWN;
+  const byId = new Map(data.decisions.map((d) => [d.id, d]));
+  const L = contextLists(data);
+  const out: string[] = [
+    '# Channel Context — Archive',
+    '',
+    `_The older part of [CONTEXT.md](CONTEXT.md), rendered from .minutes/context.json. CONTEXT.md lists the newest ${S.decisions} key decisions, ${S.constraints} active constraints, ${S.actions} open action items and ${S.superseded} superseded decisions, so that it stays short enough to be read into every prompt; everything older is here._`,
+  ];
+  out.push('', '## Older Key Decisions (still in force)', '');
+  L.current.older.forEach((d, i) => out.push(decisionLine(d, S.decisions + i + 1)));
+  if (!L.current.older.length) out.push('_None._');
+  out.push('', '## Older Active Constraints', '');
+  for (const c of L.constraints.older) out.push(`- ${flat(c.text)}`);
+  if (!L.constraints.older.length) out.push('_None._');
+  out.push('', '## Older Open Action Items', '');
+  for (const i of L.actions.older) out.push(`- ${formatItem(i)}`);
+  if (!L.actions.older.length) out.push('_None._');
+  out.push('', '## Older Superseded Decisions', '');
+  for (const d of L.superseded.older) out.push(supersededLine(d, byId));
+  if (!L.superseded.older.length) out.push('_None._');
   return out.join('\n') + '\n';
 }
 
@@ -152,18 +221,31 @@ export function isUntouched(text: string): boolean {
   return hash !== undefined && hashOf(main) === hash;
 }
 
+/** The two files rendered from context.json: how each is drawn, and what a missing one starts as. */
+interface ContextDocKind {
+  name: string;
+  render: (data: ContextData) => string;
+  template: string;
+}
+const MAIN_DOC: ContextDocKind = { name: 'CONTEXT.md', render: renderContextBody, template: TEMPLATES['CONTEXT.md'] };
+const ARCHIVE_DOC: ContextDocKind = { name: CONTEXT_ARCHIVE_NAME, render: renderArchiveBody, template: '' };
+
 /**
  * Lines a person changed or added in the generated part: lines of the file that the previous
  * render (or the template) did not contain and the new render does not contain either.
  */
-export function handEditedLines(current: string, previous: ContextData, next: ContextData): string[] {
+export function handEditedLines(current: string, previous: ContextData, next: ContextData, kind: ContextDocKind = MAIN_DOC): string[] {
   const { main, hash } = splitContext(current);
   if (hash !== undefined && hashOf(main) === hash) return [];
   const known = new Set<string>();
   const addAll = (t: string) => t.split('\n').forEach((l) => known.add(l.trim()));
-  addAll(renderContextBody(previous));
-  addAll(renderContextBody(next));
-  addAll(TEMPLATES['CONTEXT.md']);
+  addAll(kind.render(previous));
+  addAll(kind.render(next));
+  addAll(kind.template);
+  // A line that moved between CONTEXT.md and its archive (a list grew past its cut) is not an edit.
+  const other = kind === MAIN_DOC ? ARCHIVE_DOC : MAIN_DOC;
+  addAll(other.render(previous));
+  addAll(other.render(next));
   return (
     main
       .split('\n')
@@ -173,16 +255,12 @@ export function handEditedLines(current: string, previous: ContextData, next: Co
   );
 }
 
-/**
- * The whole new CONTEXT.md: the render of `next`, its hash, and the Notes section (what was
- * there before plus the lines a person edited since the last render).
- */
-export function composeContext(current: string | null, previous: ContextData, next: ContextData): string {
-  const body = renderContextBody(next);
+function composeDoc(kind: ContextDocKind, current: string | null, previous: ContextData, next: ContextData): string {
+  const body = kind.render(next);
   const notes = current ? splitContext(current).notes : [];
   if (current) {
     const have = new Set(notes.map((l) => l.trim()));
-    for (const l of handEditedLines(current, previous, next)) {
+    for (const l of handEditedLines(current, previous, next, kind)) {
       if (!have.has(l.trim())) {
         notes.push(l);
         have.add(l.trim());
@@ -193,12 +271,35 @@ export function composeContext(current: string | null, previous: ContextData, ne
   return notes.length ? `${rendered}\n${NOTES_HEADING}\n\n${notes.join('\n')}\n` : rendered;
 }
 
+/**
+ * The whole new CONTEXT.md: the render of `next`, its hash, and the Notes section (what was
+ * there before plus the lines a person edited since the last render).
+ */
+export function composeContext(current: string | null, previous: ContextData, next: ContextData): string {
+  return composeDoc(MAIN_DOC, current, previous, next);
+}
+
+/** The whole new CONTEXT.archive.md, hand edits kept the same way as in CONTEXT.md. */
+export function composeContextArchive(current: string | null, previous: ContextData, next: ContextData): string {
+  return composeDoc(ARCHIVE_DOC, current, previous, next);
+}
+
 /** Why CONTEXT.md differs from what context.json renders; null when it is current. */
 export function contextStaleness(current: string | null, data: ContextData): string | null {
   if (current === null) return data.decisions.length ? 'CONTEXT.md is missing' : null;
+  return docStaleness(MAIN_DOC, current, data, data.decisions.length > 0 || data.currentState !== undefined);
+}
+
+/** The same for CONTEXT.archive.md, which exists only once a list outgrew CONTEXT.md. */
+export function archiveStaleness(current: string | null, data: ContextData): string | null {
+  if (current === null) return archiveNeeded(data) ? `${CONTEXT_ARCHIVE_NAME} is missing` : null;
+  return docStaleness(ARCHIVE_DOC, current, data, true);
+}
+
+function docStaleness(kind: ContextDocKind, current: string, data: ContextData, hasContent: boolean): string | null {
   const { main, hash } = splitContext(current);
-  if (hash === undefined) return data.decisions.length || data.currentState ? 'CONTEXT.md was not rendered from .minutes/context.json' : null;
-  if (hashOf(main) !== hash) return 'CONTEXT.md was edited by hand since it was rendered';
-  if (main !== renderContextBody(data)) return 'CONTEXT.md is out of date with .minutes/context.json';
+  if (hash === undefined) return hasContent ? `${kind.name} was not rendered from .minutes/context.json` : null;
+  if (hashOf(main) !== hash) return `${kind.name} was edited by hand since it was rendered`;
+  if (main !== kind.render(data)) return `${kind.name} is out of date with .minutes/context.json`;
   return null;
 }

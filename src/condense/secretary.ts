@@ -5,7 +5,8 @@ import { redactSecrets } from '../shared/secrets';
 import { MalformedStateError } from '../memory/storeErrors';
 import { ModelError } from '../llm/errors';
 import type { SideTaskDeps } from '../upkeep/sideTask';
-import { composeContext, ContextData, currentDecisions, activeConstraints, decisionIdFor, EMPTY_CONTEXT } from './contextDoc';
+import { ContextData, currentDecisions, activeConstraints, decisionIdFor, EMPTY_CONTEXT } from './contextDoc';
+import { writeContextFiles } from './contextFiles';
 import { draftCondensation } from './draft';
 import { foldCondensation } from './fold';
 import {
@@ -265,7 +266,7 @@ export class Secretary {
           if (dropped.length) notices.push(`Closed the open action items of the replaced decision: ${dropped.map((i) => `${i.id} (${i.text})`).join('; ')}.`);
           if (!ref.privateThread) {
             // CONTEXT.md first: a crash before context.json leaves a file whose hash still matches.
-            await this.store.updateLocked(p, 'CONTEXT.md', (cur) => composeContext(cur, prev, next));
+            await writeContextFiles(this.store, p, prev, next);
           }
           await this.store.writeStateLocked(p, contextFile(p, ref), next);
           await this.opts.fault?.('context');

@@ -56,6 +56,8 @@ export interface ChannelPaths {
   /** Runtime state of the parent channel (ledger, tombstones, backups, lock). */
   channelStateDir: string;
   context: string;
+  /** The older part of CONTEXT.md's lists, once they outgrow it. */
+  contextArchive: string;
   memory: string;
   history: string;
   historyArchive: string;
@@ -86,6 +88,7 @@ export function channelLayout(channelDir: string, ref: ChannelRef): ChannelPaths
     stateDir: path.join(convDir, '.minutes'),
     channelStateDir: path.join(channelDir, '.minutes'),
     context: path.join(channelDir, 'CONTEXT.md'),
+    contextArchive: path.join(channelDir, 'CONTEXT.archive.md'),
     memory: path.join(durableDir, 'MEMORY.md'),
     history: path.join(durableDir, 'HISTORY.md'),
     historyArchive: path.join(durableDir, 'HISTORY.archive.md'),

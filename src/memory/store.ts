@@ -20,7 +20,7 @@ const SHRINK_GUARD_MIN_BYTES = 400;
 /** A human edit can land between our read and our write; re-apply this many times before giving up. */
 const MAX_REAPPLY = 5;
 
-export type MemoryFileName = 'CONTEXT.md' | 'MEMORY.md' | 'SESSION.md' | 'HISTORY.md' | 'HISTORY.archive.md';
+export type MemoryFileName = 'CONTEXT.md' | 'CONTEXT.archive.md' | 'MEMORY.md' | 'SESSION.md' | 'HISTORY.md' | 'HISTORY.archive.md';
 
 export interface StoreOptions {
   root: string;
@@ -83,6 +83,8 @@ export class ChannelStore {
     switch (name) {
       case 'CONTEXT.md':
         return p.context;
+      case 'CONTEXT.archive.md':
+        return p.contextArchive;
       case 'MEMORY.md':
         return p.memory;
       case 'SESSION.md':

@@ -57,6 +57,10 @@ describe('the Secretary on Discord', () => {
 
   const channelDir = () => path.join(h.dataDir, guild.id, general.id);
   const read = (f: string) => fs.readFileSync(path.join(channelDir(), f), 'utf8');
+  const condensationFiles = () => {
+    const dir = path.join(channelDir(), 'condensations');
+    return fs.existsSync(dir) ? fs.readdirSync(dir).filter((f) => f.endsWith('.md')) : [];
+  };
   const condensationPosts = () => h.discord.botMessagesIn(general.id).filter((m) => m.content.includes('📝 Condensation'));
 
   function discuss(thread: FakeChannel, lines: [FakeUser, string][]): string[] {
@@ -104,8 +108,8 @@ describe('the Secretary on Discord', () => {
     ]);
     h.discord.react(thread.id, ids[0], alice.id, '📝');
     await h.discord.waitForBotMessage(general.id, { match: (m) => m.content.includes('📝 Condensation'), timeoutMs: 8000 });
-    await h.discord.waitFor(() => (fs.existsSync(path.join(channelDir(), 'condensations')) ? true : undefined), 5000, 'the file');
-    const file = fs.readdirSync(path.join(channelDir(), 'condensations'))[0];
+    // The folder can exist a moment before the file is renamed into it.
+    const file = await h.discord.waitFor(() => condensationFiles()[0], 5000, 'the file');
     await h.discord.waitFor(() => (/post_url: /.test(read(`condensations/${file}`)) ? true : undefined), 5000, 'post_url');
     const url = String(matter(read(`condensations/${file}`), {}).data.post_url);
     expect(url).toMatch(/^https:\/\/discord\.com\/channels\//);

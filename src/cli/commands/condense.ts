@@ -90,7 +90,7 @@ async function listWatched(dir: string): Promise<Map<string, string>> {
     const t = await fsp.readFile(path.join(dir, rel), 'utf8').catch(() => null);
     if (t !== null) out.set(rel, t);
   };
-  for (const f of ['CONTEXT.md', 'MEMORY.md', 'HISTORY.md']) await add(f);
+  for (const f of ['CONTEXT.md', 'CONTEXT.archive.md', 'MEMORY.md', 'HISTORY.md']) await add(f);
   // Silent on purpose: a missing file or folder is the empty case.
   for (const n of (await fsp.readdir(path.join(dir, 'condensations')).catch(() => [] as string[])).sort()) await add(`condensations/${n}`);
   return out;

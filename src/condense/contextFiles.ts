@@ -1,0 +1,20 @@
+import fs from 'node:fs';
+import type { ChannelPaths } from '../memory/paths';
+import type { ChannelStore } from '../memory/store';
+import { archiveNeeded, composeContext, composeContextArchive, ContextData } from './contextDoc';
+
+/**
+ * Re-renders CONTEXT.md, and CONTEXT.archive.md once a list has outgrown CONTEXT.md, from
+ * context.json going from `prev` to `next`. The caller holds the channel's lock.
+ *
+ * The archive is written first: when a list grows past its cut, its oldest lines leave CONTEXT.md
+ * only after they are in the archive, so a crash between the two writes loses nothing (the audit
+ * re-renders both). CONTEXT.md may then shrink a lot in one write (a channel upgraded with a year
+ * of decisions), which the store's shrink guard would refuse: that shrink is allowed here because
+ * every line that left is in the archive, and hand-written lines are kept under Notes.
+ */
+export async function writeContextFiles(store: ChannelStore, p: ChannelPaths, prev: ContextData, next: ContextData): Promise<void> {
+  const archived = archiveNeeded(next) || fs.existsSync(p.contextArchive);
+  if (archived) await store.updateLocked(p, 'CONTEXT.archive.md', (cur) => composeContextArchive(cur || null, prev, next), { template: false });
+  await store.updateLocked(p, 'CONTEXT.md', (cur) => composeContext(cur, prev, next), { allowShrink: archived });
+}
