@@ -1,4 +1,4 @@
-import { Collection, DiscordAPIError, Message, MessageManager, TextBasedChannel, RESTJSONErrorCodes } from 'discord.js';
+import { Collection, DiscordAPIError, Message, TextBasedChannel, RESTJSONErrorCodes, SendableChannels } from 'discord.js';
 import type { PinOutcome, Poster, TranscriptMessage } from '../condense/types';
 import type { Logger } from '../log/logger';
 import { NO_PINGS } from './client';
@@ -72,8 +72,8 @@ function isConversation(m: Message): boolean {
  * When the pins are full (Discord allows 250), the oldest condensation the bot pinned is unpinned;
  * a pin a person made is never touched.
  */
-export function discordPoster(channel: TextBasedChannel & { send: (o: object) => Promise<Message> }, botId: string, logger: Logger): Poster {
-  const manager = (channel as unknown as { messages: MessageManager }).messages;
+export function discordPoster(channel: SendableChannels, botId: string, logger: Logger): Poster {
+  const manager = channel.messages;
   /** Every pinned message, newest pin first: pins come in pages (up to 50 by default). */
   const pinned = async (): Promise<Message[]> => {
     const out: Message[] = [];

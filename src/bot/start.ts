@@ -6,7 +6,7 @@ import type { Logger } from '../log/logger';
 import { BotOptions, MinutesBot } from './bot';
 import { createDiscordClient } from './client';
 import type { ShardSet } from './ownership';
-import { DiscordSecretary } from './secretaryGlue';
+import { DiscordSecretary } from './discordSecretary';
 import { ThreadOpener } from './threadOpener';
 import { DecisionNoticer } from './decisionNoticer';
 import { ActionCommands } from './actionCommands';

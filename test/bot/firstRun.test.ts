@@ -1,5 +1,5 @@
 import type { Client } from 'discord.js';
-import { DiscordSecretary } from '../../src/bot/secretaryGlue';
+import { DiscordSecretary } from '../../src/bot/discordSecretary';
 import type { Runtime } from '../../src/app/runtime';
 import { readLedger } from '../../src/condense/ledger';
 import type { ChannelRef } from '../../src/memory/paths';
