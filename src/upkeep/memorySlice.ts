@@ -25,9 +25,13 @@ export const SLICE = {
   /** The newest entries by provenance date, always shown. */
   newest: 10,
   /**
-   * Per message, 6 entries: a message changes one or two facts, and its few best lines name them
-   * (with their near-duplicates). Recall is asked for its 16 best lines of any file, since
-   * condensation and HISTORY.md lines often rank first, and its MEMORY.md lines are kept.
+   * Per message, its 6 best lines by shared words come first: a message changes one or two facts,
+   * and those lines name them (with their near-duplicates). Then recall's lines by meaning (it is
+   * asked for its 16 best lines of any file, since condensation and HISTORY.md lines often rank
+   * first, and its MEMORY.md lines are kept), then more lines by words. The round robin shares the
+   * bound between the messages, so a small batch shows each message more of what it touches: a
+   * fact restated often (its condensation's decision, constraint and action items share its words)
+   * has more than 6 lines.
    */
   perMessageChars: 2_500,
   perMessageItems: 16,
@@ -60,11 +64,15 @@ export async function memorySlice(o: {
   // Per message: the entries sharing its most specific words (near-duplicates included: those are
   // what it may repeat or contradict), then what recall adds by meaning.
   const words = new WordRanker(current.map((l) => l.text));
-  const byWords = queries.map((q) => words.top(q, SLICE.perMessageKeep).map((i) => current[i]));
+  const byWords = queries.map((q) => words.top(q, SLICE.recalled).map((i) => current[i]));
   const byRecall = o.recall ? await recallPerMessage(o.recall, queries, current, o) : queries.map(() => []);
-  const lists = queries.map((_, qi) => [...new Set([...byWords[qi], ...byRecall[qi]])].slice(0, SLICE.perMessageKeep));
+  const lists = queries.map((_, qi) => {
+    const w = byWords[qi];
+    return [...new Set([...w.slice(0, SLICE.perMessageKeep), ...byRecall[qi], ...w.slice(SLICE.perMessageKeep)])];
+  });
+  const longest = Math.max(0, ...lists.map((l) => l.length));
   // Round robin: every message's best line first, then every message's second, and so on.
-  for (let rank = 0; rank < SLICE.perMessageKeep && pick.size < SLICE.recalled; rank++) {
+  for (let rank = 0; rank < longest && pick.size < SLICE.recalled; rank++) {
     for (const list of lists) {
       const line = list[rank];
       if (line && pick.size < SLICE.recalled) pick.add(line);
