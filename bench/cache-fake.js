@@ -8,15 +8,7 @@
  * always gets the same answer, so runs are comparable.
  */
 
-/** FNV-1a, for deterministic choices. @param {string} s */
-function hash(s) {
-  let h = 0x811c9dc5;
-  for (let i = 0; i < s.length; i++) {
-    h ^= s.charCodeAt(i);
-    h = Math.imul(h, 0x01000193) >>> 0;
-  }
-  return h;
-}
+const { fnv1a: hash } = require('./rng.js');
 
 /** @template T @param {T[]} xs @param {number} h @returns {T} */
 const pick = (xs, h) => xs[h % xs.length];

@@ -43,11 +43,7 @@ const bin = path.join(root, 'bin', 'minutes.js');
 const dataDir = path.join(root, 'bench', 'data', 'cache');
 const CHANNEL = 'cachebench';
 
-/** @param {string} name @param {string} dflt */
-function arg(name, dflt) {
-  const i = process.argv.indexOf(name);
-  return i >= 0 && process.argv[i + 1] ? process.argv[i + 1] : dflt;
-}
+const { arg } = require('./args.js');
 const LONG_TURNS = Number(arg('--turns', '400'));
 const BUDGET = Number(arg('--budget', '6000'));
 const LATENCY = Number(arg('--latency', '20'));

@@ -16,15 +16,7 @@
  */
 const { FORMS, SUBJECTS } = require('./lifetime-world.js');
 
-/** FNV-1a, for deterministic choices. @param {string} s */
-function hash(s) {
-  let h = 0x811c9dc5;
-  for (let i = 0; i < s.length; i++) {
-    h ^= s.charCodeAt(i);
-    h = Math.imul(h, 0x01000193) >>> 0;
-  }
-  return h;
-}
+const { fnv1a: hash } = require('./rng.js');
 
 const section = (/** @type {string} */ input, /** @type {string} */ tag) => new RegExp(`<${tag}>\\n([\\s\\S]*?)\\n</${tag}>`).exec(input)?.[1] ?? '';
 

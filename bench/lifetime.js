@@ -43,11 +43,7 @@ const { currentDecisions, activeConstraints } = require('../src/condense/context
 const { createWorld, SUBJECTS } = require('./lifetime-world.js');
 const { makeLifetimeHandler, taskOf, subjectOf } = require('./lifetime-fake.js');
 
-/** @param {string} name @param {string} dflt */
-function arg(name, dflt) {
-  const i = process.argv.indexOf(name);
-  return i >= 0 && process.argv[i + 1] ? process.argv[i + 1] : dflt;
-}
+const { arg } = require('./args.js');
 const DAYS = Number(arg('--days', '365'));
 const PER_DAY = Number(arg('--per-day', '56'));
 const CONDENSATIONS = Number(arg('--condensations', '300'));

@@ -13,4 +13,13 @@ function rng(seed) {
     return s / 4294967296;
   };
 }
-module.exports = { rng };
+/** FNV-1a: a stable hash for deterministic choices (the same text always picks the same answer). @param {string} s */
+function fnv1a(s) {
+  let h = 0x811c9dc5;
+  for (let i = 0; i < s.length; i++) {
+    h ^= s.charCodeAt(i);
+    h = Math.imul(h, 0x01000193) >>> 0;
+  }
+  return h;
+}
+module.exports = { rng, fnv1a };
