@@ -1,31 +1,25 @@
 import path from 'node:path';
-import { renderHistoryBlock } from '../memory/history';
 import { ChannelPaths, ChannelRef, refLabel } from '../memory/paths';
 import { redactSecrets } from '../shared/secrets';
 import { MalformedStateError } from '../memory/storeErrors';
 import { ModelError } from '../llm/errors';
 import type { SideTaskDeps } from '../upkeep/sideTask';
-import { ContextData, currentDecisions, activeConstraints, decisionIdFor, EMPTY_CONTEXT } from './contextDoc';
-import { writeContextFiles } from './contextFiles';
-import { draftCondensation } from './draft';
-import { foldCondensation } from './fold';
+import { ContextData, decisionIdFor, EMPTY_CONTEXT } from './contextDoc';
+import { contextFile, LEASE_MS, LeaseHolder, leaseHolderGone, LedgerEntry, mutateLedger, mutateLedgerLocked, thisProcess } from './ledger';
 import {
-  contextFile,
-  latestForThread,
-  LEASE_MS,
-  LeaseHolder,
-  leaseHolderGone,
-  Ledger,
-  LedgerEntry,
-  mutateLedger,
-  mutateLedgerLocked,
-  readLedger,
-  thisProcess,
-} from './ledger';
-import { condensationMemoryStep } from './memoryStep';
-import { fileCondensation, historyBody, redactDraft } from './filing';
-import { droppedNow } from './actionItems';
-import { markerFor, renderCondensation, renderPost, SupersededRef } from './render';
+  ClaimedRun,
+  CondenseStep,
+  contextStep,
+  DraftedRun,
+  draftedRun,
+  draftStep,
+  fileStep,
+  historyStep,
+  LedgerRecord,
+  memoryStep,
+  postedMessage,
+  postStep,
+} from './steps';
 import { factsOf, humanMessages, ledgerKey } from './transcript';
 import type { CondensationDraft, CondenseTarget, Poster, TranscriptMessage } from './types';
 
@@ -78,8 +72,34 @@ export type CondenseResult =
 
 const DEFAULT_BUDGET_CHARS = 40_000;
 
-export const PIN_NOT_ALLOWED_NOTICE = "I can't pin messages here (missing the Pin Messages permission), so condensations are posted without pinning.";
-export const PINS_FULL_NOTICE = "This channel's pins are full and none of them are my condensations, so I posted this one without pinning.";
+// Written beside the post step that says them; exported here too, where callers find the Secretary's other exports.
+export { PIN_NOT_ALLOWED_NOTICE, PINS_FULL_NOTICE } from './steps';
+
+/** A step as the runner sees it: its name, its fault point, and how its ledger entry shows it done. */
+interface NamedStep<R extends ClaimedRun> {
+  name: 'draft' | 'post' | 'file' | 'context' | 'memory' | 'history';
+  faultPoint: FaultPoint;
+  done: (entry: LedgerEntry) => boolean;
+  /**
+   * The effect and its record in one exclusive section of the channel: the effect rewrites files
+   * other writers of the channel (commands, memory upkeep, the audit) change under that lock, and no
+   * one who takes the lock sees the effect without its record.
+   */
+  exclusive: boolean;
+  run: CondenseStep<R>;
+}
+
+/** The step whose answer the others are built from. */
+const DRAFT_STEP: NamedStep<ClaimedRun> = { name: 'draft', faultPoint: 'drafted', exclusive: false, done: (e) => !!e.draft, run: draftStep };
+
+/** Where the drafted condensation goes, in order. */
+const DELIVERY_STEPS: NamedStep<DraftedRun>[] = [
+  { name: 'post', faultPoint: 'posted', exclusive: false, done: (e) => !!e.steps.posted, run: postStep },
+  { name: 'file', faultPoint: 'filed', exclusive: true, done: (e) => !!e.steps.filed, run: fileStep },
+  { name: 'context', faultPoint: 'context', exclusive: true, done: (e) => !!e.steps.context, run: contextStep },
+  { name: 'memory', faultPoint: 'memory', exclusive: false, done: (e) => !!e.steps.memory, run: memoryStep },
+  { name: 'history', faultPoint: 'history', exclusive: true, done: (e) => !!e.steps.history, run: historyStep },
+];
 
 /**
  * The Secretary: turns a finished discussion into a condensation — posted and pinned, filed,
@@ -126,8 +146,41 @@ export class Secretary {
     const facts = factsOf(human, { channelName: target.channelName, threadName: target.threadName });
     const p = this.store.paths(ref);
 
-    // Claim the key under the channel lock: two reactions at once must not both condense.
-    const claim = await mutateLedger(this.store, ref, (l) => {
+    const claim = await this.claim(target, key, decisionId, threadId, facts);
+    if (claim.kind === 'already') return { status: 'already', key, entry: claim.entry };
+    if (claim.kind === 'busy') return { status: 'in-progress', key, leaseUntil: claim.leaseUntil, holder: claim.holder };
+
+    const run: ClaimedRun = {
+      deps: this.opts.deps,
+      store: this.store,
+      ref,
+      p,
+      key,
+      decisionId,
+      threadId,
+      target,
+      human,
+      poster: req.poster,
+      budgetChars: this.budgetChars,
+      onProgress: this.opts.onProgress,
+      entry: claim.entry,
+      notices: [],
+      readContext: () => this.readContext(p, ref),
+    };
+    try {
+      await this.runStep(DRAFT_STEP, run);
+      const drafted = await draftedRun(run);
+      for (const step of DELIVERY_STEPS) await this.runStep(step, drafted);
+      return await this.finish(drafted, claim.resumed);
+    } catch (err) {
+      return this.recordFailure(run, err);
+    }
+  }
+
+  /** Claims the key under the channel lock: two reactions at once must not both condense. */
+  private claim(target: CondenseTarget, key: string, decisionId: string, threadId: string | undefined, facts: LedgerEntry['facts']) {
+    const ref = target.ref;
+    return mutateLedger(this.store, ref, (l) => {
       const nowIso = this.now.toISOString();
       l.firstRunAt ??= nowIso;
       const e = l.entries[key];
@@ -162,200 +215,90 @@ export class Secretary {
       l.entries[key] = entry;
       return { kind: 'go' as const, resumed: e !== undefined, entry: structuredClone(entry) };
     });
-    if (claim.kind === 'already') return { status: 'already', key, entry: claim.entry };
-    if (claim.kind === 'busy') return { status: 'in-progress', key, leaseUntil: claim.leaseUntil, holder: claim.holder };
+  }
 
-    let entry = claim.entry;
-    const notices: string[] = [];
-    const record = (fn: (e: LedgerEntry, l: Ledger) => void, locked = false) => {
-      const apply = (l: Ledger) => {
-        const e = l.entries[key];
-        fn(e, l);
-        e.updatedAt = this.now.toISOString();
-        return structuredClone(e);
-      };
-      return locked ? mutateLedgerLocked(this.store, ref, apply) : mutateLedger(this.store, ref, apply);
+  /** Runs a step unless the entry records it, then records it and keeps the entry as recorded. */
+  private async runStep<R extends ClaimedRun>(step: NamedStep<R>, run: R): Promise<void> {
+    if (step.done(run.entry)) return;
+    const crashPoint = async () => {
+      await this.opts.fault?.(step.faultPoint);
     };
-
-    try {
-      // 1. The model's part (skipped when a previous attempt already got an answer).
-      if (!entry.draft) {
-        const ctx = await this.readContext(p, ref);
-        const raw = await draftCondensation(this.opts.deps, {
-          ref,
-          channelName: target.channelName,
-          threadName: target.threadName,
-          topicHint: target.topicHint,
-          human,
-          currentDecisions: currentDecisions(ctx).map((d) => ({ id: d.id, date: d.date, topic: d.topic, text: d.text })),
-          activeConstraints: activeConstraints(ctx).map((c) => c.text),
-          budgetChars: this.budgetChars,
-          onProgress: this.opts.onProgress,
-        });
-        const draft = redactDraft(raw);
-        await this.opts.fault?.('drafted');
-        entry = await mutateLedger(this.store, ref, (l) => {
-          const e = l.entries[key];
-          e.draft = draft;
-          // Same thread condensed again (it grew): the new condensation replaces the previous one.
-          const prev = threadId ? latestForThread(l, threadId, key) : undefined;
-          e.replacesKeys = prev ? [prev.key] : [];
-          e.updatedAt = this.now.toISOString();
-          return structuredClone(e);
-        });
-      }
-      const draft = entry.draft as CondensationDraft;
-      const ledgerNow = await readLedger(this.store, ref);
-      const replacedIds = (entry.replacesKeys ?? []).map((k) => ledgerNow.entries[k]?.decisionId).filter((x): x is string => !!x);
-      const supersedes = [...new Set([...draft.supersedes, ...replacedIds])].filter((id) => id !== decisionId);
-      const ctxForRefs = await this.readContext(p, ref);
-      const supRefs: SupersededRef[] = supersedes
-        .map((id) => ctxForRefs.decisions.find((d) => d.id === id))
-        .filter((d): d is NonNullable<typeof d> => !!d && d.kind === 'decision')
-        .map((d) => ({ id: d.id, date: d.date, text: d.text }));
-      const renderIn = { draft, facts: entry.facts, supersedes: supRefs };
-      const body = renderCondensation(renderIn);
-
-      // 2. Post and pin.
-      if (!entry.steps.posted) {
-        const skip = !req.poster || (target.trigger === 'auto' && draft.decision === 'none');
-        if (skip) {
-          entry = await record((e) => {
-            e.steps.posted = 'skipped';
-          });
-        } else {
-          const poster = req.poster as Poster;
-          const marker = markerFor(key);
-          // A run that died after posting left its post behind: find it instead of posting again.
-          const found = await poster.findByMarker(marker);
-          const msg = found ?? (await poster.post(renderPost(renderIn, key)));
-          await this.opts.fault?.('posted');
-          const pin = await poster.pin(msg.messageId);
-          entry = await record((e, l) => {
-            e.steps.posted = { messageId: msg.messageId, url: (msg as { url?: string }).url, pin };
-            if (pin === 'not-allowed' && !l.pinNotAllowedNoticeAt) {
-              l.pinNotAllowedNoticeAt = this.now.toISOString();
-              notices.push(PIN_NOT_ALLOWED_NOTICE);
-            }
-            if (pin === 'full-none-ours') notices.push(PINS_FULL_NOTICE);
-          });
-        }
-      }
-      const posted = typeof entry.steps.posted === 'object' ? entry.steps.posted : undefined;
-
-      // 3. The condensation file (and superseded_by on the files it replaces).
-      if (!entry.steps.filed) {
-        const file = await this.store.exclusive(p, async () => {
-          const name = await fileCondensation(this.store, { p, ref, key, target, entry, draft, body, supersedes, ctx: ctxForRefs, posted });
-          await this.opts.fault?.('filed');
-          await mutateLedgerLocked(this.store, ref, (l) => {
-            l.entries[key].steps.filed = name;
-          });
-          return name;
-        });
-        entry.steps.filed = file;
-      }
-      const fileName = entry.steps.filed as string;
-
-      // 4. context.json, and CONTEXT.md rendered from it (never for a private thread: that file is the parent's).
-      if (!entry.steps.context) {
-        await this.store.exclusive(p, async () => {
-          const prev = await this.readContext(p, ref);
-          const next = foldCondensation(prev, { decisionId, ledgerKey: key, draft, facts: entry.facts, file: fileName, threadId, supersedes });
-          const dropped = droppedNow(prev, next);
-          if (dropped.length) notices.push(`Closed the open action items of the replaced decision: ${dropped.map((i) => `${i.id} (${i.text})`).join('; ')}.`);
-          if (!ref.privateThread) {
-            // CONTEXT.md first: a crash before context.json leaves a file whose hash still matches.
-            await writeContextFiles(this.store, p, prev, next);
-          }
-          await this.store.writeStateLocked(p, contextFile(p, ref), next);
-          await this.opts.fault?.('context');
-          await mutateLedgerLocked(this.store, ref, (l) => {
-            l.entries[key].steps.context = ref.privateThread ? 'skipped' : 'done';
-          });
-        });
-        entry.steps.context = ref.privateThread ? 'skipped' : 'done';
-      }
-
-      // 5. MEMORY.md by operations.
-      if (!entry.steps.memory) {
-        const mem = await condensationMemoryStep(
-          { store: this.store, now: this.now, readContext: () => this.readContext(p, ref), contextFile: contextFile(p, ref) },
-          p,
-          ref,
-          { decisionId, draft, supersedes, fileName },
-        );
-        await this.opts.fault?.('memory');
-        entry = await record((e) => {
-          e.steps.memory = mem;
-        });
-      }
-
-      // 6. HISTORY.md: one block, recognised by its marker on a resumed run.
-      if (!entry.steps.history) {
-        const marker = markerFor(key);
-        await this.store.exclusive(p, async () => {
-          await this.store.updateLocked(p, 'HISTORY.md', (cur) => {
-            if (cur.includes(marker)) return cur;
-            const block = renderHistoryBlock({
-              at: new Date(`${entry.facts.date}T00:00:00Z`),
-              title: `Condensation: ${draft.topic}`,
-              body: historyBody(draft, entry, fileName, marker),
-            });
-            return `${cur.replace(/\s*$/, '')}\n\n${block}`;
-          });
-          await this.opts.fault?.('history');
-          await mutateLedgerLocked(this.store, ref, (l) => {
-            l.entries[key].steps.history = 'done';
-          });
-        });
-      }
-
-      // Done: the thread's earlier condensation is now replaced.
-      entry = await record((e, l) => {
-        e.status = 'done';
-        e.leaseUntil = undefined;
-        e.leaseHolder = undefined;
-        e.lastError = undefined;
-        for (const k of e.replacesKeys ?? []) if (l.entries[k]) l.entries[k].supersededBy = key;
-      });
-      this.opts.deps.logger.info({ key: key.slice(0, 12), file: fileName, conversation: refLabel(ref) }, 'condensation done');
-      return {
-        status: 'done',
-        key,
-        decisionId,
-        draft,
-        body,
-        file: fileName,
-        filePath: path.join(p.condensations, fileName),
-        post: posted,
-        notices,
-        resumed: claim.resumed,
-        replaced: entry.replacesKeys ?? [],
-      };
-    } catch (err) {
-      const message = redactSecrets(err instanceof Error ? err.message : String(err));
-      const failed = await mutateLedger(this.store, ref, (l) => {
-        const e = l.entries[key];
-        e.status = 'failed';
-        e.lastError = message;
-        e.leaseUntil = undefined;
-        e.leaseHolder = undefined;
-        e.updatedAt = this.now.toISOString();
-        return e.attempts;
-      }).catch((recordErr: unknown) => {
-        // The ledger itself may be the broken file: then the first error is the one to report.
-        throw err instanceof MalformedStateError ? err : recordErr;
-      });
-      this.opts.deps.logger.warn({ key: key.slice(0, 12), err: message, attempts: failed }, 'condensation failed; recorded for a retry');
-      const userMessage =
-        err instanceof ModelError
-          ? `The condensation failed: ${err.userMessage()}`
-          : err instanceof MalformedStateError
-            ? `The condensation did not run: ${err.message}.`
-            : 'The condensation failed; it is recorded and will be retried.';
-      return { status: 'failed', key, error: message, userMessage, attempts: failed };
+    if (!step.exclusive) {
+      const record = await step.run(run, crashPoint);
+      run.entry = await this.record(run, record);
+      return;
     }
+    run.entry = await this.store.exclusive(run.p, async () => {
+      const record = await step.run(run, crashPoint);
+      // updatedAt is left as the last unlocked record stamped it: retries are ordered by it, and
+      // these records have never moved it.
+      return mutateLedgerLocked(this.store, run.ref, (l) => {
+        const e = l.entries[run.key];
+        record(e, l);
+        return structuredClone(e);
+      });
+    });
+  }
+
+  /** Writes a record into the run's entry (under the channel lock) and returns the entry as written. */
+  private record(run: ClaimedRun, record: LedgerRecord): Promise<LedgerEntry> {
+    return mutateLedger(this.store, run.ref, (l) => {
+      const e = l.entries[run.key];
+      record(e, l);
+      e.updatedAt = this.now.toISOString();
+      return structuredClone(e);
+    });
+  }
+
+  private async finish(run: DraftedRun, resumed: boolean): Promise<CondenseResult> {
+    // Done: the thread's earlier condensation is now replaced.
+    const entry = await this.record(run, (e, l) => {
+      e.status = 'done';
+      e.leaseUntil = undefined;
+      e.leaseHolder = undefined;
+      e.lastError = undefined;
+      for (const k of e.replacesKeys ?? []) if (l.entries[k]) l.entries[k].supersededBy = run.key;
+    });
+    const fileName = entry.steps.filed as string;
+    this.opts.deps.logger.info({ key: run.key.slice(0, 12), file: fileName, conversation: refLabel(run.ref) }, 'condensation done');
+    return {
+      status: 'done',
+      key: run.key,
+      decisionId: run.decisionId,
+      draft: run.draft,
+      body: run.body,
+      file: fileName,
+      filePath: path.join(run.p.condensations, fileName),
+      post: postedMessage(entry),
+      notices: run.notices,
+      resumed,
+      replaced: entry.replacesKeys ?? [],
+    };
+  }
+
+  private async recordFailure(run: ClaimedRun, err: unknown): Promise<CondenseResult> {
+    const { key } = run;
+    const message = redactSecrets(err instanceof Error ? err.message : String(err));
+    const failed = await mutateLedger(this.store, run.ref, (l) => {
+      const e = l.entries[key];
+      e.status = 'failed';
+      e.lastError = message;
+      e.leaseUntil = undefined;
+      e.leaseHolder = undefined;
+      e.updatedAt = this.now.toISOString();
+      return e.attempts;
+    }).catch((recordErr: unknown) => {
+      // The ledger itself may be the broken file: then the first error is the one to report.
+      throw err instanceof MalformedStateError ? err : recordErr;
+    });
+    this.opts.deps.logger.warn({ key: key.slice(0, 12), err: message, attempts: failed }, 'condensation failed; recorded for a retry');
+    const userMessage =
+      err instanceof ModelError
+        ? `The condensation failed: ${err.userMessage()}`
+        : err instanceof MalformedStateError
+          ? `The condensation did not run: ${err.message}.`
+          : 'The condensation failed; it is recorded and will be retried.';
+    return { status: 'failed', key, error: message, userMessage, attempts: failed };
   }
 
   private async readContext(p: ChannelPaths, ref: ChannelRef): Promise<ContextData> {

@@ -1,0 +1,204 @@
+import { renderHistoryBlock } from '../memory/history';
+import type { ChannelPaths, ChannelRef } from '../memory/paths';
+import type { ChannelStore } from '../memory/store';
+import type { SideTaskDeps } from '../upkeep/sideTask';
+import { droppedNow } from './actionItems';
+import { activeConstraints, ContextData, currentDecisions } from './contextDoc';
+import { writeContextFiles } from './contextFiles';
+import { draftCondensation } from './draft';
+import { fileCondensation, historyBody, redactDraft } from './filing';
+import { foldCondensation } from './fold';
+import { contextFile, latestForThread, Ledger, LedgerEntry, readLedger } from './ledger';
+import { condensationMemoryStep } from './memoryStep';
+import { markerFor, renderCondensation, renderPost, RenderInput, SupersededRef } from './render';
+import type { CondensationDraft, CondenseTarget, Poster, TranscriptMessage } from './types';
+
+/**
+ * The steps of a condensation, in the order the Secretary runs them: draft, post, file, context,
+ * memory, history. A step does its effect and returns what the ledger entry records of it; the
+ * Secretary's runner skips a step its entry already records, writes the record, and calls the fault
+ * hook a step is handed as `crashPoint`.
+ */
+
+/** A condensation run that holds its ledger key: what every step may use. */
+export interface ClaimedRun {
+  deps: SideTaskDeps;
+  store: ChannelStore;
+  ref: ChannelRef;
+  p: ChannelPaths;
+  key: string;
+  decisionId: string;
+  threadId: string | undefined;
+  target: CondenseTarget;
+  human: TranscriptMessage[];
+  /** Absent in console/CLI mode: nothing is posted. */
+  poster: Poster | undefined;
+  budgetChars: number;
+  onProgress: ((msg: string) => void) | undefined;
+  /** The entry as last recorded; the runner replaces it after each step's record. */
+  entry: LedgerEntry;
+  /** Things to tell the channel once; steps add to it. */
+  notices: string[];
+  /** context.json, read strictly. */
+  readContext: () => Promise<ContextData>;
+}
+
+/** A run past its draft: what the draft replaces and the body every place it goes shows. */
+export interface DraftedRun extends ClaimedRun {
+  draft: CondensationDraft;
+  /** Ids of the decisions this one replaces: the model's, and those of the thread's replaced condensations. */
+  supersedes: string[];
+  /** context.json as it was before this run's fold. */
+  contextBefore: ContextData;
+  rendered: RenderInput;
+  body: string;
+}
+
+/** What a step's ledger entry records once its effect is done. */
+export type LedgerRecord = (entry: LedgerEntry, ledger: Ledger) => void;
+
+/**
+ * One step. `crashPoint` is where a crash would hurt most, after the effect and before its record;
+ * tests inject crashes there, so the step calls it at that moment rather than the runner after it.
+ */
+export type CondenseStep<R extends ClaimedRun> = (run: R, crashPoint: () => Promise<void>) => Promise<LedgerRecord>;
+
+export const PIN_NOT_ALLOWED_NOTICE = "I can't pin messages here (missing the Pin Messages permission), so condensations are posted without pinning.";
+export const PINS_FULL_NOTICE = "This channel's pins are full and none of them are my condensations, so I posted this one without pinning.";
+
+/** 1. The model's part (a resumed run keeps the answer the entry recorded). */
+export const draftStep: CondenseStep<ClaimedRun> = async (run, crashPoint) => {
+  const context = await run.readContext();
+  const raw = await draftCondensation(run.deps, {
+    ref: run.ref,
+    channelName: run.target.channelName,
+    threadName: run.target.threadName,
+    topicHint: run.target.topicHint,
+    human: run.human,
+    currentDecisions: currentDecisions(context).map((d) => ({ id: d.id, date: d.date, topic: d.topic, text: d.text })),
+    activeConstraints: activeConstraints(context).map((c) => c.text),
+    budgetChars: run.budgetChars,
+    onProgress: run.onProgress,
+  });
+  const draft = redactDraft(raw);
+  await crashPoint();
+  return (e, l) => {
+    e.draft = draft;
+    // Same thread condensed again (it grew): the new condensation replaces the previous one.
+    const prev = run.threadId ? latestForThread(l, run.threadId, run.key) : undefined;
+    e.replacesKeys = prev ? [prev.key] : [];
+  };
+};
+
+/** The run once its draft is recorded, with what the later steps share. */
+export async function draftedRun(run: ClaimedRun): Promise<DraftedRun> {
+  const draft = run.entry.draft as CondensationDraft;
+  const ledgerNow = await readLedger(run.store, run.ref);
+  const replacedIds = (run.entry.replacesKeys ?? []).map((k) => ledgerNow.entries[k]?.decisionId).filter((x): x is string => !!x);
+  const supersedes = [...new Set([...draft.supersedes, ...replacedIds])].filter((id) => id !== run.decisionId);
+  const contextBefore = await run.readContext();
+  const supRefs: SupersededRef[] = supersedes
+    .map((id) => contextBefore.decisions.find((d) => d.id === id))
+    .filter((d): d is NonNullable<typeof d> => !!d && d.kind === 'decision')
+    .map((d) => ({ id: d.id, date: d.date, text: d.text }));
+  const rendered = { draft, facts: run.entry.facts, supersedes: supRefs };
+  return { ...run, draft, supersedes, contextBefore, rendered, body: renderCondensation(rendered) };
+}
+
+/** The post the entry records, when there is one (not skipped). */
+export function postedMessage(entry: LedgerEntry): Exclude<LedgerEntry['steps']['posted'], 'skipped'> {
+  return typeof entry.steps.posted === 'object' ? entry.steps.posted : undefined;
+}
+
+/** 2. Post and pin. */
+export const postStep: CondenseStep<DraftedRun> = async (run, crashPoint) => {
+  const { poster, target, draft } = run;
+  if (!poster || (target.trigger === 'auto' && draft.decision === 'none')) {
+    return (e) => {
+      e.steps.posted = 'skipped';
+    };
+  }
+  // A run that died after posting left its post behind: find it instead of posting again.
+  const found = await poster.findByMarker(markerFor(run.key));
+  const msg = found ?? (await poster.post(renderPost(run.rendered, run.key)));
+  await crashPoint();
+  const pin = await poster.pin(msg.messageId);
+  return (e, l) => {
+    e.steps.posted = { messageId: msg.messageId, url: (msg as { url?: string }).url, pin };
+    if (pin === 'not-allowed' && !l.pinNotAllowedNoticeAt) {
+      l.pinNotAllowedNoticeAt = run.deps.clock().toISOString();
+      run.notices.push(PIN_NOT_ALLOWED_NOTICE);
+    }
+    if (pin === 'full-none-ours') run.notices.push(PINS_FULL_NOTICE);
+  };
+};
+
+/** 3. The condensation file (and superseded_by on the files it replaces). */
+export const fileStep: CondenseStep<DraftedRun> = async (run, crashPoint) => {
+  const { store, p, ref, key, target, entry, draft, body, supersedes } = run;
+  const name = await fileCondensation(store, { p, ref, key, target, entry, draft, body, supersedes, ctx: run.contextBefore, posted: postedMessage(entry) });
+  await crashPoint();
+  return (e) => {
+    e.steps.filed = name;
+  };
+};
+
+/** 4. context.json, and CONTEXT.md rendered from it (never for a private thread: that file is the parent's). */
+export const contextStep: CondenseStep<DraftedRun> = async (run, crashPoint) => {
+  const { store, p, ref, entry } = run;
+  const prev = await run.readContext();
+  const next = foldCondensation(prev, {
+    decisionId: run.decisionId,
+    ledgerKey: run.key,
+    draft: run.draft,
+    facts: entry.facts,
+    file: entry.steps.filed as string,
+    threadId: run.threadId,
+    supersedes: run.supersedes,
+  });
+  const dropped = droppedNow(prev, next);
+  if (dropped.length) run.notices.push(`Closed the open action items of the replaced decision: ${dropped.map((i) => `${i.id} (${i.text})`).join('; ')}.`);
+  if (!ref.privateThread) {
+    // CONTEXT.md first: a crash before context.json leaves a file whose hash still matches.
+    await writeContextFiles(store, p, prev, next);
+  }
+  await store.writeStateLocked(p, contextFile(p, ref), next);
+  await crashPoint();
+  return (e) => {
+    e.steps.context = ref.privateThread ? 'skipped' : 'done';
+  };
+};
+
+/** 5. MEMORY.md by operations. */
+export const memoryStep: CondenseStep<DraftedRun> = async (run, crashPoint) => {
+  const { store, p, ref } = run;
+  const mem = await condensationMemoryStep({ store, now: run.deps.clock(), readContext: run.readContext, contextFile: contextFile(p, ref) }, p, ref, {
+    decisionId: run.decisionId,
+    draft: run.draft,
+    supersedes: run.supersedes,
+    fileName: run.entry.steps.filed as string,
+  });
+  await crashPoint();
+  return (e) => {
+    e.steps.memory = mem;
+  };
+};
+
+/** 6. HISTORY.md: one block, recognised by its marker on a resumed run. */
+export const historyStep: CondenseStep<DraftedRun> = async (run, crashPoint) => {
+  const { entry, draft } = run;
+  const marker = markerFor(run.key);
+  await run.store.updateLocked(run.p, 'HISTORY.md', (cur) => {
+    if (cur.includes(marker)) return cur;
+    const block = renderHistoryBlock({
+      at: new Date(`${entry.facts.date}T00:00:00Z`),
+      title: `Condensation: ${draft.topic}`,
+      body: historyBody(draft, entry, entry.steps.filed as string, marker),
+    });
+    return `${cur.replace(/\s*$/, '')}\n\n${block}`;
+  });
+  await crashPoint();
+  return (e) => {
+    e.steps.history = 'done';
+  };
+};
