@@ -26,8 +26,8 @@ export class ActionCommands {
   }
 
   private async read(ref: ChannelRef): Promise<ContextData> {
-    const c = await this.rt.store.readState<ContextData>(contextFile(this.rt.store.paths(ref), ref), { strict: true });
-    return c && c.version === 1 ? c : structuredClone(EMPTY_CONTEXT);
+    const c = await this.rt.store.readState(contextFile(this.rt.store.paths(ref), ref), ContextData, { strict: true });
+    return c ?? structuredClone(EMPTY_CONTEXT);
   }
 
   private async list(ref: ChannelRef): Promise<string> {

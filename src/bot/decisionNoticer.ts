@@ -1,4 +1,5 @@
 import { Client, Message, PermissionFlagsBits } from 'discord.js';
+import { z } from 'zod';
 import type { Runtime } from '../app/runtime';
 import { judgeDiscussion, Observed, WINDOW, worthAsking } from '../condense/notice';
 import type { ChannelRef } from '../memory/paths';
@@ -12,13 +13,14 @@ import { InFlight } from './inFlight';
  * discussion is forgotten and the next needs as many new messages. Nothing is asked where the bot
  * may not post, and `discord.offerCondense: false` turns it off.
  */
-interface NoticedState {
-  version: 1;
+const NoticedState = z.looseObject({
+  version: z.literal(1),
   /** Thread id → when it was judged, and whether an offer was posted. */
-  threads: Record<string, { at: string; offered: boolean }>;
+  threads: z.record(z.string(), z.looseObject({ at: z.string(), offered: z.boolean() })),
   /** Channel discussions offered, newest last (bounded). */
-  offers: { at: string; firstMessageId: string }[];
-}
+  offers: z.array(z.looseObject({ at: z.string(), firstMessageId: z.string() })),
+});
+type NoticedState = z.infer<typeof NoticedState>;
 
 /** Conversations whose recent messages are kept in memory; the least recent are dropped. */
 const MAX_CONVERSATIONS = 500;
@@ -59,7 +61,7 @@ export class DecisionNoticer {
     if (!this.mayPost(m)) return;
     const parent = rt.store.parentRef(ref);
     const file = `${rt.store.paths(parent).channelStateDir}/noticed.json`;
-    const state = (await rt.store.readState<NoticedState>(file)) ?? { version: 1, threads: {}, offers: [] };
+    const state: NoticedState = (await rt.store.readState(file, NoticedState)) ?? { version: 1, threads: {}, offers: [] };
     const threadId = ref.kind === 'discord' ? ref.threadId : undefined;
     if (threadId && state.threads[threadId]) return;
     const at = rt.clock().toISOString();

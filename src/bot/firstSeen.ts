@@ -1,5 +1,6 @@
 import path from 'node:path';
 import type { Client } from 'discord.js';
+import { z } from 'zod';
 import type { Logger } from '../log/logger';
 import { isSnowflake } from '../memory/paths';
 import type { ChannelStore } from '../memory/store';
@@ -13,10 +14,8 @@ import { ownsGuild, shardsOf } from './ownership';
  * where nobody had mentioned the bot was never condensed (issue 15). One small file per server,
  * `<root>/<guildId>/.minutes/first-seen.json`, written once by the shard that owns the server.
  */
-interface FirstSeen {
-  version: 1;
-  firstSeenAt: string;
-}
+const FirstSeen = z.looseObject({ version: z.literal(1), firstSeenAt: z.string() });
+type FirstSeen = z.infer<typeof FirstSeen>;
 
 export function firstSeenFile(root: string, guildId: string): string {
   return path.join(root, guildId, '.minutes', 'first-seen.json');
@@ -29,7 +28,7 @@ export async function noteServersSeen(client: Client, store: ChannelStore, guild
     for (const id of guildIds) {
       if (!isSnowflake(id) || !ownsGuild(id, shards.ids, shards.count)) continue;
       const file = firstSeenFile(store.root, id);
-      if ((await store.readState<FirstSeen>(file))?.firstSeenAt) continue;
+      if ((await store.readState(file, FirstSeen))?.firstSeenAt) continue;
       await store.writePrivateState(file, { version: 1, firstSeenAt: now.toISOString() } satisfies FirstSeen);
     }
   } catch (err) {
@@ -39,7 +38,7 @@ export async function noteServersSeen(client: Client, store: ChannelStore, guild
 
 export async function serverFirstSeen(store: ChannelStore, guildId: string): Promise<Date | undefined> {
   if (!isSnowflake(guildId)) return undefined;
-  const at = (await store.readState<FirstSeen>(firstSeenFile(store.root, guildId)))?.firstSeenAt;
+  const at = (await store.readState(firstSeenFile(store.root, guildId), FirstSeen))?.firstSeenAt;
   const d = at ? new Date(at) : undefined;
   return d && !Number.isNaN(d.getTime()) ? d : undefined;
 }

@@ -1,8 +1,8 @@
-import path from 'node:path';
 import { ChannelType, Events, type Client, type Guild } from 'discord.js';
 import type { Logger } from '../log/logger';
 import { isSnowflake } from '../memory/paths';
 import type { ChannelStore } from '../memory/store';
+import { GuildNames, namesFile } from './namesFile';
 import { ownsGuild, shardsOf } from './ownership';
 
 /**
@@ -11,17 +11,8 @@ import { ownsGuild, shardsOf } from './ownership';
  * `<root>/<guildId>/.minutes/names.json`, written atomically by the shard that owns the server at
  * start-up, on joining a server, and when a server or channel is created or renamed. Threads are
  * left out on purpose: a private thread's name is not for everyone who can see the server's list.
+ * The file's shape is in namesFile.ts.
  */
-export interface GuildNames {
-  version: 1;
-  guild?: string;
-  channels: Record<string, string>;
-}
-
-export function namesFile(root: string, guildId: string): string {
-  return path.join(root, guildId, '.minutes', 'names.json');
-}
-
 export interface SeenNames {
   guildId: string;
   guild?: string;
@@ -35,8 +26,9 @@ export async function noteNames(store: ChannelStore, seen: SeenNames, log: Logge
   try {
     // Read-merge-write per file in turn: two channel events at once must not lose one's name.
     await store.queue.run(file, async () => {
-      const old = await store.readState<GuildNames>(file);
-      const next: GuildNames = { version: 1, guild: seen.guild ?? old?.guild, channels: { ...(old?.channels ?? {}) } };
+      const old = await store.readState(file, GuildNames);
+      // Keys this version does not know are kept.
+      const next: GuildNames = { ...old, version: 1, guild: seen.guild ?? old?.guild, channels: { ...(old?.channels ?? {}) } };
       for (const c of seen.channels) if (isSnowflake(c.id) && c.name) next.channels[c.id] = c.name;
       if (old && JSON.stringify({ ...old, version: 1 }) === JSON.stringify(next)) return;
       await store.writePrivateState(file, next);

@@ -9,8 +9,9 @@ export function conversationFile(store: ChannelStore, ref: ChannelRef): string {
 }
 
 export async function loadConversation(store: ChannelStore, ref: ChannelRef): Promise<ConversationState> {
-  const state = await store.readState<ConversationState>(conversationFile(store, ref));
-  if (!state || state.version !== 1 || !Array.isArray(state.turns)) return emptyConversation();
+  // The count is read leniently, as it always was: a file without it starts from 0.
+  const state = await store.readState(conversationFile(store, ref), ConversationState.partial({ compactedTurns: true }));
+  if (!state) return emptyConversation();
   return { ...state, compactedTurns: state.compactedTurns ?? 0 };
 }
 

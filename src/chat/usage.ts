@@ -1,14 +1,27 @@
 import path from 'node:path';
+import { z, type ZodType } from 'zod';
 import type { Usage } from '../llm/types';
 import type { ChannelRef } from '../memory/paths';
 import type { ChannelStore } from '../memory/store';
 
-/** Token usage per conversation and model, for /status and the cache benchmark. */
-export interface UsageRecord {
-  version: 1;
-  byModel: Record<string, Usage & { calls: number; purpose: 'chat' | 'side' }>;
-  updatedAt?: string;
-}
+/** One model's totals in a conversation: the provider's usage, summed, and how many calls. */
+const ModelUsage = z.looseObject({
+  calls: z.number(),
+  purpose: z.enum(['chat', 'side']),
+  inputTokens: z.number(),
+  outputTokens: z.number(),
+  cacheReadTokens: z.number(),
+  cacheWriteTokens: z.number(),
+}) satisfies ZodType<Usage & { calls: number; purpose: 'chat' | 'side' }>;
+
+/** Token usage per conversation and model (`.minutes/usage.json`), for /status and the cache benchmark. */
+export const UsageRecord = z.looseObject({
+  version: z.literal(1),
+  /** Keyed `<purpose>:<model>`. */
+  byModel: z.record(z.string(), ModelUsage),
+  updatedAt: z.string().optional(),
+});
+export type UsageRecord = z.infer<typeof UsageRecord>;
 
 export function usageFile(store: ChannelStore, ref: ChannelRef): string {
   return path.join(store.paths(ref).stateDir, 'usage.json');
@@ -48,7 +61,7 @@ export class UsageBook {
   private load(file: string): Promise<UsageRecord> {
     let r = this.records.get(file);
     if (!r) {
-      r = this.store.readState<UsageRecord>(file).then((x) => (x?.version === 1 ? x : { version: 1, byModel: {} }));
+      r = this.store.readState(file, UsageRecord).then((x) => x ?? { version: 1, byModel: {} });
       this.records.set(file, r);
     }
     return r;

@@ -1,6 +1,6 @@
 import fs from 'node:fs';
 import path from 'node:path';
-import { leaseHolderGone, thisProcess, type LeaseHolder } from '../condense/ledger';
+import { LeaseHolder, leaseHolderGone, thisProcess } from '../condense/ledger';
 
 /**
  * One console session per channel. Each session holds the conversation in memory and writes it
@@ -22,12 +22,13 @@ export function acquireSessionLock(stateDir: string): SessionLock {
     }
     let holder: LeaseHolder | undefined;
     try {
-      holder = JSON.parse(fs.readFileSync(file, 'utf8')) as LeaseHolder;
+      const read = LeaseHolder.safeParse(JSON.parse(fs.readFileSync(file, 'utf8')));
+      holder = read.success ? read.data : undefined;
     } catch {
       holder = undefined;
     }
-    // Unreadable (a torn write) or its process gone: stale, taken over. A live holder blocks.
-    if (holder && typeof holder.pid === 'number' && !leaseHolderGone(holder)) return { busy: holder };
+    // Unreadable (a torn write, not a holder's shape) or its process gone: stale, taken over. A live holder blocks.
+    if (holder && !leaseHolderGone(holder)) return { busy: holder };
     fs.rmSync(file, { force: true });
   }
   throw new Error(`could not take the console lock ${file}; remove it if no console session is running`);

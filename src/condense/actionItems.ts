@@ -1,4 +1,5 @@
 import crypto from 'node:crypto';
+import { z } from 'zod';
 
 /**
  * Action items a condensation names, tracked until they are done. Kept in the channel's
@@ -7,25 +8,26 @@ import crypto from 'node:crypto';
  * decision they follow from is replaced (a follow-up of a decision nobody holds any more is not
  * work to do; the new condensation names its own). All pure.
  */
-export interface ActionItem {
+export const ActionItem = z.looseObject({
   /** `a-` + 6 hex of the decision and the item's text: a resumed condensation upserts, never duplicates. */
-  id: string;
-  text: string;
+  id: z.string(),
+  text: z.string(),
   /** As written ("bo"); never turned into a mention. */
-  owner?: string;
+  owner: z.string().optional(),
   /** YYYY-MM-DD, when the item said when. */
-  due?: string;
-  decisionId: string;
+  due: z.string().optional(),
+  decisionId: z.string(),
   /** The condensation file the item came from. */
-  file?: string;
-  opened: string;
-  status: 'open' | 'done' | 'dropped';
-  closed?: string;
+  file: z.string().optional(),
+  opened: z.string(),
+  status: z.enum(['open', 'done', 'dropped']),
+  closed: z.string().optional(),
   /** Who closed it, or what replaced its decision. */
-  closedBy?: string;
+  closedBy: z.string().optional(),
   /** The MEMORY.md entry that records it as an open loop. */
-  memoryId?: string;
-}
+  memoryId: z.string().optional(),
+});
+export type ActionItem = z.infer<typeof ActionItem>;
 
 const WEEKDAYS = ['sunday', 'monday', 'tuesday', 'wednesday', 'thursday', 'friday', 'saturday'];
 const MS_DAY = 86_400_000;

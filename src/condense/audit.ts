@@ -125,7 +125,7 @@ async function mtime(file: string): Promise<number | null> {
 
 async function readContextData(store: ChannelStore, file: string): Promise<ContextData | MalformedStateError> {
   try {
-    return (await store.readState<ContextData>(file, { strict: true })) ?? structuredClone(EMPTY_CONTEXT);
+    return (await store.readState(file, ContextData, { strict: true })) ?? structuredClone(EMPTY_CONTEXT);
   } catch (err) {
     if (err instanceof MalformedStateError) return err;
     throw err;

@@ -1,4 +1,5 @@
 import crypto from 'node:crypto';
+import { z } from 'zod';
 import { TEMPLATES } from '../memory/templates';
 import { ActionItem, formatItem, openItems } from './actionItems';
 
@@ -6,40 +7,45 @@ import { ActionItem, formatItem, openItems } from './actionItems';
  * CONTEXT.md is rendered by code from `.minutes/context.json`, never written by a model. The file
  * carries a hash of what was rendered, so a person's edit is noticed on the next render and the
  * lines they changed or added are moved under "Notes (hand-written)" instead of being lost.
+ * context.json's shapes are zod schemas that share their type's name; objects are loose, so keys
+ * this version does not know survive a rewrite.
  */
-export interface ContextDecision {
+export const ContextDecision = z.looseObject({
   /** `d-` + the first 10 hex of the ledger key: stable, so a resumed step upserts, never duplicates. */
-  id: string;
+  id: z.string(),
   /** 'none' entries are discussions without a conclusion: not listed, but they own constraints. */
-  kind: 'decision' | 'none';
-  topic: string;
-  text: string;
-  date: string;
+  kind: z.enum(['decision', 'none']),
+  topic: z.string(),
+  text: z.string(),
+  date: z.string(),
   /** Condensation file name, relative to the condensations folder. */
-  file?: string;
-  memoryId?: string;
-  supersededBy?: string;
-  supersededDate?: string;
-  ledgerKey: string;
-  threadId?: string;
-}
+  file: z.string().optional(),
+  memoryId: z.string().optional(),
+  supersededBy: z.string().optional(),
+  supersededDate: z.string().optional(),
+  ledgerKey: z.string(),
+  threadId: z.string().optional(),
+});
+export type ContextDecision = z.infer<typeof ContextDecision>;
 
-export interface ContextConstraint {
-  text: string;
-  date: string;
+export const ContextConstraint = z.looseObject({
+  text: z.string(),
+  date: z.string(),
   /** The condensation that established it; it lapses when that decision is superseded. */
-  decisionId: string;
-  memoryId?: string;
-}
+  decisionId: z.string(),
+  memoryId: z.string().optional(),
+});
+export type ContextConstraint = z.infer<typeof ContextConstraint>;
 
-export interface ContextData {
-  version: 1;
-  currentState?: { text: string; date: string };
-  decisions: ContextDecision[];
-  constraints: ContextConstraint[];
+export const ContextData = z.looseObject({
+  version: z.literal(1),
+  currentState: z.looseObject({ text: z.string(), date: z.string() }).optional(),
+  decisions: z.array(ContextDecision),
+  constraints: z.array(ContextConstraint),
   /** Absent in files written before action items were tracked. */
-  actions?: ActionItem[];
-}
+  actions: z.array(ActionItem).optional(),
+});
+export type ContextData = z.infer<typeof ContextData>;
 
 export const EMPTY_CONTEXT: ContextData = { version: 1, decisions: [], constraints: [] };
 

@@ -1,65 +1,77 @@
 import os from 'node:os';
 import path from 'node:path';
+import { z } from 'zod';
 import type { ChannelPaths, ChannelRef } from '../memory/paths';
 import { ChannelStore } from '../memory/store';
 import { MalformedStateError } from '../memory/storeErrors';
-import type { CondensationDraft, CondensationFacts, PinOutcome } from './types';
+import { CondensationDraft, CondensationFacts, PinOutcome } from './types';
 
 /**
  * The Secretary's ledger: one entry per condensed discussion, keyed by the hash of its human
  * messages. It makes every step idempotent (each records itself here once done), records failures
- * for a later retry, and remembers what each thread's latest condensation was.
+ * for a later retry, and remembers what each thread's latest condensation was. Its shapes are zod
+ * schemas that share their type's name; objects are loose, so keys this version does not know
+ * survive a rewrite.
  */
-export type LedgerStatus = 'running' | 'done' | 'failed';
+export const LedgerStatus = z.enum(['running', 'done', 'failed']);
+export type LedgerStatus = z.infer<typeof LedgerStatus>;
 
-export interface LedgerSteps {
+export const LedgerSteps = z.looseObject({
   /** 'skipped': no poster (console/CLI) or an automatic condensation with no decision. */
-  posted?: { messageId: string; url?: string; pin: PinOutcome } | 'skipped';
-  filed?: string;
-  context?: 'done' | 'skipped';
-  memory?: { decisionMemoryId?: string; constraintMemoryIds: string[] };
-  history?: 'done';
-}
+  posted: z.union([z.looseObject({ messageId: z.string(), url: z.string().optional(), pin: PinOutcome }), z.literal('skipped')]).optional(),
+  filed: z.string().optional(),
+  context: z.enum(['done', 'skipped']).optional(),
+  memory: z.looseObject({ decisionMemoryId: z.string().optional(), constraintMemoryIds: z.array(z.string()) }).optional(),
+  history: z.literal('done').optional(),
+});
+export type LedgerSteps = z.infer<typeof LedgerSteps>;
 
-export interface LedgerEntry {
-  key: string;
-  status: LedgerStatus;
-  trigger: 'explicit' | 'auto';
+/** Who holds a lease (also the console's session lock): a holder on this host whose pid is gone crashed, and is taken over. */
+export const LeaseHolder = z.looseObject({ host: z.string(), pid: z.number() });
+export type LeaseHolder = z.infer<typeof LeaseHolder>;
+
+export const LedgerEntry = z.looseObject({
+  key: z.string(),
+  status: LedgerStatus,
+  trigger: z.enum(['explicit', 'auto']),
   /** Conversation label (refLabel) and ids, so a retry knows where to gather from. */
-  conversation: { label: string; threadId?: string; privateThread?: boolean; channelName: string; threadName?: string };
-  facts: CondensationFacts;
-  decisionId: string;
+  conversation: z.looseObject({
+    label: z.string(),
+    threadId: z.string().optional(),
+    privateThread: z.boolean().optional(),
+    channelName: z.string(),
+    threadName: z.string().optional(),
+  }),
+  facts: CondensationFacts,
+  decisionId: z.string(),
   /** The model's answer, kept so a resumed run never asks the model again. */
-  draft?: CondensationDraft;
+  draft: CondensationDraft.optional(),
   /** Condensations of the same thread this one replaces (their keys). */
-  replacesKeys?: string[];
-  steps: LedgerSteps;
-  attempts: number;
-  lastError?: string;
-  createdAt: string;
-  updatedAt: string;
+  replacesKeys: z.array(z.string()).optional(),
+  steps: LedgerSteps,
+  attempts: z.number(),
+  lastError: z.string().optional(),
+  createdAt: z.string(),
+  updatedAt: z.string(),
   /** A running entry older than this is taken to belong to a crashed process. */
-  leaseUntil?: string;
+  leaseUntil: z.string().optional(),
   /** Who holds the lease: a holder on this host whose pid is gone crashed, and is taken over. */
-  leaseHolder?: LeaseHolder;
-  supersededBy?: string;
-}
+  leaseHolder: LeaseHolder.optional(),
+  supersededBy: z.string().optional(),
+});
+export type LedgerEntry = z.infer<typeof LedgerEntry>;
 
-export interface Ledger {
-  version: 1;
+export const Ledger = z.looseObject({
+  version: z.literal(1),
   /** When the Secretary first ran in this channel: automatic triggers ignore older archives. */
-  firstRunAt?: string;
+  firstRunAt: z.string().optional(),
   /** Pinning was refused once and the channel was told; it is said once, not on every post. */
-  pinNotAllowedNoticeAt?: string;
-  entries: Record<string, LedgerEntry>;
-}
+  pinNotAllowedNoticeAt: z.string().optional(),
+  entries: z.record(z.string(), LedgerEntry),
+});
+export type Ledger = z.infer<typeof Ledger>;
 
 export const EMPTY_LEDGER: Ledger = { version: 1, entries: {} };
-
-export interface LeaseHolder {
-  host: string;
-  pid: number;
-}
 
 export function thisProcess(): LeaseHolder {
   return { host: os.hostname(), pid: process.pid };
@@ -102,8 +114,8 @@ export function contextFile(p: ChannelPaths, ref: ChannelRef): string {
 
 /** Strict: a ledger that does not parse is refused, not read as empty (that would redo every condensation). */
 export async function readLedger(store: ChannelStore, ref: ChannelRef): Promise<Ledger> {
-  const l = await store.readState<Ledger>(ledgerFile(store.paths(ref), ref), { strict: true });
-  return l && l.version === 1 && l.entries ? l : { ...EMPTY_LEDGER, entries: {} };
+  const l = await store.readState(ledgerFile(store.paths(ref), ref), Ledger, { strict: true });
+  return l ?? { ...EMPTY_LEDGER, entries: {} };
 }
 
 /**
@@ -123,8 +135,9 @@ export async function mutateLedger<T>(store: ChannelStore, ref: ChannelRef, fn: 
 }
 
 /**
- * For loops over every channel: a channel whose state file does not parse (readState logged which
- * file and how to fix it) is skipped, so one stray comma does not stop the others' work.
+ * For loops over every channel: a channel whose state file does not parse or has the wrong shape
+ * (readState logged which file and how to fix it) is skipped, so one stray comma does not stop the
+ * others' work.
  */
 export async function skipIfMalformed<T>(work: () => Promise<T>, skipped: T): Promise<T> {
   try {

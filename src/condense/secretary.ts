@@ -303,7 +303,7 @@ export class Secretary {
 
   private async readContext(p: ChannelPaths, ref: ChannelRef): Promise<ContextData> {
     // Strict: folding into an empty context would leave CONTEXT.md with only the newest decision.
-    const c = await this.store.readState<ContextData>(contextFile(p, ref), { strict: true });
+    const c = await this.store.readState(contextFile(p, ref), ContextData, { strict: true });
     return c && c.version === 1 ? c : structuredClone(EMPTY_CONTEXT);
   }
 }

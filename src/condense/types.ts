@@ -1,3 +1,4 @@
+import { z } from 'zod';
 import type { ChannelRef } from '../memory/paths';
 
 /** One message of the discussion being condensed, as the transport gathered it (oldest first). */
@@ -27,7 +28,8 @@ export interface CondenseTarget {
   topicHint?: string;
 }
 
-export type PinOutcome = 'pinned' | 'not-allowed' | 'full-none-ours' | 'already';
+export const PinOutcome = z.enum(['pinned', 'not-allowed', 'full-none-ours', 'already']);
+export type PinOutcome = z.infer<typeof PinOutcome>;
 
 /**
  * The transport's side of posting. The Discord glue implements it (posting in the parent channel,
@@ -40,28 +42,34 @@ export interface Poster {
   pin(messageId: string): Promise<PinOutcome>;
 }
 
-/** What the model returns, after validation and clean-up. */
-export interface CondensationDraft {
-  topic: string;
-  context: string;
+/**
+ * What the model returns, after validation and clean-up; kept in the ledger, so a resumed run never
+ * asks again. (The zod schemas of stored shapes share the type's name and are loose: keys this
+ * version does not know survive a rewrite of the ledger.)
+ */
+export const CondensationDraft = z.looseObject({
+  topic: z.string(),
+  context: z.string(),
   /** 'none' when the discussion reached no conclusion. */
-  decision: string;
-  rationale: string;
-  actionItems: string[];
+  decision: z.string(),
+  rationale: z.string(),
+  actionItems: z.array(z.string()),
   /** Ids of current Key Decisions the new one replaces (only ids that exist). */
-  supersedes: string[];
-  constraints: string[];
-  currentState: string;
-}
+  supersedes: z.array(z.string()),
+  constraints: z.array(z.string()),
+  currentState: z.string(),
+});
+export type CondensationDraft = z.infer<typeof CondensationDraft>;
 
-/** Facts from the messages, never from the model. */
-export interface CondensationFacts {
+/** Facts from the messages, never from the model (kept in the ledger). */
+export const CondensationFacts = z.looseObject({
   /** YYYY-MM-DD of the last human message: the day the discussion concluded. */
-  date: string;
-  channelName: string;
-  threadName?: string;
-  participants: string[];
-  firstMessageId: string;
-  lastMessageId: string;
-  messageCount: number;
-}
+  date: z.string(),
+  channelName: z.string(),
+  threadName: z.string().optional(),
+  participants: z.array(z.string()),
+  firstMessageId: z.string(),
+  lastMessageId: z.string(),
+  messageCount: z.number(),
+});
+export type CondensationFacts = z.infer<typeof CondensationFacts>;

@@ -3,6 +3,7 @@ import path from 'node:path';
 import { parseMemory, MemoryLine } from '../memory/entries';
 import { ChannelRef, isLocalName, isSnowflake } from '../memory/paths';
 import { readFrontmatter } from '../condense/render';
+import { GuildNames, namesFile } from '../bot/namesFile';
 
 /**
  * The dashboard's view of the data root. Everything is found by listing folders whose names pass
@@ -211,17 +212,15 @@ export async function readMemory(u: Unit): Promise<MemoryLine[]> {
   return text === null ? [] : parseMemory(text).filter((l) => l.kind === 'entry');
 }
 
-export interface Names {
-  guild?: string;
-  channels: Record<string, string>;
-}
+export type Names = Pick<GuildNames, 'guild' | 'channels'>;
 
-/** Names the bot recorded (`<guild>/.minutes/names.json`); ids when none. */
+/** Names the bot recorded (`<guild>/.minutes/names.json`, checked as the bot reads it); ids when none. */
 export async function readNames(root: string, guildId: string): Promise<Names> {
-  const text = await readText(path.join(root, guildId, '.minutes', 'names.json'));
+  const text = await readText(namesFile(root, guildId));
   try {
-    const v = text ? (JSON.parse(text) as Partial<Names>) : {};
-    return { guild: typeof v.guild === 'string' ? v.guild : undefined, channels: v.channels && typeof v.channels === 'object' ? v.channels : {} };
+    // Read-only: a file of the wrong shape is shown as ids, never set aside as the bot would.
+    const v = GuildNames.safeParse(text ? JSON.parse(text) : null);
+    return v.success ? { guild: v.data.guild, channels: v.data.channels } : { channels: {} };
   } catch {
     return { channels: {} };
   }

@@ -3,7 +3,20 @@ export class StoreError extends Error {
   override name = 'StoreError';
 }
 
-/** A `.minutes/` state file that does not parse: rewriting it from empty would drop its history. */
+/**
+ * A `.minutes/` state file that does not parse, or does not have its schema's shape: rewriting it
+ * from empty would drop its history.
+ */
 export class MalformedStateError extends StoreError {
   override name = 'MalformedStateError';
+}
+
+/** The first problem zod found, on one line: where in the file (`entries.k1.facts.date`) and what. */
+export function schemaProblem(issues: readonly { path: readonly PropertyKey[]; message: string }[]): string {
+  const issue = issues[0];
+  if (!issue) return 'rejected by its schema';
+  const where = issue.path
+    .map((k, i) => (typeof k === 'number' ? `[${k}]` : typeof k === 'string' && /^[\w$-]+$/.test(k) ? `${i ? '.' : ''}${k}` : `[${JSON.stringify(String(k))}]`))
+    .join('');
+  return `${where || 'top level'}: ${issue.message.replace(/\s+/g, ' ')}`;
 }

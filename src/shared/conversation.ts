@@ -1,3 +1,5 @@
+import { z } from 'zod';
+
 /**
  * The shape of a stored model conversation and its token estimate: plain data every layer may use
  * (prompt assembly reads it, upkeep compacts it, the chat engine stores it).
@@ -5,26 +7,30 @@
 /**
  * The model conversation since the last compaction: append-only, so the prompt prefix only grows.
  * Kept in the conversation's `.minutes/conversation.json` and reloaded after a restart. Recall
- * blocks never enter it (they ride on the newest message for one turn only).
+ * blocks never enter it (they ride on the newest message for one turn only). Each shape is a zod
+ * schema and the type it accepts, under one name; objects are loose, so keys this version does
+ * not know survive a rewrite.
  */
-export interface Turn {
-  role: 'user' | 'assistant';
-  content: string;
+export const Turn = z.looseObject({
+  role: z.enum(['user', 'assistant']),
+  content: z.string(),
   /** ISO time the turn was completed. */
-  at: string;
+  at: z.string(),
   /** Source message ids (user turns), so a deleted message can be dropped from upkeep. */
-  ids?: string[];
+  ids: z.array(z.string()).optional(),
   /** One rendered line per source message, in the order of `ids`; content is their join. */
-  parts?: string[];
-}
+  parts: z.array(z.string()).optional(),
+});
+export type Turn = z.infer<typeof Turn>;
 
-export interface ConversationState {
-  version: 1;
-  summary?: string;
-  turns: Turn[];
+export const ConversationState = z.looseObject({
+  version: z.literal(1),
+  summary: z.string().optional(),
+  turns: z.array(Turn),
   /** How many turns were compacted away in total: upkeep cursors count from here. */
-  compactedTurns: number;
-}
+  compactedTurns: z.number(),
+});
+export type ConversationState = z.infer<typeof ConversationState>;
 
 export function emptyConversation(): ConversationState {
   return { version: 1, turns: [], compactedTurns: 0 };

@@ -63,6 +63,9 @@ const INSTRUCTIONS = [
   'Merge the earlier summary, if any, with the new turns. Be concrete and brief. Never include passwords, tokens or keys.',
 ].join('\n');
 
+/** Turns a failed summary trimmed, waiting in `.minutes/pending-summary.json` for the next try (loose: unknown keys are kept). */
+const PendingSummary = z.looseObject({ turns: z.array(Turn) });
+
 function pendingFile(deps: SideTaskDeps, ref: ChannelRef): string {
   return path.join(deps.store.paths(ref).stateDir, 'pending-summary.json');
 }
@@ -80,7 +83,8 @@ export async function compactConversation(
 ): Promise<'compacted' | 'trimmed' | 'not-needed'> {
   const conv = await engine.conversation(ref);
   const maxCut = o.memoryCursor === undefined ? Infinity : o.memoryCursor - conv.compactedTurns;
-  const pending = (await deps.store.readState<{ turns: Turn[] }>(pendingFile(deps, ref)))?.turns ?? [];
+  const pendingState = await deps.store.readState(pendingFile(deps, ref), PendingSummary);
+  const pending = pendingState?.turns ?? [];
   // Turns trimmed by an earlier failed summary are summarized even when nothing needs cutting now.
   const plan = planCompaction(conv, o.budgetTokens, o.keepRecent, o.force, maxCut) ?? (pending.length ? { cut: 0 } : null);
   if (!plan) return 'not-needed';
@@ -108,7 +112,7 @@ export async function compactConversation(
     });
   } catch (err) {
     deps.logger.warn({ err }, 'compaction summary failed; trimming the conversation and retrying the summary later');
-    await deps.store.writeState(ref, pendingFile(deps, ref), { turns: old });
+    await deps.store.writeState(ref, pendingFile(deps, ref), { ...pendingState, turns: old });
     await swap(undefined);
     return 'trimmed';
   }
@@ -116,7 +120,7 @@ export async function compactConversation(
   await swap(rendered);
   // Someone else (a /new, another compaction) changed the conversation meanwhile: nothing to record.
   if (!swapped) return 'not-needed';
-  if (pending.length) await deps.store.writeState(ref, pendingFile(deps, ref), { turns: [] });
+  if (pending.length) await deps.store.writeState(ref, pendingFile(deps, ref), { ...pendingState, turns: [] });
   await appendHistoryBlock(deps.store, ref, {
     at: deps.clock(),
     title: 'Conversation compacted',

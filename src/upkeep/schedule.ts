@@ -2,22 +2,7 @@
  * Pure decisions for upkeep: which jobs are due for one conversation, from cheap facts only
  * (no file reads, no model calls). The scheduler calls this every tick for every active channel.
  */
-export interface UpkeepState {
-  version: 1;
-  /** Absolute turn indexes (compacted turns included) up to which each job has read. */
-  cursors: { session: number; memory: number };
-  lastRun: Record<string, string>;
-  failures: Record<string, { count: number; retryAt: string }>;
-  lastTurnAt?: string;
-  /** The last day (YYYY-MM-DD) an end-of-day HISTORY.md block was written for. */
-  lastDayBlock?: string;
-  /** A compaction trimmed turns without a summary; they wait in pending-summary.json. */
-  pendingSummary?: boolean;
-}
-
-export function emptyUpkeepState(): UpkeepState {
-  return { version: 1, cursors: { session: 0, memory: 0 }, lastRun: {}, failures: {} };
-}
+import type { UpkeepState } from '../shared/upkeepState';
 
 export interface UpkeepTuning {
   /** Refresh SESSION.md after this many new exchanges even without a pause. */

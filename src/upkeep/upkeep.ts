@@ -7,7 +7,8 @@ import { appendHistoryBlock, foldHistoryIfLarge } from '../memory/history';
 import { ChannelRef, refLabel } from '../memory/paths';
 import { compactConversation } from './compact';
 import { consolidateMemory } from './consolidate';
-import { backoff, dueJobs, emptyUpkeepState, Job, succeeded, UpkeepState, UpkeepTuning } from './schedule';
+import { emptyUpkeepState, UpkeepState } from '../shared/upkeepState';
+import { backoff, dueJobs, Job, succeeded, UpkeepTuning } from './schedule';
 import { refreshSession } from './session';
 import type { SideTaskDeps } from './sideTask';
 
@@ -85,7 +86,7 @@ export class Upkeep {
 
   /** For tests and /status. */
   loadState(ref: ChannelRef): Promise<UpkeepState> {
-    return this.o.deps.store.readState<UpkeepState>(this.stateFile(ref)).then((s) => (s?.version === 1 ? s : emptyUpkeepState()));
+    return this.o.deps.store.readState(this.stateFile(ref), UpkeepState).then((s) => s ?? emptyUpkeepState());
   }
 
   async runDue(ref: ChannelRef, opts: { forceIdle?: boolean } = {}): Promise<Job[]> {

@@ -96,7 +96,7 @@ describe('a bot sharded two ways, one data root', () => {
               decisionId: 'd-1',
               leaseUntil: new Date(Date.now() + 600_000).toISOString(),
               steps: {},
-              facts: {},
+              facts: { date: '2026-11-01', channelName: 'general', participants: ['al', 'bea'], firstMessageId: '1', lastMessageId: '2', messageCount: 2 },
               conversation: { label: 'x', threadId: '1', channelName: 'general' },
             },
           },

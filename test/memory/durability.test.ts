@@ -7,6 +7,7 @@ import { foldHistoryIfLarge } from '../../src/memory/history';
 import type { ChannelRef } from '../../src/memory/paths';
 import { ChannelStore } from '../../src/memory/store';
 import { StoreError } from '../../src/memory/storeErrors';
+import { ConversationState } from '../../src/shared/conversation';
 import { makeTmpDir } from '../helpers/tmp';
 
 const ref: ChannelRef = { kind: 'discord', guildId: '111111111111111111', channelId: '222222222222222222' };
@@ -175,7 +176,7 @@ describe('state files', () => {
     const p = await store.ensureChannel(ref);
     const file = path.join(p.stateDir, 'conversation.json');
     fs.writeFileSync(file, '{"version":1,"turns":[{"role":"user","content":"the only copy of this turn"},]}');
-    expect(await store.readState(file)).toBeNull();
+    expect(await store.readState(file, ConversationState)).toBeNull();
     expect(fs.readFileSync(`${file}.unreadable`, 'utf8')).toContain('the only copy of this turn');
     expect(lines.join('')).toContain('kept beside it');
     await store.writeState(ref, file, { version: 1, turns: [] });

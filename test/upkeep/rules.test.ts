@@ -2,7 +2,8 @@ import { emptyConversation } from '../../src/shared/conversation';
 import { foldHistory } from '../../src/memory/history';
 import { planCompaction } from '../../src/upkeep/compact';
 import { explicitMemoryOps, gateOps } from '../../src/upkeep/consolidate';
-import { DEFAULT_UPKEEP, dueJobs, emptyUpkeepState, backoff } from '../../src/upkeep/schedule';
+import { DEFAULT_UPKEEP, dueJobs, backoff } from '../../src/upkeep/schedule';
+import { emptyUpkeepState } from '../../src/shared/upkeepState';
 import { renderSession } from '../../src/upkeep/session';
 
 const now = new Date('2026-11-21T12:00:00Z');

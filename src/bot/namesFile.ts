@@ -1,0 +1,21 @@
+import path from 'node:path';
+import { z } from 'zod';
+
+/**
+ * The human names the bot sees, one file per server, `<root>/<guildId>/.minutes/names.json`: written
+ * by the bot (names.ts), read by the dashboard, which is why this file imports nothing of Discord.
+ * The zod schema and the type it accepts share the name; the object is loose, so keys this version
+ * does not know survive a rewrite. `version` is optional: files written by hand or by tools may
+ * lack it, and nothing depends on it.
+ */
+export const GuildNames = z.looseObject({
+  version: z.literal(1).optional(),
+  guild: z.string().optional(),
+  /** Channel id → name. */
+  channels: z.record(z.string(), z.string()),
+});
+export type GuildNames = z.infer<typeof GuildNames>;
+
+export function namesFile(root: string, guildId: string): string {
+  return path.join(root, guildId, '.minutes', 'names.json');
+}
