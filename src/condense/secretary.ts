@@ -303,7 +303,8 @@ export class Secretary {
 
   private async readContext(p: ChannelPaths, ref: ChannelRef): Promise<ContextData> {
     // Strict: folding into an empty context would leave CONTEXT.md with only the newest decision.
+    // The schema holds the version, so a file it accepts is one this code wrote.
     const c = await this.store.readState(contextFile(p, ref), ContextData, { strict: true });
-    return c && c.version === 1 ? c : structuredClone(EMPTY_CONTEXT);
+    return c ?? structuredClone(EMPTY_CONTEXT);
   }
 }
