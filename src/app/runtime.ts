@@ -67,7 +67,12 @@ export async function createRuntime(settings: Settings, logger: Logger, opts: Ru
       })),
   );
   const usage = new UsageBook(store);
-  recall = buildRecallService({ semantic: settings.semantic, logger: logger.child({ component: 'recall' }), clock });
+  recall = buildRecallService({
+    semantic: settings.semantic,
+    logger: logger.child({ component: 'recall' }),
+    clock,
+    queryTimeoutMs: settings.semantic.queryTimeoutMs,
+  });
   let upkeep: Upkeep | undefined;
   const hooks: ChatHooks = opts.hooks ?? {
     afterTurn: (ref) => upkeep?.noteTurn(ref),

@@ -13,6 +13,12 @@ export interface SemanticSettings {
   api?: { baseURL: string; model: string; apiKey?: string };
   /** The vector cache folder. */
   cacheDir: string;
+  /**
+   * How long recall waits for a message's own vector before it goes by words alone; unset, recall's
+   * default (measured for a reply that must not wait). Not in the config: tests on a loaded machine
+   * set it so a slow embedding does not turn a test of meaning into one of words.
+   */
+  queryTimeoutMs?: number;
 }
 
 const OPENAI_URL = 'https://api.openai.com/v1';

@@ -39,7 +39,9 @@ describe('recall by meaning in Discord', () => {
       },
     });
     dataDir = h.dataDir;
-    h.settings.semantic = { mode: 'local', cacheDir: cacheDir(dataDir) };
+    // A generous wait for the question's vector: on a loaded machine the default (150 ms) can pass
+    // and recall would go by words, which is not what this test is about.
+    h.settings.semantic = { mode: 'local', cacheDir: cacheDir(dataDir), queryTimeoutMs: 10_000 };
     await h.launch();
   });
   afterEach(async () => {
