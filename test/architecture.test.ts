@@ -8,7 +8,7 @@ import path from 'node:path';
  * until it is given its place in LAYERS (and in README's tour of the code).
  */
 const LAYERS = [
-  'shared', // types and helpers every layer may use: keyed queue, secret redaction, the conversation's shape, CLI IO
+  'shared', // types and helpers every layer may use: keyed queue, secret redaction, the conversation's and upkeep state's shapes, JSON Lines, CLI IO
   'log',
   'config',
   'embed', // sentence vectors: the packaged model's worker, the API client, the vector cache
