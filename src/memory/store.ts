@@ -10,9 +10,10 @@ import { ChannelPaths, channelPaths, ChannelRef } from './paths';
 import { KeyedQueue, OncePerKey } from '../shared/queue';
 import { TEMPLATES, TemplateFile } from './templates';
 import { makeTombstone, Tombstone } from './tombstones';
-import { MalformedStateError, schemaProblem, StoreError } from './storeErrors';
+import { StoreError } from './storeErrors';
 import { parsedJsonLines } from '../shared/jsonLines';
 import { OrderedWrites } from './orderedWrites';
+import { readStateFile } from './stateFile';
 
 /** A rewrite may not shrink a file below this share of its size unless it is an explicit forget. */
 const SHRINK_GUARD = 0.5;
@@ -237,56 +238,9 @@ export class ChannelStore {
     await this.ordered.append(file, record);
   }
 
-  /**
-   * The one way to read a JSON state file of a `.minutes/` folder: parsed and checked against its
-   * zod schema; null when missing. A file that is not JSON, or is JSON of the wrong shape, is
-   * ignored (null), or with `strict` (state that is rewritten from what is read: ledger, context)
-   * refused with a MalformedStateError, so a stray comma never resets it to empty.
-   *
-   * What is returned is the file's own value, once the schema accepts it: unknown keys and key
-   * order are kept, so a read-modify-write changes only what the caller changed. That is why the
-   * schema's input and output types must be one type (no defaults, no transforms): the caller
-   * gets what the file holds, not what a transform would have made of it.
-   */
-  async readState<T>(file: string, schema: ZodType<T, T>, opts: { strict?: boolean } = {}): Promise<T | null> {
-    const text = await readTextIfExists(file).catch((err: Error) => {
-      if (opts.strict) throw new StoreError(`cannot read ${path.relative(this.root, file)}: ${err.message}; check its permissions`);
-      return null;
-    });
-    if (text === null) return null;
-    let value: unknown;
-    try {
-      value = JSON.parse(text);
-    } catch (err) {
-      return this.unreadableState(file, opts, { problem: `is not valid JSON (${(err as Error).message})`, warning: 'state file is not valid JSON' });
-    }
-    const checked = schema.safeParse(value);
-    // The parsed value itself, not zod's copy of it: the schema accepted it as a T (see above).
-    if (checked.success) return value as T;
-    const problem = `does not have the expected shape (${schemaProblem(checked.error.issues)})`;
-    return this.unreadableState(file, opts, { problem, warning: 'state file does not have the expected shape' });
-  }
-
-  /** A state file that cannot be used: kept beside as `<name>.unreadable` and null, or refused when strict. */
-  private async unreadableState(file: string, opts: { strict?: boolean }, why: { problem: string; warning: string }): Promise<null> {
-    const rel = path.relative(this.root, file);
-    if (!opts.strict) {
-      // It will be rewritten from scratch (conversation, upkeep cursors): keep what it held for a
-      // person to look at, as <name>.unreadable next to it.
-      const kept = `${file}.unreadable`;
-      // Silent on purpose: a missing file or folder is the empty case.
-      const [now, was] = await Promise.all([fs.readFile(file).catch(() => null), fs.readFile(kept).catch(() => null)]);
-      // Silent on purpose: keeping the unreadable copy is best effort; the warning below says the file starts afresh.
-      if (now && !(was && was.equals(now))) await fs.copyFile(file, kept).catch(() => undefined);
-      this.log.warn(
-        { file: rel, keptAs: path.relative(this.root, kept), problem: why.problem },
-        `${why.warning}; starting it afresh (its old text is kept beside it)`,
-      );
-      return null;
-    }
-    const msg = `${rel} ${why.problem}; fix or remove it`;
-    this.log.error({ file: rel }, msg);
-    throw new MalformedStateError(msg);
+  /** A `.minutes/` state file, checked against its schema (see readStateFile); null when missing. */
+  readState<T>(file: string, schema: ZodType<T, T>, opts: { strict?: boolean } = {}): Promise<T | null> {
+    return readStateFile(file, schema, { root: this.root, log: this.log, strict: opts.strict });
   }
 
   /**
