@@ -112,7 +112,7 @@ export function discordPoster(channel: SendableChannels, botId: string, logger: 
       } catch (err) {
         if (!(err instanceof DiscordAPIError)) throw err;
         if (err.code === RESTJSONErrorCodes.MissingPermissions || err.code === RESTJSONErrorCodes.MissingAccess) return 'not-allowed';
-        if (err.code !== 30003) throw err;
+        if (err.code !== RESTJSONErrorCodes.MaximumNumberOfPinsReachedForTheChannel) throw err;
       }
       // Pins are full: make room by unpinning the bot's oldest condensation, never a person's pin.
       const ours = (await pinned()).filter((m) => m.author.id === botId && m.content.includes(CONDENSATION_MARK)).sort(bySnowflake);
