@@ -54,6 +54,25 @@ function consolidate(/** @type {string} */ input) {
     latest.set(subjectOf(text) ?? text, { kind: d ? 'decision' : 'fact', text, msg });
   }
   const ops = [];
+  if (process.env.LIFETIME_DIAGNOSE_MEMORY) {
+    const fs = require('fs');
+    const mem = fs
+      .readFileSync(process.env.LIFETIME_DIAGNOSE_MEMORY, 'utf8')
+      .split('\n')
+      .filter((l) => /^- \[m-/.test(l) && !l.includes('~~'));
+    const shownIds = new Set(shown.map((e) => e.id));
+    const nmsg = section(input, 'new_messages')
+      .split('\n')
+      .filter((l) => /\(msg /.test(l)).length;
+    for (const [k] of latest) {
+      const cur = mem.filter((l) => /as decided in the channel\.|this rotation\./.test(l) && subjectOf(l.replace(/^- \[[^\]]+\] /, '')) === k);
+      const missed = cur.filter((l) => !shownIds.has(/\[(m-[a-z0-9]+)\]/.exec(l)[1]));
+      if (missed.length)
+        console.error(
+          `not shown: ${missed.length} of ${cur.length} current statements of "${k}" in a batch of ${nmsg} msgs, ${latest.size} subjects, shown ${shown.length}`,
+        );
+    }
+  }
   for (const [k, { kind, text, msg }] of latest) {
     // Every shown statement of the subject is replaced (a careful model leaves none current).
     const old = bySubject.get(k) ?? [];

@@ -21,6 +21,7 @@
  *   options: --days N (365)  --per-day N (messages a day, 56)  --condensations N (300)
  *            --keep (keep the data folder)  --out FILE (bench/out/lifetime.json)
  *            --heap-snapshot FILE (write one at the end, to see what the heap holds)
+ *            --diagnose (say on stderr when consolidation was not shown a statement it changes)
  */
 const fs = require('node:fs');
 const os = require('node:os');
@@ -74,6 +75,9 @@ async function main() {
   // The fake's prompt cache runs on the simulated clock too, so it expires as it would in a year.
   const fake = await startFakeModelServer({ handler: makeLifetimeHandler({ chatModel: models.chat, sideModel: models.side }), now: () => now });
   const tmp = fs.mkdtempSync(path.join(os.tmpdir(), 'minutes-lifetime-'));
+  // --diagnose: the fake model says on stderr each time consolidation was not shown a current
+  // statement of a subject it changes (the cause of a subject with two current entries).
+  if (process.argv.includes('--diagnose')) process.env.LIFETIME_DIAGNOSE_MEMORY = path.join(tmp, 'local', 'platform', 'MEMORY.md');
   const settings = {
     dataDir: tmp,
     configFile: null,

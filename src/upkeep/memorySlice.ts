@@ -20,8 +20,17 @@ import { WordRanker } from '../memory/wordRank';
 export const SLICE = {
   /** Up to this many current entries, all are shown (the old behaviour; ~6 KB of input). */
   showAllUpTo: 60,
-  /** Entries picked for the new messages, at most. */
+  /** Entries picked for the new messages: at least this many when memory holds them… */
   recalled: 40,
+  /**
+   * …and this many per message being consolidated: a batch is often 20–35 messages, and 40 lines
+   * shared between them left most messages one line, so a fact stated twice was shown once and the
+   * new statement was added beside the other (bench:lifetime --diagnose: 13 such runs in 60 days;
+   * with 3 lines a message, none).
+   */
+  perMessage: 3,
+  /** …up to this bound (a run reads at most 24,000 characters of messages, so a batch is bounded too). */
+  recalledMax: 120,
   /** The newest entries by provenance date, always shown. */
   newest: 10,
   /**
@@ -64,7 +73,7 @@ export async function memorySlice(o: {
   // Per message: the entries sharing its most specific words (near-duplicates included: those are
   // what it may repeat or contradict), then what recall adds by meaning.
   const words = new WordRanker(current.map((l) => l.text));
-  const byWords = queries.map((q) => words.top(q, SLICE.recalled).map((i) => current[i]));
+  const byWords = queries.map((q) => words.top(q, SLICE.recalledMax).map((i) => current[i]));
   const byRecall = o.recall ? await recallPerMessage(o.recall, queries, current, o) : queries.map(() => []);
   const lists = queries.map((_, qi) => {
     const w = byWords[qi];
@@ -72,10 +81,11 @@ export async function memorySlice(o: {
   });
   const longest = Math.max(0, ...lists.map((l) => l.length));
   // Round robin: every message's best line first, then every message's second, and so on.
-  for (let rank = 0; rank < longest && pick.size < SLICE.recalled; rank++) {
+  const bound = Math.min(SLICE.recalledMax, Math.max(SLICE.recalled, SLICE.perMessage * queries.length));
+  for (let rank = 0; rank < longest && pick.size < bound; rank++) {
     for (const list of lists) {
       const line = list[rank];
-      if (line && pick.size < SLICE.recalled) pick.add(line);
+      if (line && pick.size < bound) pick.add(line);
     }
   }
   // Newest by provenance date; an undated line counts by its place in the file (later = newer).

@@ -16,6 +16,38 @@ describe('the memory slice consolidation shows', () => {
   });
   afterEach(() => tmp.cleanup());
 
+  it('holds every statement of the subject a message changes in a batch of 45 messages, each touching memory', async () => {
+    const ref: ChannelRef = { kind: 'local', name: 'ops' };
+    const p = channelPaths(tmp.dir, ref);
+    fs.mkdirSync(path.dirname(p.memory), { recursive: true });
+    const lines = ['# Channel Memory', ''];
+    let n = 0;
+    for (let round = 0; round < 3; round++) {
+      for (const s of SERVICES) {
+        for (const prop of PROPS) {
+          lines.push(
+            `- [m-${(n++).toString(36).padStart(5, '0')}] The ${s} ${prop} is ${round * 5 + 2} units, as decided in the channel. [from: #ops, 2026-0${round + 1}-10]`,
+          );
+        }
+      }
+    }
+    fs.writeFileSync(p.memory, lines.join('\n') + '\n');
+    // 44 messages that each mention a service and a property (so each has lines to claim), then the
+    // one that changes the juniper log retention: 45 messages for 40 places.
+    const batch = Array.from({ length: 44 }, (_, i) => `bo: is the ${SERVICES[i % 9]} ${PROPS[i % PROPS.length]} still fine after the ${i}th check?`);
+    batch.push("al: Let's set the juniper log retention to 40 units from now on.");
+    const slice = await memorySlice({
+      memory: fs.readFileSync(p.memory, 'utf8'),
+      queries: batch,
+      paths: p,
+      root: tmp.dir,
+      now: new Date('2026-11-20T11:00:00Z'),
+    });
+    // Bounded by the batch (3 lines a message, at most 120), not by memory.
+    expect(slice.entries.length).toBeLessThanOrEqual(SLICE.recalledMax + SLICE.newest);
+    expect(slice.entries.filter((l) => l.text.startsWith('The juniper log retention is'))).toHaveLength(3);
+  });
+
   it('holds every current statement of the subject a message changes, even in a batch about many subjects', async () => {
     const ref: ChannelRef = { kind: 'local', name: 'ops' };
     const p = channelPaths(tmp.dir, ref);
