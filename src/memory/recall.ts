@@ -121,9 +121,7 @@ export function createRecall(opts: RecallOptions = {}): LexicalRecall {
   let cachedIndex: { key: string; index: Index } | undefined;
 
   function indexFor(input: Pick<RecallInput, 'channelDirs' | 'workspaceDir'>): Index {
-    const list = sources.listSources(input.channelDirs, input.workspaceDir);
-    let key = '';
-    for (const s of list) key += `${s.abs}\u0000${s.mtimeMs}\u0000${s.size}\u0001`;
+    const { files: list, key } = sources.listSources(input.channelDirs, input.workspaceDir);
     if (cachedIndex && cachedIndex.key === key) return cachedIndex.index;
     const cands: Candidate[] = [];
     for (const s of list) for (const c of sources.candidates(s)) cands.push(c);

@@ -73,6 +73,18 @@ const MAX_FILE_BYTES = 32 * 1024 * 1024;
 const MAX_BLOCK_CHARS = 20_000;
 const MS_PER_DAY = 86_400_000;
 const TAG_RE = /\[from:[^\]\n]*\]\s*$/;
+/**
+ * How long the stats of a condensations folder's files are reused while the folder itself is
+ * unchanged. A year of condensations is ~300 files, and stat-ing each on every recall was most of a
+ * recall's time (it grew with the channel's age). Minutes writes a file by rename, which changes the
+ * folder, so its own writes show at once; a person's in-place edit of a file shows within this time.
+ */
+const CONDENSATION_RESTAT_MS = 2_000;
+
+/** What identifies a file's version for the index: path, mtime and size. */
+function sourceKey(s: SourceFile): string {
+  return `${s.abs}\u0000${s.mtimeMs}\u0000${s.size}\u0001`;
+}
 
 export function normalizeForExclude(text: string): string {
   return text
@@ -90,38 +102,64 @@ export function isoToDay(iso: string | undefined): number | undefined {
 export class SourceCache {
   private files = new Map<string, ParsedFile>();
   private dirs = new Map<string, { mtimeMs: number; names: string[] }>();
+  /**
+   * Per condensations folder: its files as sources, with their part of the index key, when their
+   * stats were taken and the folder's mtime then. Reused as they are while nothing can have changed,
+   * so a warm recall allocates nothing per condensation.
+   */
+  private condensationSources = new Map<string, { dirMtimeMs: number; at: number; labelsFor: string; files: SourceFile[]; key: string }>();
 
   constructor(
     private readonly logger: Logger,
     private readonly fsx: FsLike = fs,
+    /** A monotonic clock in ms (tests may pass their own). */
+    private readonly monotonicMs: () => number = () => performance.now(),
   ) {}
 
-  /** Stats every source file; returns those that exist, in precedence order. */
-  listSources(channelDirs: string[], workspaceDir?: string): SourceFile[] {
-    const out: SourceFile[] = [];
+  /**
+   * Stats every source file; returns those that exist, in precedence order, and a key that changes
+   * whenever one of them may have (the index is rebuilt only then).
+   */
+  listSources(channelDirs: string[], workspaceDir?: string): { files: SourceFile[]; key: string } {
+    const files: SourceFile[] = [];
+    let key = '';
     const base = channelDirs.length > 1 ? channelDirs[channelDirs.length - 1] : undefined;
     const labelFor = (dir: string, name: string): string => {
       if (!base || dir === base) return name;
       const rel = path.relative(base, path.join(dir, name));
       return rel.startsWith('..') || path.isAbsolute(rel) ? `${path.basename(dir)}/${name}` : rel.split(path.sep).join('/');
     };
+    const push = (f: SourceFile) => {
+      files.push(f);
+      key += sourceKey(f);
+    };
     channelDirs.forEach((dir, di) => {
-      const add = (name: string, kind: SourceKind): void => {
+      const rank = (kind: SourceKind) => KIND_RANK[kind] * 16 + Math.min(di, 15);
+      for (const [name, kind] of [
+        ['SESSION.md', 'session'],
+        ['MEMORY.md', 'memory'],
+        ['HISTORY.md', 'history'],
+      ] as const) {
         const abs = path.join(dir, name);
         const st = this.stat(abs);
-        if (st) out.push({ abs, label: labelFor(dir, name), kind, rank: KIND_RANK[kind] * 16 + Math.min(di, 15), ...st });
-      };
-      add('SESSION.md', 'session');
-      add('MEMORY.md', 'memory');
-      add('HISTORY.md', 'history');
-      for (const name of this.condensationNames(path.join(dir, 'condensations'))) add(`condensations/${name}`, 'condensation');
+        if (st) push({ abs, label: labelFor(dir, name), kind, rank: rank(kind), ...st });
+      }
+      const cond = this.condensationFiles(path.join(dir, 'condensations'), `${di}\u0000${base ?? ''}`, (abs, name, st) => ({
+        abs,
+        label: labelFor(dir, `condensations/${name}`),
+        kind: 'condensation',
+        rank: rank('condensation'),
+        ...st,
+      }));
+      for (const f of cond.files) files.push(f);
+      key += cond.key;
     });
     if (workspaceDir) {
       const abs = path.join(workspaceDir, 'MEMORY.md');
       const st = this.stat(abs);
-      if (st) out.push({ abs, label: 'workspace/MEMORY.md', kind: 'workspace', rank: KIND_RANK.workspace * 16, ...st });
+      if (st) push({ abs, label: 'workspace/MEMORY.md', kind: 'workspace', rank: KIND_RANK.workspace * 16, ...st });
     }
-    return out;
+    return { files, key };
   }
 
   candidates(src: SourceFile): Candidate[] {
@@ -147,6 +185,32 @@ export class SourceCache {
       this.logger.warn({ err, file: abs }, 'recall: cannot stat a memory file; skipping it');
       return undefined;
     }
+  }
+
+  /** The folder's condensation files as sources, re-stat-ed only when they may have changed. */
+  private condensationFiles(
+    dir: string,
+    labelsFor: string,
+    source: (abs: string, name: string, st: { mtimeMs: number; size: number }) => SourceFile,
+  ): { files: SourceFile[]; key: string } {
+    const names = this.condensationNames(dir);
+    const dirMtimeMs = this.dirs.get(dir)?.mtimeMs;
+    if (dirMtimeMs === undefined) {
+      this.condensationSources.delete(dir);
+      return { files: [], key: '' };
+    }
+    const now = this.monotonicMs();
+    const hit = this.condensationSources.get(dir);
+    if (hit && hit.dirMtimeMs === dirMtimeMs && hit.labelsFor === labelsFor && now - hit.at < CONDENSATION_RESTAT_MS) return hit;
+    const files: SourceFile[] = [];
+    for (const name of names) {
+      const abs = path.join(dir, name);
+      const st = this.stat(abs);
+      if (st) files.push(source(abs, name, st));
+    }
+    const entry = { dirMtimeMs, at: now, labelsFor, files, key: files.map(sourceKey).join('') };
+    this.condensationSources.set(dir, entry);
+    return entry;
   }
 
   private condensationNames(dir: string): string[] {

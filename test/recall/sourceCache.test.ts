@@ -1,0 +1,60 @@
+import fs from 'node:fs';
+import path from 'node:path';
+import { silentLogger } from '../../src/log/logger';
+import { SourceCache } from '../../src/memory/recallSources';
+import { makeTmpDir } from '../helpers/tmp';
+
+/**
+ * Recall re-stats a condensations folder's files only when the folder changed or a moment has
+ * passed: a year's ~300 files stat-ed on every message was most of a recall's time.
+ */
+describe('the condensation sources recall reads', () => {
+  let tmp: ReturnType<typeof makeTmpDir>;
+  let now: number;
+  let cache: SourceCache;
+  const cond = () => path.join(tmp.dir, 'condensations');
+  const write = (name: string, text: string) => fs.writeFileSync(path.join(cond(), name), text);
+  const list = () => cache.listSources([tmp.dir]);
+  beforeEach(() => {
+    tmp = makeTmpDir();
+    fs.mkdirSync(cond());
+    fs.writeFileSync(path.join(tmp.dir, 'MEMORY.md'), '# Channel Memory\n');
+    write('2026-01-01-a.md', '## 📝 Condensation: a\n\n**Decision:** Use Kafka.\n');
+    now = 1_000;
+    cache = new SourceCache(silentLogger(), fs, () => now);
+  });
+  afterEach(() => tmp.cleanup());
+
+  it('sees a file written the way Minutes writes (temp file, then rename) at once', () => {
+    const before = list();
+    expect(before.files.map((f) => f.label)).toEqual(['MEMORY.md', 'condensations/2026-01-01-a.md']);
+    fs.writeFileSync(path.join(cond(), '.tmp-b'), '## 📝 Condensation: b\n\n**Decision:** Use Redis.\n');
+    fs.renameSync(path.join(cond(), '.tmp-b'), path.join(cond(), '2026-01-02-b.md'));
+    const after = list();
+    expect(after.files.map((f) => f.label)).toContain('condensations/2026-01-02-b.md');
+    expect(after.key).not.toBe(before.key);
+  });
+
+  it('sees a file replaced by rename at once, and an edit made in place within two seconds', () => {
+    const first = list();
+    // Replaced by rename: the folder changes, so the change is seen on the next call.
+    fs.writeFileSync(path.join(cond(), '.tmp-a'), '## 📝 Condensation: a\n\n**Decision:** Use Kafka 3.\n');
+    fs.renameSync(path.join(cond(), '.tmp-a'), path.join(cond(), '2026-01-01-a.md'));
+    const renamed = list();
+    expect(renamed.key).not.toBe(first.key);
+    // Edited in place (the folder does not change): the stats are reused for up to 2 s.
+    fs.appendFileSync(path.join(cond(), '2026-01-01-a.md'), '\n**Rationale:** throughput.\n');
+    now += 500;
+    expect(list().key).toBe(renamed.key);
+    now += 1_600;
+    const edited = list();
+    expect(edited.key).not.toBe(renamed.key);
+    expect(edited.files.find((f) => f.label.endsWith('a.md'))?.size).toBe(fs.statSync(path.join(cond(), '2026-01-01-a.md')).size);
+  });
+
+  it('stats MEMORY.md on every call: an edit there is never missed', () => {
+    const first = list();
+    fs.appendFileSync(path.join(tmp.dir, 'MEMORY.md'), '- [m-aaaa01] A fact [from: t, 2026-01-01]\n');
+    expect(list().key).not.toBe(first.key);
+  });
+});
