@@ -2,6 +2,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { silentLogger } from '../../src/log/logger';
 import { SourceCache } from '../../src/memory/recallSources';
+import { createRecall } from '../../src/memory/recall';
 import { makeTmpDir } from '../helpers/tmp';
 
 /**
@@ -56,5 +57,30 @@ describe('the condensation sources recall reads', () => {
     const first = list();
     fs.appendFileSync(path.join(tmp.dir, 'MEMORY.md'), '- [m-aaaa01] A fact [from: t, 2026-01-01]\n');
     expect(list().key).not.toBe(first.key);
+  });
+});
+
+describe('the recall indexes kept', () => {
+  let tmp: ReturnType<typeof makeTmpDir>;
+  afterEach(() => tmp.cleanup());
+
+  it('keeps each conversation its index while another is used, and rebuilds one whose files changed', () => {
+    tmp = makeTmpDir();
+    const dirs = ['a', 'b'].map((n) => {
+      const d = path.join(tmp.dir, n);
+      fs.mkdirSync(d);
+      fs.writeFileSync(path.join(d, 'MEMORY.md'), `# Channel Memory\n\n- [m-aaaa0${n === 'a' ? 1 : 2}] The ${n} service uses Kafka [from: t, 2026-01-01]\n`);
+      return d;
+    });
+    const recall = createRecall();
+    const a = recall.indexOf({ channelDirs: [dirs[0]] });
+    const b = recall.indexOf({ channelDirs: [dirs[1]] });
+    // Back to the first conversation: its index is the one built before, not a rebuild.
+    expect(recall.indexOf({ channelDirs: [dirs[0]] })).toBe(a);
+    expect(recall.indexOf({ channelDirs: [dirs[1]] })).toBe(b);
+    fs.appendFileSync(path.join(dirs[0], 'MEMORY.md'), '- [m-aaaa03] The a service moves to Redis [from: t, 2026-02-01]\n');
+    const a2 = recall.indexOf({ channelDirs: [dirs[0]] });
+    expect(a2).not.toBe(a);
+    expect(a2.cands.map((c) => c.body)).toContain('The a service moves to Redis');
   });
 });
