@@ -9,6 +9,28 @@ import { makeTmpDir } from '../helpers/tmp';
 const SERVICES = ['atlas', 'borealis', 'cobalt', 'delta', 'ember', 'fjord', 'granite', 'harbor', 'iris', 'juniper'];
 const PROPS = ['request timeout', 'replica count', 'job queue', 'log retention', 'deploy window'];
 
+/**
+ * A MEMORY.md of 150 entries: every service × property stated three times with different values
+ * over the year (supersessions missed in the past). Returns the channel's paths.
+ */
+function writeRestatedMemory(dir: string): ReturnType<typeof channelPaths> {
+  const ref: ChannelRef = { kind: 'local', name: 'ops' };
+  const p = channelPaths(dir, ref);
+  fs.mkdirSync(path.dirname(p.memory), { recursive: true });
+  const lines = ['# Channel Memory', ''];
+  let n = 0;
+  for (let round = 0; round < 3; round++) {
+    for (const s of SERVICES) {
+      for (const prop of PROPS) {
+        const day = new Date(Date.UTC(2026, 0, 1) + (n * 86_400_000) / 2).toISOString().slice(0, 10);
+        lines.push(`- [m-${(n++).toString(36).padStart(5, '0')}] The ${s} ${prop} is ${round * 5 + 2} units, as decided in the channel. [from: #ops, ${day}]`);
+      }
+    }
+  }
+  fs.writeFileSync(p.memory, lines.join('\n') + '\n');
+  return p;
+}
+
 describe('the memory slice consolidation shows', () => {
   let tmp: ReturnType<typeof makeTmpDir>;
   beforeEach(() => {
@@ -17,21 +39,7 @@ describe('the memory slice consolidation shows', () => {
   afterEach(() => tmp.cleanup());
 
   it('holds every statement of the subject a message changes in a batch of 45 messages, each touching memory', async () => {
-    const ref: ChannelRef = { kind: 'local', name: 'ops' };
-    const p = channelPaths(tmp.dir, ref);
-    fs.mkdirSync(path.dirname(p.memory), { recursive: true });
-    const lines = ['# Channel Memory', ''];
-    let n = 0;
-    for (let round = 0; round < 3; round++) {
-      for (const s of SERVICES) {
-        for (const prop of PROPS) {
-          lines.push(
-            `- [m-${(n++).toString(36).padStart(5, '0')}] The ${s} ${prop} is ${round * 5 + 2} units, as decided in the channel. [from: #ops, 2026-0${round + 1}-10]`,
-          );
-        }
-      }
-    }
-    fs.writeFileSync(p.memory, lines.join('\n') + '\n');
+    const p = writeRestatedMemory(tmp.dir);
     // 44 messages that each mention a service and a property (so each has lines to claim), then the
     // one that changes the juniper log retention: 45 messages for 40 places.
     const batch = Array.from({ length: 44 }, (_, i) => `bo: is the ${SERVICES[i % 9]} ${PROPS[i % PROPS.length]} still fine after the ${i}th check?`);
@@ -49,24 +57,8 @@ describe('the memory slice consolidation shows', () => {
   });
 
   it('holds every current statement of the subject a message changes, even in a batch about many subjects', async () => {
-    const ref: ChannelRef = { kind: 'local', name: 'ops' };
-    const p = channelPaths(tmp.dir, ref);
-    fs.mkdirSync(path.dirname(p.memory), { recursive: true });
-    // 150 entries: every service × property stated three times with different values over the
-    // year (supersessions missed in the past), and one message now changes the atlas timeout.
-    const lines = ['# Channel Memory', ''];
-    let n = 0;
-    for (let round = 0; round < 3; round++) {
-      for (const s of SERVICES) {
-        for (const prop of PROPS) {
-          const day = new Date(Date.UTC(2026, 0, 1) + (n * 86_400_000) / 2).toISOString().slice(0, 10);
-          lines.push(
-            `- [m-${(n++).toString(36).padStart(5, '0')}] The ${s} ${prop} is ${round * 5 + 2} units, as decided in the channel. [from: #ops, ${day}]`,
-          );
-        }
-      }
-    }
-    fs.writeFileSync(p.memory, lines.join('\n') + '\n');
+    // One message now changes the atlas timeout.
+    const p = writeRestatedMemory(tmp.dir);
     const batch = [
       ...SERVICES.slice(1).map((s, i) => `[2026-11-20 10:0${i} UTC] bo: the ${s} dashboards look fine, ${PROPS[i % PROPS.length]} unchanged`),
       "[2026-11-20 10:30 UTC] al: Let's set the atlas request timeout to 40 units from now on.",
