@@ -1,8 +1,8 @@
 import type { ChatInputCommandInteraction, GuildMember } from 'discord.js';
 import type { Runtime } from '../app/runtime';
 import { closeItem, formatItem, openItems } from '../condense/actionItems';
-import { ContextData, EMPTY_CONTEXT } from '../condense/contextDoc';
-import { writeContextFiles } from '../condense/contextFiles';
+import { ContextData } from '../condense/contextDoc';
+import { readContext, writeContextFiles } from '../condense/contextFiles';
 import { contextFile } from '../condense/ledger';
 import type { ChannelRef } from '../memory/paths';
 import { MalformedStateError } from '../memory/storeErrors';
@@ -25,13 +25,8 @@ export class ActionCommands {
     }
   }
 
-  private async read(ref: ChannelRef): Promise<ContextData> {
-    const c = await this.rt.store.readState(contextFile(this.rt.store.paths(ref), ref), ContextData, { strict: true });
-    return c ?? structuredClone(EMPTY_CONTEXT);
-  }
-
   private async list(ref: ChannelRef): Promise<string> {
-    const open = openItems((await this.read(ref)).actions);
+    const open = openItems((await readContext(this.rt.store, ref)).actions);
     if (!open.length) return 'No open action items in this channel.';
     return [`Open action items (${open.length}); close one with /actions done:<id>:`, ...open.map((i) => `- ${formatItem(i)}`)].join('\n');
   }
@@ -44,7 +39,7 @@ export class ActionCommands {
     const names = [who, ix.user.username, ix.user.globalName ?? ''].filter(Boolean);
     const date = clock().toISOString().slice(0, 10);
     const outcome = await store.exclusive(p, async () => {
-      const prev = await this.read(ref);
+      const prev = await readContext(this.rt.store, ref);
       const item = (prev.actions ?? []).find((i) => i.id === id.trim());
       if (item && item.status === 'open' && !admin && !(item.owner && names.some((n) => n.toLowerCase() === item.owner!.toLowerCase().replace(/^@/, '')))) {
         return { why: item.owner ? `only ${item.owner} (its owner) or an admin can close ${item.id}` : `only an admin can close ${item.id} (it has no owner)` };

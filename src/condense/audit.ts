@@ -5,9 +5,8 @@ import { ChannelRef, isLocalName, isSnowflake, refLabel } from '../memory/paths'
 import { ChannelStore } from '../memory/store';
 import { MalformedStateError } from '../memory/storeErrors';
 import { ActionItem, staleItems } from './actionItems';
-import { archiveStaleness, ContextData, ContextDecision, contextStaleness, EMPTY_CONTEXT } from './contextDoc';
-import { writeContextFiles } from './contextFiles';
-import { contextFile } from './ledger';
+import { archiveStaleness, ContextData, ContextDecision, contextStaleness } from './contextDoc';
+import { readContext, writeContextFiles } from './contextFiles';
 import { pointSuperseded } from './memoryLink';
 import { readFrontmatter } from './render';
 
@@ -123,9 +122,9 @@ async function mtime(file: string): Promise<number | null> {
   }
 }
 
-async function readContextData(store: ChannelStore, file: string): Promise<ContextData | MalformedStateError> {
+async function readContextData(store: ChannelStore, ref: ChannelRef): Promise<ContextData | MalformedStateError> {
   try {
-    return (await store.readState(file, ContextData, { strict: true })) ?? structuredClone(EMPTY_CONTEXT);
+    return await readContext(store, ref);
   } catch (err) {
     if (err instanceof MalformedStateError) return err;
     throw err;
@@ -136,7 +135,7 @@ export async function auditChannel(o: AuditOptions): Promise<ChannelAudit> {
   const { store, ref } = o;
   const p = store.paths(ref);
   const report: ChannelAudit = { channel: refLabel(ref), context: null, contextFixed: false, unfolded: [], staleLines: [], staleActions: [] };
-  const data = await readContextData(store, contextFile(p, ref));
+  const data = await readContextData(store, ref);
   // Re-rendering CONTEXT.md from an empty stand-in would drop every decision: report, fix nothing.
   if (data instanceof MalformedStateError) return { ...report, context: data.message };
   report.staleActions = staleItems(data.actions, o.now, o.staleActionDays ?? DEFAULT_STALE_ACTION_DAYS);

@@ -1,7 +1,17 @@
 import fs from 'node:fs';
-import type { ChannelPaths } from '../memory/paths';
+import type { ChannelPaths, ChannelRef } from '../memory/paths';
 import type { ChannelStore } from '../memory/store';
-import { archiveNeeded, composeContext, composeContextArchive, ContextData } from './contextDoc';
+import { archiveNeeded, composeContext, composeContextArchive, ContextData, EMPTY_CONTEXT } from './contextDoc';
+import { contextFile } from './ledger';
+
+/**
+ * The conversation's context.json, or an empty one when there is none yet. Strict: one that does
+ * not parse or fit its schema is refused (MalformedStateError), because folding into an empty
+ * context would leave CONTEXT.md with only the newest decision.
+ */
+export async function readContext(store: ChannelStore, ref: ChannelRef): Promise<ContextData> {
+  return (await store.readState(contextFile(store.paths(ref), ref), ContextData, { strict: true })) ?? structuredClone(EMPTY_CONTEXT);
+}
 
 /**
  * Re-renders CONTEXT.md, and CONTEXT.archive.md once a list has outgrown CONTEXT.md, from

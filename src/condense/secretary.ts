@@ -1,11 +1,11 @@
 import path from 'node:path';
-import { ChannelPaths, ChannelRef, refLabel } from '../memory/paths';
+import { refLabel } from '../memory/paths';
 import { redactSecrets } from '../shared/secrets';
 import { MalformedStateError } from '../memory/storeErrors';
 import { ModelError } from '../llm/errors';
 import type { SideTaskDeps } from '../upkeep/sideTask';
-import { ContextData, decisionIdFor, EMPTY_CONTEXT } from './contextDoc';
-import { contextFile, LEASE_MS, LeaseHolder, leaseHolderGone, LedgerEntry, mutateLedger, mutateLedgerLocked, thisProcess } from './ledger';
+import { decisionIdFor } from './contextDoc';
+import { LEASE_MS, LeaseHolder, leaseHolderGone, LedgerEntry, mutateLedger, mutateLedgerLocked, thisProcess } from './ledger';
 import {
   ClaimedRun,
   CondenseStep,
@@ -165,7 +165,6 @@ export class Secretary {
       onProgress: this.opts.onProgress,
       entry: claim.entry,
       notices: [],
-      readContext: () => this.readContext(p, ref),
     };
     try {
       await this.runStep(DRAFT_STEP, run);
@@ -299,12 +298,5 @@ export class Secretary {
           ? `The condensation did not run: ${err.message}.`
           : 'The condensation failed; it is recorded and will be retried.';
     return { status: 'failed', key, error: message, userMessage, attempts: failed };
-  }
-
-  private async readContext(p: ChannelPaths, ref: ChannelRef): Promise<ContextData> {
-    // Strict: folding into an empty context would leave CONTEXT.md with only the newest decision.
-    // The schema holds the version, so a file it accepts is one this code wrote.
-    const c = await this.store.readState(contextFile(p, ref), ContextData, { strict: true });
-    return c ?? structuredClone(EMPTY_CONTEXT);
   }
 }

@@ -4,7 +4,7 @@ import type { ChannelStore } from '../memory/store';
 import type { SideTaskDeps } from '../upkeep/sideTask';
 import { droppedNow } from './actionItems';
 import { activeConstraints, ContextData, currentDecisions } from './contextDoc';
-import { writeContextFiles } from './contextFiles';
+import { readContext, writeContextFiles } from './contextFiles';
 import { draftCondensation } from './draft';
 import { fileCondensation, historyBody, redactDraft } from './filing';
 import { foldCondensation } from './fold';
@@ -39,8 +39,6 @@ export interface ClaimedRun {
   entry: LedgerEntry;
   /** Things to tell the channel once; steps add to it. */
   notices: string[];
-  /** context.json, read strictly. */
-  readContext: () => Promise<ContextData>;
 }
 
 /** A run past its draft: what the draft replaces and the body every place it goes shows. */
@@ -68,7 +66,7 @@ export const PINS_FULL_NOTICE = "This channel's pins are full and none of them a
 
 /** 1. The model's part (a resumed run keeps the answer the entry recorded). */
 export const draftStep: CondenseStep<ClaimedRun> = async (run, crashPoint) => {
-  const context = await run.readContext();
+  const context = await readContext(run.store, run.ref);
   const raw = await draftCondensation(run.deps, {
     ref: run.ref,
     channelName: run.target.channelName,
@@ -96,7 +94,7 @@ export async function draftedRun(run: ClaimedRun): Promise<DraftedRun> {
   const ledgerNow = await readLedger(run.store, run.ref);
   const replacedIds = (run.entry.replacesKeys ?? []).map((k) => ledgerNow.entries[k]?.decisionId).filter((x): x is string => !!x);
   const supersedes = [...new Set([...draft.supersedes, ...replacedIds])].filter((id) => id !== run.decisionId);
-  const contextBefore = await run.readContext();
+  const contextBefore = await readContext(run.store, run.ref);
   const supRefs: SupersededRef[] = supersedes
     .map((id) => contextBefore.decisions.find((d) => d.id === id))
     .filter((d): d is NonNullable<typeof d> => !!d && d.kind === 'decision')
@@ -146,7 +144,7 @@ export const fileStep: CondenseStep<DraftedRun> = async (run, crashPoint) => {
 /** 4. context.json, and CONTEXT.md rendered from it (never for a private thread: that file is the parent's). */
 export const contextStep: CondenseStep<DraftedRun> = async (run, crashPoint) => {
   const { store, p, ref, entry } = run;
-  const prev = await run.readContext();
+  const prev = await readContext(run.store, run.ref);
   const next = foldCondensation(prev, {
     decisionId: run.decisionId,
     ledgerKey: run.key,
@@ -172,12 +170,17 @@ export const contextStep: CondenseStep<DraftedRun> = async (run, crashPoint) => 
 /** 5. MEMORY.md by operations. */
 export const memoryStep: CondenseStep<DraftedRun> = async (run, crashPoint) => {
   const { store, p, ref } = run;
-  const mem = await condensationMemoryStep({ store, now: run.deps.clock(), readContext: run.readContext, contextFile: contextFile(p, ref) }, p, ref, {
-    decisionId: run.decisionId,
-    draft: run.draft,
-    supersedes: run.supersedes,
-    fileName: run.entry.steps.filed as string,
-  });
+  const mem = await condensationMemoryStep(
+    { store, now: run.deps.clock(), readContext: () => readContext(store, ref), contextFile: contextFile(p, ref) },
+    p,
+    ref,
+    {
+      decisionId: run.decisionId,
+      draft: run.draft,
+      supersedes: run.supersedes,
+      fileName: run.entry.steps.filed as string,
+    },
+  );
   await crashPoint();
   return (e) => {
     e.steps.memory = mem;

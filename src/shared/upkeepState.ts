@@ -1,3 +1,4 @@
+import path from 'node:path';
 import { z } from 'zod';
 
 /**
@@ -22,4 +23,9 @@ export type UpkeepState = z.infer<typeof UpkeepState>;
 
 export function emptyUpkeepState(): UpkeepState {
   return { version: 1, cursors: { session: 0, memory: 0 }, lastRun: {}, failures: {} };
+}
+
+/** Where a conversation's upkeep state lives, given its `.minutes/` folder (ChannelPaths.stateDir). */
+export function upkeepStateFile(stateDir: string): string {
+  return path.join(stateDir, 'upkeep.json');
 }

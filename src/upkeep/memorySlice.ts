@@ -8,8 +8,8 @@ import { WordRanker } from '../memory/wordRank';
  * beyond that a bounded slice — for each message being consolidated, the entries sharing its most
  * specific words and those recall ranks highest for it (meaning too): what the message could
  * repeat, contradict or update — plus the newest entries (what the conversation most likely builds
- * on). A year-old channel then costs what a
- * week-old one does per run.
+ * on). The slice's size follows the batch, never the size of memory, so a year-old channel costs
+ * what a month-old one does per run.
  *
  * What the slice cannot show, code still checks against all of memory: an add that repeats an
  * existing entry (same or near-same words) is skipped by applyMemoryOps. The residual risk: a new
@@ -37,10 +37,8 @@ export const SLICE = {
    * Per message, its 6 best lines by shared words come first: a message changes one or two facts,
    * and those lines name them (with their near-duplicates). Then recall's lines by meaning (it is
    * asked for its 16 best lines of any file, since condensation and HISTORY.md lines often rank
-   * first, and its MEMORY.md lines are kept), then more lines by words. The round robin shares the
-   * bound between the messages, so a small batch shows each message more of what it touches: a
-   * fact restated often (its condensation's decision, constraint and action items share its words)
-   * has more than 6 lines.
+   * first, and its MEMORY.md lines are kept), then more lines by words, taken round-robin across the
+   * messages up to the bound above.
    */
   perMessageChars: 2_500,
   perMessageItems: 16,

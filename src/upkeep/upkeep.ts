@@ -1,4 +1,3 @@
-import path from 'node:path';
 import { sectionText, SESSION_SECTIONS } from '../memory/grammar';
 import cron, { type ScheduledTask } from 'node-cron';
 import { conversationTokens } from '../shared/conversation';
@@ -7,7 +6,7 @@ import { appendHistoryBlock, foldHistoryIfLarge } from '../memory/history';
 import { ChannelRef, refLabel } from '../memory/paths';
 import { compactConversation } from './compact';
 import { consolidateMemory } from './consolidate';
-import { emptyUpkeepState, UpkeepState } from '../shared/upkeepState';
+import { emptyUpkeepState, UpkeepState, upkeepStateFile } from '../shared/upkeepState';
 import { backoff, dueJobs, Job, succeeded, UpkeepTuning } from './schedule';
 import { refreshSession } from './session';
 import type { SideTaskDeps } from './sideTask';
@@ -159,7 +158,7 @@ export class Upkeep {
   }
 
   private stateFile(ref: ChannelRef): string {
-    return path.join(this.o.deps.store.paths(ref).stateDir, 'upkeep.json');
+    return upkeepStateFile(this.o.deps.store.paths(ref).stateDir);
   }
 
   private saveState(ref: ChannelRef, s: UpkeepState): Promise<void> {
