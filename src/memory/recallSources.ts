@@ -12,7 +12,8 @@ import { tokenize } from './tokenize';
  * thread, its own folder comes before its parent's at the same kind. CONTEXT.md is never a source
  * (it is in the prompt whole).
  *
- * Each file is parsed once per (mtimeMs, size); a warm call only stats. Nothing here writes.
+ * Each file is parsed once per (mtimeMs, size); a warm call only stats, and a condensations folder's
+ * files only when the folder changed or CONDENSATION_RESTAT_MS passed. Nothing here writes.
  */
 export type SourceKind = 'session' | 'memory' | 'condensation' | 'workspace' | 'history';
 
@@ -103,11 +104,12 @@ export class SourceCache {
   private files = new Map<string, ParsedFile>();
   private dirs = new Map<string, { mtimeMs: number; names: string[] }>();
   /**
-   * Per condensations folder: its files as sources, with their part of the index key, when their
-   * stats were taken and the folder's mtime then. Reused as they are while nothing can have changed,
-   * so a warm recall allocates nothing per condensation.
+   * Per condensations folder, as seen from one conversation (a thread labels its parent's files
+   * differently from the parent itself): its files as sources, their part of the index key, when
+   * their stats were taken and the folder's mtime then. Reused as they are while nothing can have
+   * changed, so a warm recall allocates nothing per condensation.
    */
-  private condensationSources = new Map<string, { dirMtimeMs: number; at: number; labelsFor: string; files: SourceFile[]; key: string }>();
+  private condensationSources = new Map<string, { dirMtimeMs: number; at: number; files: SourceFile[]; key: string }>();
 
   constructor(
     private readonly logger: Logger,
@@ -195,21 +197,22 @@ export class SourceCache {
   ): { files: SourceFile[]; key: string } {
     const names = this.condensationNames(dir);
     const dirMtimeMs = this.dirs.get(dir)?.mtimeMs;
+    const cacheKey = `${dir}\u0001${labelsFor}`;
     if (dirMtimeMs === undefined) {
-      this.condensationSources.delete(dir);
+      this.condensationSources.delete(cacheKey);
       return { files: [], key: '' };
     }
     const now = this.monotonicMs();
-    const hit = this.condensationSources.get(dir);
-    if (hit && hit.dirMtimeMs === dirMtimeMs && hit.labelsFor === labelsFor && now - hit.at < CONDENSATION_RESTAT_MS) return hit;
+    const hit = this.condensationSources.get(cacheKey);
+    if (hit && hit.dirMtimeMs === dirMtimeMs && now - hit.at < CONDENSATION_RESTAT_MS) return hit;
     const files: SourceFile[] = [];
     for (const name of names) {
       const abs = path.join(dir, name);
       const st = this.stat(abs);
       if (st) files.push(source(abs, name, st));
     }
-    const entry = { dirMtimeMs, at: now, labelsFor, files, key: files.map(sourceKey).join('') };
-    this.condensationSources.set(dir, entry);
+    const entry = { dirMtimeMs, at: now, files, key: files.map(sourceKey).join('') };
+    this.condensationSources.set(cacheKey, entry);
     return entry;
   }
 

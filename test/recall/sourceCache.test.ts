@@ -53,6 +53,26 @@ describe('the condensation sources recall reads', () => {
     expect(edited.files.find((f) => f.label.endsWith('a.md'))?.size).toBe(fs.statSync(path.join(cond(), '2026-01-01-a.md')).size);
   });
 
+  it('does not re-stat the condensations when a thread and its channel are recalled by turns', () => {
+    const thread = path.join(tmp.dir, 'threads', 't1');
+    fs.mkdirSync(thread, { recursive: true });
+    let condStats = 0;
+    const counting = {
+      ...fs,
+      statSync: ((p: fs.PathLike, o?: fs.StatSyncOptions) => {
+        if (String(p).includes(`condensations${path.sep}`)) condStats++;
+        return fs.statSync(p, o);
+      }) as typeof fs.statSync,
+    };
+    cache = new SourceCache(silentLogger(), counting, () => now);
+    const both = () => [cache.listSources([thread, tmp.dir]), cache.listSources([tmp.dir])];
+    both();
+    expect(condStats).toBe(2);
+    both();
+    both();
+    expect(condStats).toBe(2);
+  });
+
   it('stats MEMORY.md on every call: an edit there is never missed', () => {
     const first = list();
     fs.appendFileSync(path.join(tmp.dir, 'MEMORY.md'), '- [m-aaaa01] A fact [from: t, 2026-01-01]\n');
