@@ -222,20 +222,23 @@ export class ChatEngine {
     }
 
     opts.trace?.('model-done');
+    // The model may repeat a secret (one it was shown before the detector knew the wording, or one
+    // it made up): the reply is stored, logged and shown with the same redaction as a message.
+    const replyText = redactSecrets(res.text);
     const at = this.clock().toISOString();
     const next: ConversationState = {
       ...conversation,
       turns: [
         ...conversation.turns,
         { role: 'user', content: newest, at, ids: messages.map((m) => m.id), parts: messages.map(renderUserPart) },
-        { role: 'assistant', content: redactSecrets(res.text), at },
+        { role: 'assistant', content: replyText, at },
       ],
     };
     this.conversations.set(this.key(ref), next);
     void this.persist(ref, next);
     void this.o.usage.add(ref, res.model, 'chat', res.usage, this.clock());
     void store
-      .appendJsonl(ref, p.log, { type: 'reply', at, content: res.text, inReplyTo: messages.map((m) => m.id), model: res.model })
+      .appendJsonl(ref, p.log, { type: 'reply', at, content: replyText, inReplyTo: messages.map((m) => m.id), model: res.model })
       .catch((err) => this.o.logger.warn({ err }, 'could not append to log.jsonl'));
     // Upkeep starts its own work here; it must not run as part of this turn's context (it would
     // bypass the turn queue when it replaces the conversation).
@@ -244,8 +247,8 @@ export class ChatEngine {
     if (messages.some((m) => m.addressed !== false && containsSecret(m.content)) && !memoryNotes.some((n) => /not stored/.test(n))) {
       memoryNotes.push(SECRET_NOT_STORED);
     }
-    const cited = sourcesLine(decisionLogSources(res.text, result.items));
-    const body = cited ? `${res.text}\n\n${cited}` : res.text;
+    const cited = sourcesLine(decisionLogSources(replyText, result.items));
+    const body = cited ? `${replyText}\n\n${cited}` : replyText;
     const text = memoryNotes.length ? `${body}\n\n_${memoryNotes.join(' ')}_` : body;
     return { text, usage: res.usage, recall: result, prompt };
   }

@@ -6,6 +6,7 @@ import { appendHistoryBlock } from '../memory/history';
 import type { ChannelRef } from '../memory/paths';
 import { runSideTask, SideTaskDeps, transcriptOf } from './sideTask';
 import { tagged } from '../prompt/tags';
+import { redactSecrets } from '../shared/secrets';
 
 /** The structured summary that replaces older turns (pi's proven section set). */
 export const SummarySchema = z.object({
@@ -116,7 +117,8 @@ export async function compactConversation(
     await swap(undefined);
     return 'trimmed';
   }
-  const rendered = renderSummary(summary);
+  // The summary is the model's words and is stored in conversation.json: redacted like a reply.
+  const rendered = redactSecrets(renderSummary(summary));
   await swap(rendered);
   // Someone else (a /new, another compaction) changed the conversation meanwhile: nothing to record.
   if (!swapped) return 'not-needed';

@@ -5,6 +5,7 @@ import { startFakeModelServer, FakeModelServer } from '../fakes/model/server';
 import { blocks, runCli, withCapturedIO } from '../helpers/cli';
 import { makeTmpDir } from '../helpers/tmp';
 import { secretaryModel } from '../condense/helpers';
+import { DEFAULT_MODELS } from '../../src/llm/provider';
 
 // Built at run time, so this file holds nothing a scanner would flag.
 const hookPath = ['T0AAAA1111', 'B0BBBB2222', 'xYzxYzxYzxYzxYzxYzxYz123'].join('/');
@@ -16,6 +17,12 @@ const SAID: [string, string][] = [
   ['prod login is admin / Winter2026!Zebra', 'Winter2026!Zebra'],
   [`alerts post to https://hooks.slack.com/services/${hookPath}`, hookPath],
   ['the SSH passphrase for deploy is "blue sky 42 tango"', 'blue sky 42 tango'],
+  // Issue 22: plain words after "secret", "password", "passphrase"; a token and a hex secret "for X".
+  ['the secret for staging is hunter2', 'hunter2'],
+  ['the api token for the bot is abc123def456ghi', 'abc123def456ghi'],
+  ['the client secret for oauth is 9f8e7d6c5b4a', '9f8e7d6c5b4a'],
+  ['my password is swordfish', 'swordfish'],
+  ['the wifi passphrase is correct-horse-battery-staple', 'correct-horse-battery-staple'],
 ];
 
 /** Every file under `dir`, with its text. */
@@ -65,7 +72,7 @@ describe('a secret said in chat or in a condensed discussion is written nowhere'
           })
         : `noted: ${req.lastUserText.slice(-200)}`,
     );
-    const input = [...SAID.map(([s]) => s), `remember that ${SAID[0][0]}`];
+    const input = [...SAID.map(([s]) => s), ...SAID.slice(-6).map(([s]) => `remember that ${s}`)];
     const r = await runCli(['chat', '--channel', 'ops'], {
       env: { ANTHROPIC_API_KEY: 'test-key', ANTHROPIC_BASE_URL: fake.anthropicBaseURL, MINUTES_DATA_DIR: data, LOG_LEVEL: 'debug' },
       cwd: tmp.dir,
@@ -75,12 +82,63 @@ describe('a secret said in chat or in a condensed discussion is written nowhere'
     const b = blocks(r.stdout);
     expect(b).toHaveLength(input.length);
     for (const reply of b) expect(reply).toMatch(/not stored/);
+    for (const reply of b) expect(reply).not.toMatch(/Saved to memory/);
     // Nothing the model was sent holds the secret either.
     expect(leaks(Object.fromEntries(fake.requests.map((q, i) => [`request ${i}`, JSON.stringify(q.body)])))).toEqual([]);
     const files = allFiles(data);
-    expect(Object.keys(files)).toEqual(expect.arrayContaining(['local/ops/log.jsonl', 'local/ops/.minutes/conversation.json']));
+    expect(Object.keys(files)).toEqual(
+      expect.arrayContaining([
+        'local/ops/log.jsonl',
+        'local/ops/.minutes/conversation.json',
+        'local/ops/MEMORY.md',
+        'local/ops/SESSION.md',
+        'local/ops/HISTORY.md',
+      ]),
+    );
+    expect(Object.keys(files).some((f) => f.startsWith('local/ops/.minutes/backups/MEMORY.md.'))).toBe(true);
     expect(leaks({ ...files, stdout: r.stdout, stderr: r.stderr })).toEqual([]);
     expect(files['local/ops/.minutes/conversation.json']).toContain('[redacted]');
+  });
+
+  it('console chat: the five wordings of issue 22 are refused and a reply repeating them is stored redacted; facts about secrets are saved', async () => {
+    const data = path.join(tmp.dir, 'data');
+    const secrets = SAID.slice(-5);
+    const facts = [
+      'passwords must be at least 14 characters',
+      'we rotate the API tokens every 90 days',
+      'the secret santa exchange is on December 18',
+      'the key decision is to use Postgres',
+    ];
+    // The model sees the message redacted; this one repeats the secret anyway (as a model shown it
+    // before would), so what is stored of the reply is what is tested.
+    let chat = 0;
+    fake.setHandler((req) => (req.model === DEFAULT_MODELS.anthropic.chat ? `Understood: ${secrets[chat++]?.[0] ?? 'noted'}.` : '{"operations": []}'));
+    const r = await runCli(['chat', '--channel', 'ops'], {
+      env: { ANTHROPIC_API_KEY: 'test-key', ANTHROPIC_BASE_URL: fake.anthropicBaseURL, MINUTES_DATA_DIR: data, LOG_LEVEL: 'debug' },
+      cwd: tmp.dir,
+      input: [...secrets.map(([s]) => s), ...facts].map((s) => `remember that ${s}`),
+    });
+    expect(r.code).toBe(0);
+    const b = blocks(r.stdout);
+    expect(b).toHaveLength(secrets.length + facts.length);
+    for (const [i, [, secret]] of secrets.entries()) {
+      expect(b[i]).toMatch(/not stored/);
+      expect(b[i]).not.toMatch(/Saved to memory/);
+      expect(b[i]).not.toContain(secret);
+      expect(b[i]).toMatch(/^Understood: .*\[redacted\]/);
+    }
+    for (const [i, fact] of facts.entries()) expect(b[secrets.length + i]).toMatch(new RegExp(`Saved to memory as m-\\w+: "${fact}"`, 'i'));
+    const files = allFiles(data);
+    expect(leaks({ ...files, stdout: r.stdout, stderr: r.stderr })).toEqual([]);
+    const memory = files['local/ops/MEMORY.md'];
+    for (const fact of facts) expect(memory).toContain(fact);
+    const replies = files['local/ops/log.jsonl']
+      .trim()
+      .split('\n')
+      .map((l) => JSON.parse(l) as { type: string; content: string })
+      .filter((rec) => rec.type === 'reply');
+    expect(replies.slice(0, secrets.length).map((rec) => rec.content)).toEqual(secrets.map(() => expect.stringContaining('[redacted]')));
+    expect(files['local/ops/.minutes/conversation.json']).toContain('Understood: the secret for staging is [redacted]');
   });
 
   it('condense --apply: CONTEXT.md, MEMORY.md, HISTORY.md, the condensation and the ledger hold [redacted]', async () => {
@@ -89,8 +147,8 @@ describe('a secret said in chat or in a condensed discussion is written nowhere'
     fs.mkdirSync(dir);
     const transcript = path.join(tmp.dir, 't.jsonl');
     const lines = [
-      ...SAID.map(([s], i) => ({ author: i % 2 ? 'al' : 'bea', timestamp: `2026-11-20T10:0${i}:00Z`, content: `constraint: ${s}` })),
-      { author: 'al', timestamp: '2026-11-20T10:09:00Z', content: `decision: ${SAID[0][0]}` },
+      ...SAID.map(([s], i) => ({ author: i % 2 ? 'al' : 'bea', timestamp: `2026-11-20T10:${String(i).padStart(2, '0')}:00Z`, content: `constraint: ${s}` })),
+      { author: 'al', timestamp: '2026-11-20T10:30:00Z', content: `decision: ${SAID[0][0]}` },
     ];
     fs.writeFileSync(transcript, lines.map((o) => JSON.stringify(o)).join('\n') + '\n');
     const env = { ANTHROPIC_API_KEY: 'test-key', ANTHROPIC_BASE_URL: fake.anthropicBaseURL, LOG_LEVEL: 'debug' };
