@@ -32,6 +32,6 @@ export const SECRET_FORMATS: RegExp[] = [
   /(?<=\b[a-z][a-z0-9+.-]*:\/\/[^\s:/@]*:)[^\s/]+(?=@[^\s@/]+)/gi,
   // Authorization headers with basic credentials quoted in an error message.
   /\b(?<=Basic\s+)[A-Za-z0-9+/]{12,}={0,2}/g,
-  // A password in a connection string without a scheme: "deploy:hunter2@10.0.0.5".
-  /(?<=(?:^|\s)[A-Za-z0-9._-]{1,64}:)[^\s:/@]{3,}(?=@[A-Za-z0-9-]+(?:\.[A-Za-z0-9-]+)+)/g,
+  // A password in a connection string without a scheme: "deploy:hunter2@10.0.0.5" (not mailto:bob@…).
+  /(?<=(?:^|\s)[A-Za-z0-9._-]{1,64}:)(?<!mailto:)[^\s:/@]{3,}(?=@[A-Za-z0-9-]+(?:\.[A-Za-z0-9-]+)+)/g,
 ];

@@ -58,6 +58,7 @@ describe('secret corpus', () => {
       'trace 3f2504e0-4f89-11d3-9a0c-0305e82c3301',
       'see XMLHttpRequestFactory2 and getUserByIdAndEmail2FA',
       `the doc is docs.example.com/d/${key}/edit`,
+      'write to mailto:bob@example.com',
     ]) {
       expect(redactSecrets(text)).toBe(text);
     }
