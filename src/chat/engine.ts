@@ -19,6 +19,7 @@ import { conversationFile, InboundMessage, loadConversation, mergeUserTurn, rend
 import { ConversationState, emptyConversation } from '../shared/conversation';
 import type { UsageBook } from './usage';
 import { explicitMemoryRequest } from './explicitRequests';
+import { memoryRequestFailedNote, ModelErrorAfterNotes } from './turnFailure';
 import { TEMPLATES } from '../memory/templates';
 
 export interface ChatSettings {
@@ -211,14 +212,20 @@ export class ChatEngine {
     let res;
     opts.trace?.('model-sent');
     try {
-      res = await this.o.model.complete({ purpose: 'chat', system: prompt.system, messages: prompt.messages, onText: opts.onText });
+      try {
+        res = await this.o.model.complete({ purpose: 'chat', system: prompt.system, messages: prompt.messages, onText: opts.onText });
+      } catch (err) {
+        if (!(err instanceof ModelError && err.kind === 'context_too_long' && this.o.hooks?.compactNow)) throw err;
+        this.o.logger.warn({ channel: p.convDir }, 'provider says the context is too long; compacting now and retrying once');
+        await this.o.hooks.compactNow(ref);
+        conversation = await this.conversation(ref);
+        prompt = build(conversation);
+        res = await this.o.model.complete({ purpose: 'chat', system: prompt.system, messages: prompt.messages, onText: opts.onText });
+      }
     } catch (err) {
-      if (!(err instanceof ModelError && err.kind === 'context_too_long' && this.o.hooks?.compactNow)) throw err;
-      this.o.logger.warn({ channel: p.convDir }, 'provider says the context is too long; compacting now and retrying once');
-      await this.o.hooks.compactNow(ref);
-      conversation = await this.conversation(ref);
-      prompt = build(conversation);
-      res = await this.o.model.complete({ purpose: 'chat', system: prompt.system, messages: prompt.messages, onText: opts.onText });
+      // Memory was already changed above: the failure must not hide what was saved or forgotten.
+      if (memoryNotes.length && err instanceof ModelError) throw new ModelErrorAfterNotes(err, memoryNotes);
+      throw err;
     }
 
     opts.trace?.('model-done');
@@ -272,7 +279,7 @@ export class ChatEngine {
         for (const sk of r.skipped) notes.push(`(Not saved to memory: ${sk.why}.)`);
       } catch (err) {
         this.o.logger.warn({ err }, 'explicit memory request failed');
-        notes.push('(Could not update memory just now; see the log.)');
+        notes.push(memoryRequestFailedNote(err));
       }
     }
     return notes;
