@@ -15,7 +15,7 @@ import { containsSecret, redactSecrets } from '../shared/secrets';
 import type { ChannelStore } from '../memory/store';
 import { assemblePrompt, AssembledPrompt } from '../prompt/assemble';
 import { BOT_INSTRUCTIONS } from '../prompt/instructions';
-import { conversationFile, InboundMessage, loadConversation, mergeUserTurn, renderUserPart, withoutMessage } from './conversation';
+import { clipMessage, conversationFile, InboundMessage, loadConversation, mergeUserTurn, renderUserPart, withoutMessage } from './conversation';
 import { ConversationState, emptyConversation } from '../shared/conversation';
 import type { UsageBook } from './usage';
 import { explicitMemoryRequest } from './explicitRequests';
@@ -24,6 +24,11 @@ import { TEMPLATES } from '../memory/templates';
 
 export interface ChatSettings {
   contextMaxChars: number;
+  /**
+   * A message longer than this is clipped before anything reads it (the prompt, memory requests,
+   * the stored conversation), so one pasted file cannot overflow the model's window turn after turn.
+   */
+  maxMessageChars?: number;
   recallBudgetChars?: number;
   recallMaxItems?: number;
 }
@@ -47,6 +52,9 @@ export interface ChatEngineOptions {
   instructions?: string;
   usage: UsageBook;
 }
+
+/** ~2,000 tokens: a long Discord message fits twice over, and six kept exchanges stay far inside a 32k window. */
+export const DEFAULT_MAX_MESSAGE_CHARS = 8_000;
 
 const SECRET_NOT_STORED = '(That looked like a password, key or private URL: it was not stored; memory and logs keep [redacted] in its place.)';
 
@@ -176,8 +184,16 @@ export class ChatEngine {
     return this.o.store.paths(ref).convDir;
   }
 
-  private async turn(ref: ChannelRef, messages: InboundMessage[], opts: TurnOptions): Promise<ChatReply> {
+  private async turn(ref: ChannelRef, received: InboundMessage[], opts: TurnOptions): Promise<ChatReply> {
     const store = this.o.store;
+    const maxChars = this.o.settings.maxMessageChars ?? DEFAULT_MAX_MESSAGE_CHARS;
+    const messages = received.map((m) => clipMessage(m, maxChars));
+    const clipNotes = received
+      .filter((m) => m.addressed !== false && m.content.length > maxChars)
+      .map(
+        (m) =>
+          `(Your message had ${m.content.length.toLocaleString('en-US')} characters; only the first ${maxChars.toLocaleString('en-US')} were read. Send a long text in parts, or an admin can raise conversation.maxMessageChars.)`,
+      );
     const p = store.paths(ref);
     // The channel's folder and templates are created behind the model call, not before it: the
     // first message in a channel needs none of them (missing files read as empty, and CONTEXT.md
@@ -220,7 +236,11 @@ export class ChatEngine {
         await this.o.hooks.compactNow(ref);
         conversation = await this.conversation(ref);
         prompt = build(conversation);
-        res = await this.o.model.complete({ purpose: 'chat', system: prompt.system, messages: prompt.messages, onText: opts.onText });
+        res = await this.o.model
+          .complete({ purpose: 'chat', system: prompt.system, messages: prompt.messages, onText: opts.onText })
+          .catch((again: unknown) => {
+            throw again instanceof ModelError && again.kind === 'context_too_long' ? stillTooLong(again) : again;
+          });
       }
     } catch (err) {
       // Memory was already changed above: the failure must not hide what was saved or forgotten.
@@ -253,7 +273,8 @@ export class ChatEngine {
     }
     const cited = sourcesLine(decisionLogSources(res.text, result.items));
     const body = cited ? `${res.text}\n\n${cited}` : res.text;
-    const text = memoryNotes.length ? `${body}\n\n_${memoryNotes.join(' ')}_` : body;
+    const notes = [...clipNotes, ...memoryNotes];
+    const text = notes.length ? `${body}\n\n_${notes.join(' ')}_` : body;
     return { text, usage: res.usage, recall: result, prompt };
   }
 
@@ -302,6 +323,19 @@ export class ChatEngine {
     });
     return { result, block: renderRecallBlock(result) };
   }
+}
+
+/**
+ * Too long even with the conversation compacted: the message itself (or the model's window) is the
+ * problem. Nothing of the turn was stored, so the next message starts from the compacted state.
+ */
+function stillTooLong(err: ModelError): ModelError {
+  return new ModelError('context_too_long', err.message, {
+    provider: err.provider,
+    status: err.status,
+    cause: err,
+    hint: "This is too long for the model even after compacting the conversation, and nothing of it was stored: send a shorter message (or an admin can lower conversation.maxMessageChars to fit the model's window).",
+  });
 }
 
 /**
