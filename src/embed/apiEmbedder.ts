@@ -74,7 +74,8 @@ export class ApiEmbedder implements Embedder {
       }
       const sorted = data.slice().sort((a, b) => a.index - b.index);
       for (const d of sorted) {
-        if (!Array.isArray(d.embedding) || d.embedding.length === 0) throw new Error(`the embeddings server at ${displayUrl(this.o.baseURL)} answered an empty vector`);
+        if (!Array.isArray(d.embedding) || d.embedding.length === 0)
+          throw new Error(`the embeddings server at ${displayUrl(this.o.baseURL)} answered an empty vector`);
         out.push(normalize(Float32Array.from(d.embedding)));
       }
     }

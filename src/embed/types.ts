@@ -27,7 +27,10 @@ export type OnMeaningUnavailable = (why: string) => void;
 export function oneLineReason(err: unknown): string {
   const message = (err as { message?: unknown } | null)?.message;
   const raw = typeof message === 'string' ? message : String(err);
-  const flat = raw.replace(/[\u0000-\u001f\u007f]+/g, ' ').replace(/\s+/g, ' ').trim();
+  const flat = raw
+    .replace(/[\u0000-\u001f\u007f]+/g, ' ')
+    .replace(/\s+/g, ' ')
+    .trim();
   return flat.length > 200 ? `${flat.slice(0, 199)}…` : flat;
 }
 

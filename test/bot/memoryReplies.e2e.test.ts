@@ -37,7 +37,11 @@ describe('a memory request is answered honestly whatever else fails', () => {
   });
 
   it('MEMORY.md is not valid UTF-8: the reply says so in one line someone can act on, and the file is untouched', async () => {
-    const broken = Buffer.concat([Buffer.from('# Channel Memory\n\n- [m-aaaaaa] caf'), Buffer.from([0xe9]), Buffer.from(' opens at 8 [from: bo, 2026-11-01]\n')]);
+    const broken = Buffer.concat([
+      Buffer.from('# Channel Memory\n\n- [m-aaaaaa] caf'),
+      Buffer.from([0xe9]),
+      Buffer.from(' opens at 8 [from: bo, 2026-11-01]\n'),
+    ]);
     h.seed(guild.id, general.id, 'MEMORY.md', '');
     fs.writeFileSync(memoryFile(), broken);
     h.model.setHandler(() => 'Noted.');

@@ -36,14 +36,18 @@ describe('nothing answers at the base URL: the message names the URL and the rea
     const url = `http://127.0.0.1:${await closedPort()}${suffix}`;
     const err = await failureAt(provider, url);
     const msg = err.userMessage();
-    expect(msg).toBe(`Could not connect to ${name} at ${url}: connection refused (nothing is listening there); check ${urlVar} and that the server is running, then try again.`);
+    expect(msg).toBe(
+      `Could not connect to ${name} at ${url}: connection refused (nothing is listening there); check ${urlVar} and that the server is running, then try again.`,
+    );
     expect(msg).not.toMatch(/overloaded/);
     expect(err.message).toContain(url);
   });
 
   it('port 1 (as in OPENAI_BASE_URL=http://127.0.0.1:1/v1): fetch never dials it, and the message says so', async () => {
     const err = await failureAt('openai', 'http://127.0.0.1:1/v1');
-    expect(err.userMessage()).toMatch(/^Could not connect to the OpenAI-compatible server at http:\/\/127\.0\.0\.1:1\/v1: port 1 is one that Node's fetch refuses/);
+    expect(err.userMessage()).toMatch(
+      /^Could not connect to the OpenAI-compatible server at http:\/\/127\.0\.0\.1:1\/v1: port 1 is one that Node's fetch refuses/,
+    );
     expect(err.userMessage()).not.toMatch(/overloaded/);
   });
 

@@ -43,7 +43,9 @@ describe('minutes recall with meaning unavailable', () => {
     });
     expect(code).toBe(0);
     expect(c.out()).toContain('We use pnpm for installs, never npm.');
-    expect(c.err()).toMatch(/^minutes recall: meaning is unavailable \(the sentence model could not load: Unterminated string in JSON at position \d+\); recalling by words only\n$/);
+    expect(c.err()).toMatch(
+      /^minutes recall: meaning is unavailable \(the sentence model could not load: Unterminated string in JSON at position \d+\); recalling by words only\n$/,
+    );
   });
 
   describe('--semantic api', () => {
@@ -60,7 +62,10 @@ describe('minutes recall with meaning unavailable', () => {
     });
     const recall = async () => {
       const c = capture(env);
-      const code = await run(['node', 'minutes', 'recall', '--channel-dir', chan, '--query', 'which tool do we use for installs? pnpm', '--semantic', 'api'], c.io);
+      const code = await run(
+        ['node', 'minutes', 'recall', '--channel-dir', chan, '--query', 'which tool do we use for installs? pnpm', '--semantic', 'api'],
+        c.io,
+      );
       expect(code).toBe(0);
       expect(c.out()).toContain('We use pnpm for installs, never npm.');
       return c.err();
@@ -69,13 +74,17 @@ describe('minutes recall with meaning unavailable', () => {
     test('a server answering 500: one line with its status and words', async () => {
       fake.embeddings.fail = 1000;
       const err = await recall();
-      expect(err).toBe(`minutes recall: meaning is unavailable (the embeddings server at ${fake.openaiBaseURL} answered 500 (fake embeddings failure)); recalling by words only\n`);
+      expect(err).toBe(
+        `minutes recall: meaning is unavailable (the embeddings server at ${fake.openaiBaseURL} answered 500 (fake embeddings failure)); recalling by words only\n`,
+      );
     });
 
     test('a server answering junk: one line saying it was not JSON', async () => {
       fake.embeddings.junk = 1000;
       const err = await recall();
-      expect(err).toBe(`minutes recall: meaning is unavailable (the embeddings server at ${fake.openaiBaseURL} answered something that is not JSON); recalling by words only\n`);
+      expect(err).toBe(
+        `minutes recall: meaning is unavailable (the embeddings server at ${fake.openaiBaseURL} answered something that is not JSON); recalling by words only\n`,
+      );
       expect(err).toMatch(FALLBACK);
     });
   });
