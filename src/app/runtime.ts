@@ -90,6 +90,7 @@ export async function createRuntime(settings: Settings, logger: Logger, opts: Ru
     usage,
     settings: {
       contextMaxChars: config.context.maxChars,
+      maxMessageChars: config.conversation.maxMessageChars,
       recallBudgetChars: config.recall.budgetChars,
       recallMaxItems: config.recall.maxItems,
     },

@@ -36,8 +36,6 @@ const TYPING_RENEW_MS = 8_000;
  * and each typing call spends one of discord.js's 50 REST requests a second.
  */
 export const TYPING_DELAY_MS = 400;
-/** A user message longer than this is clipped before it reaches the model (Nitro allows 4,000). */
-const MAX_USER_MESSAGE_CHARS = 8_000;
 /** Discord error codes for a missing permission or access in a channel. */
 const PERMISSION_CODES = new Set<number>([RESTJSONErrorCodes.MissingAccess, RESTJSONErrorCodes.MissingPermissions]);
 
@@ -242,9 +240,6 @@ export class MinutesBot {
     const files = [...m.attachments.values()].map((a) => a.name).filter(Boolean);
     if (files.length) content = `${content}${content ? '\n' : ''}(attached: ${files.join(', ')})`;
     if (!content.trim()) content = '(an empty message)';
-    if (content.length > MAX_USER_MESSAGE_CHARS) {
-      content = `${content.slice(0, MAX_USER_MESSAGE_CHARS)}\n[… message clipped: ${content.length - MAX_USER_MESSAGE_CHARS} more characters]`;
-    }
     const authorName = m.member?.displayName ?? m.author.globalName ?? m.author.username;
     return { id: m.id, authorName, content, at: m.createdAt };
   }

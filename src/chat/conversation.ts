@@ -39,6 +39,16 @@ export function renderUserPart(m: InboundMessage): string {
   return `[${m.at.toISOString().slice(0, 16).replace('T', ' ')} UTC] ${m.authorName}: ${redactSecrets(m.content)}`;
 }
 
+/**
+ * A message cut to `max` characters, with a marker saying how much was left out (the model sees it).
+ * Never splits a surrogate pair. Unchanged when it fits.
+ */
+export function clipMessage(m: InboundMessage, max: number): InboundMessage {
+  if (m.content.length <= max) return m;
+  const cut = /[\ud800-\udbff]/.test(m.content[max - 1]) ? max - 1 : max;
+  return { ...m, content: `${m.content.slice(0, cut)}\n[… message clipped: ${m.content.length - cut} more characters not read]` };
+}
+
 export function mergeUserTurn(messages: InboundMessage[]): string {
   return messages.map(renderUserPart).join('\n');
 }

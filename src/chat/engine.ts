@@ -15,14 +15,20 @@ import { containsSecret, redactSecrets } from '../shared/secrets';
 import type { ChannelStore } from '../memory/store';
 import { assemblePrompt, AssembledPrompt } from '../prompt/assemble';
 import { BOT_INSTRUCTIONS } from '../prompt/instructions';
-import { conversationFile, InboundMessage, loadConversation, mergeUserTurn, renderUserPart, withoutMessage } from './conversation';
+import { clipMessage, conversationFile, InboundMessage, loadConversation, mergeUserTurn, renderUserPart, withoutMessage } from './conversation';
 import { ConversationState, emptyConversation } from '../shared/conversation';
 import type { UsageBook } from './usage';
 import { explicitMemoryRequest } from './explicitRequests';
+import { memoryRequestFailedNote, ModelErrorAfterNotes } from './turnFailure';
 import { TEMPLATES } from '../memory/templates';
 
 export interface ChatSettings {
   contextMaxChars: number;
+  /**
+   * A message longer than this is clipped before anything reads it (the prompt, memory requests,
+   * the stored conversation), so one pasted file cannot overflow the model's window turn after turn.
+   */
+  maxMessageChars?: number;
   recallBudgetChars?: number;
   recallMaxItems?: number;
 }
@@ -46,6 +52,9 @@ export interface ChatEngineOptions {
   instructions?: string;
   usage: UsageBook;
 }
+
+/** ~2,000 tokens: a long Discord message fits twice over, and six kept exchanges stay far inside a 32k window. */
+export const DEFAULT_MAX_MESSAGE_CHARS = 8_000;
 
 const SECRET_NOT_STORED = '(That looked like a password, key or private URL: it was not stored; memory and logs keep [redacted] in its place.)';
 
@@ -175,8 +184,16 @@ export class ChatEngine {
     return this.o.store.paths(ref).convDir;
   }
 
-  private async turn(ref: ChannelRef, messages: InboundMessage[], opts: TurnOptions): Promise<ChatReply> {
+  private async turn(ref: ChannelRef, received: InboundMessage[], opts: TurnOptions): Promise<ChatReply> {
     const store = this.o.store;
+    const maxChars = this.o.settings.maxMessageChars ?? DEFAULT_MAX_MESSAGE_CHARS;
+    const messages = received.map((m) => clipMessage(m, maxChars));
+    const clipNotes = received
+      .filter((m) => m.addressed !== false && m.content.length > maxChars)
+      .map(
+        (m) =>
+          `(Your message had ${m.content.length.toLocaleString('en-US')} characters; only the first ${maxChars.toLocaleString('en-US')} were read. Send a long text in parts, or an admin can raise conversation.maxMessageChars.)`,
+      );
     const p = store.paths(ref);
     // The channel's folder and templates are created behind the model call, not before it: the
     // first message in a channel needs none of them (missing files read as empty, and CONTEXT.md
@@ -211,14 +228,24 @@ export class ChatEngine {
     let res;
     opts.trace?.('model-sent');
     try {
-      res = await this.o.model.complete({ purpose: 'chat', system: prompt.system, messages: prompt.messages, onText: opts.onText });
+      try {
+        res = await this.o.model.complete({ purpose: 'chat', system: prompt.system, messages: prompt.messages, onText: opts.onText });
+      } catch (err) {
+        if (!(err instanceof ModelError && err.kind === 'context_too_long' && this.o.hooks?.compactNow)) throw err;
+        this.o.logger.warn({ channel: p.convDir }, 'provider says the context is too long; compacting now and retrying once');
+        await this.o.hooks.compactNow(ref);
+        conversation = await this.conversation(ref);
+        prompt = build(conversation);
+        res = await this.o.model
+          .complete({ purpose: 'chat', system: prompt.system, messages: prompt.messages, onText: opts.onText })
+          .catch((again: unknown) => {
+            throw again instanceof ModelError && again.kind === 'context_too_long' ? stillTooLong(again) : again;
+          });
+      }
     } catch (err) {
-      if (!(err instanceof ModelError && err.kind === 'context_too_long' && this.o.hooks?.compactNow)) throw err;
-      this.o.logger.warn({ channel: p.convDir }, 'provider says the context is too long; compacting now and retrying once');
-      await this.o.hooks.compactNow(ref);
-      conversation = await this.conversation(ref);
-      prompt = build(conversation);
-      res = await this.o.model.complete({ purpose: 'chat', system: prompt.system, messages: prompt.messages, onText: opts.onText });
+      // Memory was already changed above: the failure must not hide what was saved or forgotten.
+      if (memoryNotes.length && err instanceof ModelError) throw new ModelErrorAfterNotes(err, memoryNotes);
+      throw err;
     }
 
     opts.trace?.('model-done');
@@ -249,7 +276,8 @@ export class ChatEngine {
     }
     const cited = sourcesLine(decisionLogSources(replyText, result.items));
     const body = cited ? `${replyText}\n\n${cited}` : replyText;
-    const text = memoryNotes.length ? `${body}\n\n_${memoryNotes.join(' ')}_` : body;
+    const notes = [...clipNotes, ...memoryNotes];
+    const text = notes.length ? `${body}\n\n_${notes.join(' ')}_` : body;
     return { text, usage: res.usage, recall: result, prompt };
   }
 
@@ -275,7 +303,7 @@ export class ChatEngine {
         for (const sk of r.skipped) notes.push(`(Not saved to memory: ${sk.why}.)`);
       } catch (err) {
         this.o.logger.warn({ err }, 'explicit memory request failed');
-        notes.push('(Could not update memory just now; see the log.)');
+        notes.push(memoryRequestFailedNote(err));
       }
     }
     return notes;
@@ -298,6 +326,19 @@ export class ChatEngine {
     });
     return { result, block: renderRecallBlock(result) };
   }
+}
+
+/**
+ * Too long even with the conversation compacted: the message itself (or the model's window) is the
+ * problem. Nothing of the turn was stored, so the next message starts from the compacted state.
+ */
+function stillTooLong(err: ModelError): ModelError {
+  return new ModelError('context_too_long', err.message, {
+    provider: err.provider,
+    status: err.status,
+    cause: err,
+    hint: "This is too long for the model even after compacting the conversation, and nothing of it was stored: send a shorter message (or an admin can lower conversation.maxMessageChars to fit the model's window).",
+  });
 }
 
 /**

@@ -88,8 +88,10 @@ export const ConfigFileSchema = z.strictObject({
       tokenBudget: z.number().int().min(2_000).default(24_000),
       /** Turns kept verbatim after a compaction. */
       keepRecentTurns: z.number().int().min(1).default(6),
+      /** A message longer than this many characters is clipped before the model or memory sees it. */
+      maxMessageChars: z.number().int().min(500).max(1_000_000).default(8_000),
     })
-    .default({ tokenBudget: 24_000, keepRecentTurns: 6 }),
+    .default({ tokenBudget: 24_000, keepRecentTurns: 6, maxMessageChars: 8_000 }),
   context: z
     .strictObject({
       /** CONTEXT.md is clipped to this many characters in the prompt. */

@@ -1,7 +1,8 @@
 import { createHash } from 'node:crypto';
 import OpenAI from 'openai';
 import type { Logger } from '../log/logger';
-import { EmbedOptions, Embedder, normalize } from './types';
+import { connectionProblem, displayUrl } from '../shared/netErrors';
+import { EmbedOptions, Embedder, normalize, oneLineReason, type OnMeaningUnavailable } from './types';
 
 /**
  * Vectors from any OpenAI-compatible `/v1/embeddings` server: OpenAI, Ollama, LM Studio, vLLM,
@@ -16,6 +17,7 @@ export interface ApiEmbedderOptions {
   apiKey?: string;
   timeoutMs?: number;
   batchSize?: number;
+  onUnavailable?: OnMeaningUnavailable;
 }
 
 /** Most servers accept up to 2,048 inputs; small batches keep each request short and retryable. */
@@ -48,10 +50,13 @@ export class ApiEmbedder implements Embedder {
     } catch (err) {
       if (!this.down && !opts.signal?.aborted) {
         this.down = true;
-        this.o.logger.warn(
-          { err, server: this.o.baseURL, model: this.o.model },
-          'embeddings server failed; recall scores by words until it answers again (check recall.api in the config)',
-        );
+        const why = describeFailure(err, this.o.baseURL);
+        if (this.o.onUnavailable) this.o.onUnavailable(why);
+        else
+          this.o.logger.warn(
+            { reason: why, model: this.o.model },
+            'embeddings server failed; recall scores by words until it answers again (check recall.api in the config)',
+          );
       }
       throw err;
     }
@@ -65,11 +70,12 @@ export class ApiEmbedder implements Embedder {
       const res = await this.sdk.embeddings.create({ model: this.o.model, input, encoding_format: 'float' }, { signal: opts.signal });
       const data = Array.isArray(res?.data) ? res.data : undefined;
       if (!data || data.length !== input.length) {
-        throw new Error(`embeddings server at ${this.o.baseURL} answered ${data ? data.length : 'no'} vectors for ${input.length} texts`);
+        throw new Error(`the embeddings server at ${displayUrl(this.o.baseURL)} answered ${data ? data.length : 'no'} vectors for ${input.length} texts`);
       }
       const sorted = data.slice().sort((a, b) => a.index - b.index);
       for (const d of sorted) {
-        if (!Array.isArray(d.embedding) || d.embedding.length === 0) throw new Error(`embeddings server at ${this.o.baseURL} answered an empty vector`);
+        if (!Array.isArray(d.embedding) || d.embedding.length === 0)
+          throw new Error(`the embeddings server at ${displayUrl(this.o.baseURL)} answered an empty vector`);
         out.push(normalize(Float32Array.from(d.embedding)));
       }
     }
@@ -79,4 +85,18 @@ export class ApiEmbedder implements Embedder {
   async close(): Promise<void> {
     this.closed = true;
   }
+}
+
+/** What went wrong with the server, in one line: its status and words, no connection, or not JSON. */
+function describeFailure(err: unknown, baseURL: string): string {
+  const at = `the embeddings server at ${displayUrl(baseURL)}`;
+  if (err instanceof OpenAI.APIConnectionTimeoutError) return `${at} did not answer in time`;
+  if (err instanceof OpenAI.APIConnectionError) return `could not connect to ${at}: ${connectionProblem(err, baseURL) ?? 'connection error'}`;
+  if (err instanceof OpenAI.APIError) {
+    const said = (err.error as { message?: unknown } | undefined)?.message;
+    return `${at} answered ${err.status ?? 'an error'}${typeof said === 'string' && said.trim() ? ` (${oneLineReason(said)})` : ''}`;
+  }
+  // By name: fetch's JSON parser throws from Node's own realm, where instanceof may not hold.
+  if ((err as { name?: unknown } | null)?.name === 'SyntaxError') return `${at} answered something that is not JSON`;
+  return oneLineReason(err);
 }

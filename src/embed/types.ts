@@ -17,6 +17,23 @@ export interface Embedder {
   close(): Promise<void>;
 }
 
+/**
+ * Told once per outage that meaning is unavailable and recall goes by words, with why in one line.
+ * Without one, the embedder logs a warning (without the stack: an outage is not a bug).
+ */
+export type OnMeaningUnavailable = (why: string) => void;
+
+/** An error's message on one short line, fit to follow "meaning is unavailable:". */
+export function oneLineReason(err: unknown): string {
+  const message = (err as { message?: unknown } | null)?.message;
+  const raw = typeof message === 'string' ? message : String(err);
+  const flat = raw
+    .replace(/[\u0000-\u001f\u007f]+/g, ' ')
+    .replace(/\s+/g, ' ')
+    .trim();
+  return flat.length > 200 ? `${flat.slice(0, 199)}…` : flat;
+}
+
 export interface EmbedOptions {
   priority?: 'query' | 'document';
   signal?: AbortSignal;

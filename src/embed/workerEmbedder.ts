@@ -2,7 +2,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { Worker } from 'node:worker_threads';
 import type { Logger } from '../log/logger';
-import type { EmbedOptions, Embedder } from './types';
+import { oneLineReason, type EmbedOptions, type Embedder, type OnMeaningUnavailable } from './types';
 import { USE_LITE_ID } from './useLite';
 import type { EmbedRequest, WorkerReply } from './worker';
 
@@ -24,6 +24,7 @@ export interface WorkerEmbedderOptions {
   id?: string;
   /** Texts per document batch. */
   batchSize?: number;
+  onUnavailable?: OnMeaningUnavailable;
 }
 
 /**
@@ -173,7 +174,11 @@ export class WorkerEmbedder implements Embedder {
   }
 
   private fail(err: Error): void {
-    if (!this.failure) this.o.logger.warn({ err }, 'semantic recall unavailable; recall scores by words only');
+    if (!this.failure) {
+      const why = oneLineReason(err);
+      if (this.o.onUnavailable) this.o.onUnavailable(why);
+      else this.o.logger.warn({ reason: why }, 'semantic recall unavailable; recall scores by words only');
+    }
     this.failure = err;
     this.failAll(err);
   }

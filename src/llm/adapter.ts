@@ -13,6 +13,8 @@ export interface AdapterCall {
 
 export interface ProviderAdapter {
   readonly provider: ProviderName;
+  /** The server it talks to, named when nothing answers there. */
+  readonly baseURL: string;
   /** Resolves with the reply, or rejects with the SDK's own error (mapped by errors.ts). */
   send(call: AdapterCall): Promise<ModelResponse>;
 }

@@ -19,9 +19,11 @@ export function createAnthropicAdapter(opts: AnthropicAdapterOptions): ProviderA
   // The key and base URL are always passed explicitly, so the SDK never falls back to reading the
   // environment or its credential chain. maxRetries 0: retries are ours (client.ts), one policy
   // for both providers, and each retry goes through the rate limiter again.
-  const sdk = new Anthropic({ apiKey: opts.apiKey, baseURL: opts.baseURL ?? ANTHROPIC_DEFAULT_BASE_URL, maxRetries: 0 });
+  const baseURL = opts.baseURL ?? ANTHROPIC_DEFAULT_BASE_URL;
+  const sdk = new Anthropic({ apiKey: opts.apiKey, baseURL, maxRetries: 0 });
   return {
     provider: 'anthropic',
+    baseURL,
     async send(call: AdapterCall): Promise<ModelResponse> {
       const params = buildAnthropicParams(call.req, call.model, call.maxTokens);
       let message: Anthropic.Message;
@@ -73,7 +75,7 @@ export function keepLastBreakpoints(flags: boolean[], max: number): boolean[] {
 function toResponse(message: Anthropic.Message, requestedModel: string): ModelResponse {
   // A proxy or a wrong URL can answer 200 with anything ({}, an event stream, text).
   if (!message || typeof message !== 'object' || !Array.isArray(message.content)) {
-    throw malformedResponse('anthropic', typeof message === 'string' ? 'text, not a message' : 'a message without content');
+    throw malformedResponse('anthropic', typeof message === 'string' ? 'text, not a message' : 'a message without content', message);
   }
   const text = message.content.map((b) => (b.type === 'text' ? b.text : '')).join('');
   return {

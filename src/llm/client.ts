@@ -65,7 +65,7 @@ export function createClientCore(opts: ClientCoreOptions): ModelClient {
           hint: `${name} did not answer within ${Math.round(opts.timeoutMs / 1000)} s (tried ${state.timeouts}×); check that the server at ${urlVar} is up and not overloaded, then try again.`,
         });
       }
-      const mapped = toModelError(err, provider);
+      const mapped = toModelError(err, provider, adapter.baseURL);
       if (!mapped) throw err;
       // The person has already seen part of this reply; a retry would show it twice.
       if (state.streamed && mapped.retryable) {

@@ -1,5 +1,6 @@
 import Anthropic from '@anthropic-ai/sdk';
 import OpenAI from 'openai';
+import { connectionProblem, displayUrl } from '../shared/netErrors';
 import { redactSecrets } from '../shared/secrets';
 import type { ProviderName } from './types';
 
@@ -18,6 +19,8 @@ export interface ModelErrorOptions {
   retryable?: boolean;
   /** The one line a person sees instead of the kind's default: what happened and what to check. */
   hint?: string;
+  /** What the server sent instead of an answer, briefly (operators only: never in userMessage). */
+  received?: string;
   cause?: unknown;
 }
 
@@ -40,6 +43,8 @@ export class ModelError extends Error {
   readonly #retryable?: boolean;
   /** What happened and what to check, for a person (see ModelErrorOptions.hint). */
   readonly hint?: string;
+  /** See ModelErrorOptions.received. */
+  readonly received?: string;
 
   constructor(kind: ModelErrorKind, message: string, opts: ModelErrorOptions = {}) {
     super(oneLine(redactSecrets(message)), opts.cause === undefined ? undefined : { cause: opts.cause });
@@ -49,6 +54,7 @@ export class ModelError extends Error {
     this.retryAfterMs = opts.retryAfterMs;
     this.#retryable = opts.retryable;
     this.hint = opts.hint === undefined ? undefined : oneLine(redactSecrets(opts.hint));
+    this.received = opts.received === undefined ? undefined : oneLine(redactSecrets(opts.received));
   }
 
   /** Worth another attempt after a pause. Timeouts are not: a retry would double the user's wait. */
@@ -69,16 +75,15 @@ export class ModelError extends Error {
 /**
  * Maps an error thrown by either SDK to a ModelError. Returns undefined for anything else, so
  * programming errors in our own code surface as themselves instead of as "provider unavailable".
+ * `baseURL` (the server the SDK talked to) is named when nothing answered there.
  */
-export function toModelError(err: unknown, provider: ProviderName): ModelError | undefined {
+export function toModelError(err: unknown, provider: ProviderName, baseURL?: string): ModelError | undefined {
   if (err instanceof ModelError) return err;
   if (err instanceof Anthropic.APIConnectionTimeoutError || err instanceof OpenAI.APIConnectionTimeoutError) {
     return new ModelError('timeout', `${provider}: ${err.message}`, { provider, cause: err });
   }
   if (err instanceof Anthropic.APIUserAbortError || err instanceof OpenAI.APIUserAbortError) return undefined;
-  if (err instanceof Anthropic.APIConnectionError || err instanceof OpenAI.APIConnectionError) {
-    return new ModelError('unavailable', `${provider}: ${err.message}`, { provider, cause: err });
-  }
+  if (err instanceof Anthropic.APIConnectionError || err instanceof OpenAI.APIConnectionError) return connectionFailed(err, provider, baseURL);
   const broken = brokenResponse(err, provider);
   if (broken) return broken;
   if (err instanceof Anthropic.APIError) {
@@ -96,17 +101,49 @@ export function providerWords(provider: ProviderName): { name: string; urlVar: s
 }
 
 /**
- * A 200 whose body is not the provider's response ({}, an event stream to a plain call, an HTML
- * page from a proxy). Retried like a 5xx: a proxy's hiccup passes; a wrong URL is named.
+ * Nothing answered: the SDK says only "Connection error.", so the server and the socket's reason
+ * (connection refused, host not found, …) are named. Still retried: a local server may be starting.
  */
-export function malformedResponse(provider: ProviderName, what: string): ModelError {
+function connectionFailed(err: Error, provider: ProviderName, baseURL: string | undefined): ModelError {
   const { name, urlVar } = providerWords(provider);
-  return new ModelError('unavailable', `${provider}: the response was ${what}`, {
+  const why = connectionProblem(err, baseURL);
+  if (!baseURL && !why) return new ModelError('unavailable', `${provider}: ${err.message}`, { provider, cause: err });
+  const where = baseURL ? ` at ${displayUrl(baseURL)}` : '';
+  const reason = why ?? err.message.replace(/[.\s]+$/, '');
+  return new ModelError('unavailable', `${provider}: could not connect to ${baseURL ? displayUrl(baseURL) : 'the server'}: ${reason}`, {
     provider,
+    cause: err,
+    hint: `Could not connect to ${name.replace(/^The /, 'the ')}${where}: ${reason}; check ${urlVar} and that the server is running, then try again.`,
+  });
+}
+
+/**
+ * A 200 whose body is not the provider's response ({}, an event stream to a plain call, an HTML
+ * page from a proxy). Retried like a 5xx: a proxy's hiccup passes; a wrong URL is named. `body`,
+ * when known, is quoted (briefly) in the message for the operator, never in the hint people see.
+ */
+export function malformedResponse(provider: ProviderName, what: string, body?: unknown): ModelError {
+  const { name, urlVar } = providerWords(provider);
+  const received = body === undefined ? undefined : bodySnippet(body);
+  return new ModelError('unavailable', `${provider}: the response was ${what}${received ? `: ${received}` : ''}`, {
+    provider,
+    received,
     hint:
       `${name} sent an answer the bot could not read (${what}); check that ${urlVar} points at the provider's API ` +
       `(Anthropic without /v1, OpenAI-compatible with /v1) and that no proxy rewrites it, then try again.`,
   });
+}
+
+/** What came back, on one short line: `{}`, `{"status":"ok"}`, `<html>…`. */
+function bodySnippet(body: unknown): string {
+  let text: string;
+  try {
+    text = typeof body === 'string' ? body : (JSON.stringify(body) ?? String(body));
+  } catch {
+    text = String(body);
+  }
+  const flat = text.replace(/[\u0000-\u001f\u007f]+/g, ' ').trim();
+  return flat.length > 120 ? `${flat.slice(0, 119)}…` : flat || '(empty)';
 }
 
 /**

@@ -34,13 +34,14 @@ export function createOpenAIAdapter(opts: OpenAIAdapterOptions): ProviderAdapter
   const sdk = new OpenAI({ apiKey: opts.apiKey || PLACEHOLDER_API_KEY, baseURL, maxRetries: 0 });
   return {
     provider: 'openai',
+    baseURL,
     async send(call: AdapterCall): Promise<ModelResponse> {
       const params = buildOpenAIParams(call.req, call.model, call.maxTokens, field);
       if (!call.onText) {
         const completion = await sdk.chat.completions.create(params, { signal: call.signal });
         // A proxy or a wrong URL can answer 200 with anything ({}, an event stream, text).
         if (!completion || typeof completion !== 'object' || !Array.isArray(completion.choices)) {
-          throw malformedResponse('openai', typeof completion === 'string' ? 'text, not a completion' : 'a completion without choices');
+          throw malformedResponse('openai', typeof completion === 'string' ? 'text, not a completion' : 'a completion without choices', completion);
         }
         const choice = completion.choices[0];
         return {

@@ -1,5 +1,5 @@
 import type { SemanticSettings } from '../config/semantic';
-import type { Embedder } from '../embed/types';
+import type { Embedder, OnMeaningUnavailable } from '../embed/types';
 import { VectorCache } from '../embed/vectorCache';
 import { WorkerEmbedder } from '../embed/workerEmbedder';
 import type { Logger } from '../log/logger';
@@ -147,6 +147,10 @@ export interface BuildRecallOptions {
   logger: Logger;
   clock?: () => Date;
   queryTimeoutMs?: number;
+  /** Hears, once per outage, that meaning is unavailable (default: a warning in the log). */
+  onMeaningUnavailable?: OnMeaningUnavailable;
+  /** Another sentence model for "local": a module exporting `load()` (see embed/worker.ts), and its id. */
+  localModel?: { module: string; id: string };
 }
 
 /** The recall service for these settings: the packaged model, an embeddings API, or words only. */
@@ -155,15 +159,19 @@ export function buildRecallService(o: BuildRecallOptions): RecallService {
   const lexical = createRecall({ logger, clock: o.clock });
   const { mode } = o.semantic;
   if (mode === 'off') return createRecallService({ lexical, logger });
-  const embedder: Embedder = mode === 'api' && o.semantic.api ? apiEmbedder(o.semantic.api, logger) : new WorkerEmbedder({ logger });
+  const onUnavailable = o.onMeaningUnavailable;
+  const embedder: Embedder =
+    mode === 'api' && o.semantic.api
+      ? apiEmbedder(o.semantic.api, logger, onUnavailable)
+      : new WorkerEmbedder({ logger, onUnavailable, modelModule: o.localModel?.module, id: o.localModel?.id });
   const cache = new VectorCache({ dir: o.semantic.cacheDir || undefined, modelId: embedder.id, logger });
   const vectors = new CandidateVectors({ embedder, cache, logger });
   return createRecallService({ lexical, semantic: mode, embedder, vectors, logger, queryTimeoutMs: o.queryTimeoutMs });
 }
 
 /** Loaded only in api mode: the OpenAI SDK is not needed (nor loaded) by words-only or local recall. */
-function apiEmbedder(api: NonNullable<SemanticSettings['api']>, logger: Logger): Embedder {
+function apiEmbedder(api: NonNullable<SemanticSettings['api']>, logger: Logger, onUnavailable?: OnMeaningUnavailable): Embedder {
   // eslint-disable-next-line @typescript-eslint/no-require-imports
   const { ApiEmbedder } = require('../embed/apiEmbedder') as typeof import('../embed/apiEmbedder');
-  return new ApiEmbedder({ logger, baseURL: api.baseURL, model: api.model, apiKey: api.apiKey });
+  return new ApiEmbedder({ logger, baseURL: api.baseURL, model: api.model, apiKey: api.apiKey, onUnavailable });
 }

@@ -10,7 +10,7 @@ import { ChannelPaths, channelPaths, ChannelRef } from './paths';
 import { KeyedQueue, OncePerKey } from '../shared/queue';
 import { TEMPLATES, TemplateFile } from './templates';
 import { makeTombstone, Tombstone } from './tombstones';
-import { StoreError } from './storeErrors';
+import { NotUtf8FileError, StoreError } from './storeErrors';
 import { parsedJsonLines } from '../shared/jsonLines';
 import { OrderedWrites } from './orderedWrites';
 import { readStateFile } from './stateFile';
@@ -305,9 +305,9 @@ export class ChannelStore {
     } catch (err) {
       const rel = path.relative(this.root, file);
       if (err instanceof NotUtf8Error) {
-        const msg = `${rel} is not valid UTF-8, so Minutes will not rewrite it; re-save it as UTF-8`;
-        this.log.warn({ file: rel }, msg);
-        throw new StoreError(msg);
+        const refused = new NotUtf8FileError(rel);
+        this.log.warn({ file: rel }, refused.message);
+        throw refused;
       }
       throw new StoreError(`cannot read ${rel}: ${(err as Error).message}; check its permissions`);
     }

@@ -3,6 +3,17 @@ export class StoreError extends Error {
   override name = 'StoreError';
 }
 
+/** A memory file with bytes that are not UTF-8: rewriting it would turn them into U+FFFD for good. */
+export class NotUtf8FileError extends StoreError {
+  override name = 'NotUtf8FileError';
+  constructor(
+    /** The file's path relative to the data root. */
+    readonly file: string,
+  ) {
+    super(`${file} is not valid UTF-8, so Minutes will not rewrite it; re-save it as UTF-8`);
+  }
+}
+
 /**
  * A `.minutes/` state file that does not parse, or does not have its schema's shape: rewriting it
  * from empty would drop its history.

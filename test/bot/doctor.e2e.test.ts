@@ -55,8 +55,22 @@ describe('minutes doctor', () => {
     expect(r.stdout).toMatch(/^FAIL provider: anthropic 404 not_found_error: .*claude-nope: check the model names in the config/m);
     await model.close();
     const down = await runCli(['doctor'], { env: { ...env, MINUTES_DATA_DIR: tmp.dir }, cwd: tmp.dir });
-    expect(down.stdout).toMatch(/^FAIL provider: anthropic: Connection error: could not connect: check ANTHROPIC_BASE_URL/m);
+    expect(down.stdout).toMatch(
+      /^FAIL provider: Could not connect to Anthropic at http:\/\/127\.0\.0\.1:\d+: connection refused \(nothing is listening there\); check ANTHROPIC_BASE_URL/m,
+    );
     expect(down.stdout).toMatch(/^ok {3}data root: .* is writable$/m);
+  });
+
+  it('a server that answers {} is not "could not connect": the line says what came back', async () => {
+    model.setHandler(() => ({ broken: 'empty-json' }));
+    const openai = { ...env, ANTHROPIC_API_KEY: undefined, ANTHROPIC_BASE_URL: undefined, OPENAI_API_KEY: 'k', OPENAI_BASE_URL: model.openaiBaseURL };
+    const r = await runCli(['doctor'], { env: openai, cwd: tmp.dir });
+    expect(r.code).toBe(1);
+    const line = r.stdout.split('\n').find((l) => l.startsWith('FAIL provider:'));
+    expect(line).toBe(
+      "FAIL provider: The OpenAI-compatible server sent an answer the bot could not read (a completion without choices); check that OPENAI_BASE_URL points at the provider's API (Anthropic without /v1, OpenAI-compatible with /v1) and that no proxy rewrites it, then try again. It sent: {}",
+    );
+    expect(r.stdout).not.toMatch(/could not connect/i);
   });
 
   it('names each problem with its fix and exits 1', async () => {

@@ -71,8 +71,9 @@ describe('resilience on the fake Discord', () => {
     h.model.setHandler((r) => `len ${r.lastUserText.length}`);
     const big = h.discord.userSays(general.id, alice.id, `${'word '.repeat(2500)}`, { mentionsBot: true });
     const r1 = await h.discord.waitForBotMessage(general.id, { after: big.id });
-    expect(Number(r1.content.slice(4))).toBeLessThan(9000);
+    expect(Number(/^len (\d+)/.exec(r1.content)?.[1])).toBeLessThan(9000);
     expect(chat(h)[0].lastUserText).toContain('message clipped');
+    expect(r1.content).toMatch(/_\(Your message had 12,5\d\d characters; only the first 8,000 were read\./);
     const empty = h.discord.userSays(general.id, alice.id, '', { mentionsBot: true });
     await h.discord.waitForBotMessage(general.id, { after: empty.id });
     const file = h.discord.userSays(general.id, alice.id, '', {

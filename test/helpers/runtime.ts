@@ -4,15 +4,23 @@ import { createRuntime, Runtime, RuntimeOptions } from '../../src/app/runtime';
 import { silentLogger } from '../../src/log/logger';
 import type { FakeModelServer } from '../fakes/model/server';
 
-/** A runtime over a data dir, talking to a fake Anthropic server through the real SDK. */
-export async function testRuntime(dataDir: string, fake: FakeModelServer, opts: RuntimeOptions & { config?: unknown } = {}): Promise<Runtime> {
+/** A runtime over a data dir, talking to a fake Anthropic (or, asked, OpenAI) server through the real SDK. */
+export async function testRuntime(
+  dataDir: string,
+  fake: FakeModelServer,
+  opts: RuntimeOptions & { config?: unknown; provider?: 'anthropic' | 'openai' } = {},
+): Promise<Runtime> {
+  const openai = opts.provider === 'openai';
   const settings: Settings = {
     dataDir,
     configFile: null,
-    config: ConfigFileSchema.parse(opts.config ?? { limits: { maxRetries: 0, requestsPerMinute: 0 } }),
+    config: ConfigFileSchema.parse({
+      ...((opts.config ?? { limits: { maxRetries: 0, requestsPerMinute: 0 } }) as object),
+      ...(openai ? { provider: 'openai' } : {}),
+    }),
     discord: null,
-    anthropic: { apiKey: 'test-key', baseURL: fake.anthropicBaseURL },
-    openai: {},
+    anthropic: openai ? {} : { apiKey: 'test-key', baseURL: fake.anthropicBaseURL },
+    openai: openai ? { apiKey: 'test-key', baseURL: fake.openaiBaseURL } : {},
     log: {},
     // Words only unless a test is about meaning: the sentence model costs a worker thread per runtime.
     semantic: { mode: 'off', cacheDir: '' },

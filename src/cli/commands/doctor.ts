@@ -61,6 +61,10 @@ async function providerFindings(io: CliIO, settings: Settings): Promise<Finding[
     }
     return [{ ok: true, check: 'provider', detail: `${client.provider} answered (chat ${client.models.chat}, side ${client.models.side})` }];
   } catch (err) {
+    // Nothing usable came back: the hint says what happened and what to check; add what was sent.
+    if (err instanceof ModelError && err.kind === 'unavailable' && err.hint) {
+      return [{ ok: false, check: 'provider', detail: err.received ? `${err.hint} It sent: ${err.received}` : err.hint }];
+    }
     // The operator's view: the provider's own words (status, type, message), then what to check.
     const first = (err as Error).message.split('\n')[0].replace(/[.\s]+$/, '');
     const why = err instanceof ModelError ? first : `${client.provider}: ${first}`;

@@ -63,7 +63,12 @@ function isDir(p: string): boolean {
   }
 }
 
-export async function runRecall(opts: RecallCliOptions, io: CliIO): Promise<number> {
+/** What the composition may swap: another local sentence model (a damaged one, say). */
+export interface RecallCommandDeps {
+  localModel?: { module: string; id: string };
+}
+
+export async function runRecall(opts: RecallCliOptions, io: CliIO, deps: RecallCommandDeps = {}): Promise<number> {
   const hasQuery = typeof opts.query === 'string';
   const hasQueries = typeof opts.queries === 'string';
   if (hasQuery === hasQueries) return fail(io, 'give exactly one of --query and --queries');
@@ -126,7 +131,14 @@ export async function runRecall(opts: RecallCliOptions, io: CliIO): Promise<numb
     return fail(io, `the vector cache ${semantic.cacheDir} is inside --channel-dir, which recall never writes to: pick another --vector-cache`);
   }
   // Not a reply: the command waits for every line's vector, then for each query's.
-  const recall = buildRecallService({ semantic, logger, queryTimeoutMs: 30_000 });
+  const recall = buildRecallService({
+    semantic,
+    logger,
+    queryTimeoutMs: 30_000,
+    localModel: deps.localModel,
+    // One line a person reads, not a logged stack: the result is still printed, by words.
+    onMeaningUnavailable: (why) => io.stderr.write(`minutes recall: meaning is unavailable (${why}); recalling by words only\n`),
+  });
   try {
     await recall.indexAll({ channelDirs: [channelDir], workspaceDir }, (lines) => {
       // Only a first run over a large folder takes long enough to need saying (~13 ms a line).

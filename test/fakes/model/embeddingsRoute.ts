@@ -5,19 +5,22 @@ import { sendJson } from './sse';
 /**
  * `POST /v1/embeddings` in OpenAI's wire format, for the api mode of recall: vectors come from the
  * tests' deterministic concept embedder (test/helpers/embedder.ts), so a test knows which texts are
- * close. Scripted failures: `fail` answers that many requests with a 500 first.
+ * close. Scripted failures: `fail` answers that many requests with a 500 first, `junk` that many
+ * with a 200 whose body is an HTML page (a proxy's), not JSON.
  */
 export interface FakeEmbeddings {
   concepts: Record<string, string>;
   dims: number;
   /** Requests still to answer with a 500. */
   fail: number;
+  /** Requests still to answer with a 200 that is not JSON. */
+  junk: number;
   /** Every request's inputs and model, in arrival order. */
   requests: { model: string; input: string[] }[];
 }
 
 export function fakeEmbeddings(): FakeEmbeddings {
-  return { concepts: {}, dims: 64, fail: 0, requests: [] };
+  return { concepts: {}, dims: 64, fail: 0, junk: 0, requests: [] };
 }
 
 export function sendEmbeddings(state: FakeEmbeddings, raw: string, res: ServerResponse): void {
@@ -35,6 +38,12 @@ export function sendEmbeddings(state: FakeEmbeddings, raw: string, res: ServerRe
   if (state.fail > 0) {
     state.fail--;
     return sendJson(res, 500, { error: { type: 'server_error', message: 'fake embeddings failure' } });
+  }
+  if (state.junk > 0) {
+    state.junk--;
+    res.writeHead(200, { 'content-type': 'application/json' });
+    res.end('<html><body>502 Bad Gateway</body></html>');
+    return;
   }
   sendJson(res, 200, {
     object: 'list',
