@@ -1,9 +1,8 @@
 import { execFileSync } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
-import { startFakeModelServer, FakeModelServer } from '../fakes/model/server';
-import { secretaryModel } from '../condense/helpers';
 import { runCli } from '../helpers/cli';
+import { condensedChannel } from '../helpers/condensedChannel';
 import { makeTmpDir } from '../helpers/tmp';
 
 /**
@@ -12,60 +11,18 @@ import { makeTmpDir } from '../helpers/tmp';
  * is copied or its files are touched; a CONTEXT.md that really misses a condensation is still found.
  */
 describe('audit of a channel made by minutes condense', () => {
-  let fake: FakeModelServer;
   let tmp: ReturnType<typeof makeTmpDir>;
   let root: string;
   let chan: string;
-  beforeEach(async () => {
+  beforeEach(() => {
     tmp = makeTmpDir();
-    fake = await startFakeModelServer({ handler: secretaryModel() });
     root = path.join(tmp.dir, 'channels');
     chan = path.join(root, 'local', 'orders');
-    fs.mkdirSync(chan, { recursive: true });
   });
-  afterEach(async () => {
-    await fake.close();
-    tmp.cleanup();
-  });
-  const env = (dataDir = root) => ({ ANTHROPIC_API_KEY: 'test-key', ANTHROPIC_BASE_URL: fake.anthropicBaseURL, MINUTES_DATA_DIR: dataDir });
+  afterEach(() => tmp.cleanup());
 
-  function transcript(name: string, start: string, lines: [string, string][]): string {
-    const file = path.join(tmp.dir, name);
-    const t0 = Date.parse(start);
-    fs.writeFileSync(
-      file,
-      lines.map(([author, content], i) => JSON.stringify({ author, timestamp: new Date(t0 + i * 60_000).toISOString(), content })).join('\n') + '\n',
-    );
-    return file;
-  }
-
-  async function condense(file: string): Promise<void> {
-    const r = await runCli(['condense', '--channel-dir', chan, '--transcript', file, '--apply'], { env: env(), cwd: tmp.dir });
-    expect(r.stderr).not.toMatch(/error/i);
-    expect(r.code).toBe(0);
-  }
-
-  async function buildChannel(): Promise<{ afterFirst: Record<string, string> }> {
-    await condense(
-      transcript('first.jsonl', '2026-11-20T10:00:00Z', [
-        ['al', 'where do the orders live?'],
-        ['bo', 'decision: we keep the orders database tables in MySQL'],
-        ['al', 'todo: al: set up the MySQL replicas by Friday'],
-      ]),
-    );
-    const keep = ['CONTEXT.md', path.join('.minutes', 'context.json')];
-    const afterFirst = Object.fromEntries(keep.map((f) => [f, fs.readFileSync(path.join(chan, f), 'utf8')]));
-    await condense(
-      transcript('second.jsonl', '2026-11-24T10:00:00Z', [
-        ['al', 'MySQL cannot keep up with the order volume'],
-        ['bo', 'decision: move the orders database to Postgres'],
-        ['al', 'todo: bo: migrate the orders tables off MySQL due 2026-12-01'],
-      ]),
-    );
-    return { afterFirst };
-  }
-
-  const audit = (dataDir = root) => runCli(['audit'], { env: env(dataDir), cwd: tmp.dir });
+  const buildChannel = () => condensedChannel({ root, scratch: tmp.dir });
+  const audit = (dataDir = root) => runCli(['audit'], { env: { MINUTES_DATA_DIR: dataDir }, cwd: tmp.dir });
 
   it("passes: the new decision's own action item is not a restatement of the one it replaced", async () => {
     await buildChannel();
