@@ -1,3 +1,4 @@
+import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { dashboardCacheDir, runDashboard } from '../../src/cli/commands/dashboard';
@@ -48,6 +49,15 @@ describe('minutes dashboard (command)', () => {
     expect(r.code).toBe(0);
     expect(r.stdout).toMatch(/^minutes dashboard: http:\/\/0\.0\.0\.0:\d+\/ .*token required/);
     expect(hashTree(path.join(tmp.dir, 'root'))).toBe(before);
+  });
+
+  it('refuses a folder that does not look like a data root, in one line', async () => {
+    const home = path.join(tmp.dir, 'home');
+    fs.mkdirSync(path.join(home, 'Documents'), { recursive: true });
+    const r = await withCapturedIO((io) => runDashboard({ port: 0, semantic: 'off' }, io), { env: { MINUTES_DATA_DIR: home }, cwd: tmp.dir });
+    expect(r.code).toBe(2);
+    expect(r.stdout).toBe('');
+    expect(r.stderr).toMatch(/^minutes dashboard: .*home does not look like a Minutes data root .*MINUTES_DATA_DIR[^\n]*\n$/);
   });
 
   it("keeps recall's vector cache out of the data root", () => {

@@ -1,7 +1,7 @@
-import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { createDashboard, isLoopback } from '../../dashboard/server';
+import { dataRootProblem } from '../../memory/dataRoot';
 import { buildRecallService } from '../../memory/hybridRecall';
 import type { CliIO } from '../../shared/cliIO';
 import { settingsFor } from './common';
@@ -39,8 +39,9 @@ export async function runDashboard(opts: DashboardCliOptions, io: CliIO, signal?
   const logger = quietLoggerFor(io);
   if (!logger) return 2;
   const root = path.resolve(settings.dataDir);
-  if (!fs.statSync(root, { throwIfNoEntry: false })?.isDirectory()) {
-    io.stderr.write(`minutes dashboard: the data root ${root} does not exist: set MINUTES_DATA_DIR to your channels folder\n`);
+  const rootProblem = dataRootProblem(root);
+  if (rootProblem) {
+    io.stderr.write(`minutes dashboard: ${rootProblem}\n`);
     return 2;
   }
   const mode = opts.semantic ?? settings.semantic.mode;
