@@ -25,7 +25,8 @@ export function dataRootShape(dir: string): DataRootShape {
   if (!st.isDirectory()) return { kind: 'file' };
   const entries = fs.readdirSync(dir, { withFileTypes: true }).filter((e) => !e.name.startsWith('.'));
   if (entries.length === 0) return { kind: 'empty' };
-  const isDir = (e: fs.Dirent) => e.isDirectory() || (e.isSymbolicLink() && fs.statSync(path.join(dir, e.name), { throwIfNoEntry: false })?.isDirectory() === true);
+  const isDir = (e: fs.Dirent) =>
+    e.isDirectory() || (e.isSymbolicLink() && fs.statSync(path.join(dir, e.name), { throwIfNoEntry: false })?.isDirectory() === true);
   const root = entries.some((e) => isDir(e) && (isSnowflake(e.name) || e.name === 'local' || e.name === 'workspace'));
   if (root) return { kind: 'root' };
   return entries.some((e) => CHANNEL_FILES.has(e.name)) ? { kind: 'channel' } : { kind: 'other' };

@@ -36,7 +36,11 @@ describe('audit: what it checks is what it says', () => {
     const r = await runCli(['audit'], { env: { MINUTES_DATA_DIR: home }, cwd: tmp.dir });
     expect(r.code).toBe(2);
     expect(r.stdout).toBe('');
-    expect(r.stderr.trim().split('\n')).toEqual([expect.stringMatching(/^minutes audit: .*home does not look like a Minutes data root \(no server folders, local\/ or workspace\/ in it\): set MINUTES_DATA_DIR/)]);
+    expect(r.stderr.trim().split('\n')).toEqual([
+      expect.stringMatching(
+        /^minutes audit: .*home does not look like a Minutes data root \(no server folders, local\/ or workspace\/ in it\): set MINUTES_DATA_DIR/,
+      ),
+    ]);
 
     const chan = path.join(tmp.dir, 'chan');
     fs.mkdirSync(chan);
