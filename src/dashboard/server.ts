@@ -99,6 +99,17 @@ export function createDashboard(o: DashboardOptions): { server: http.Server; lis
     return page('Channels', homeBody(ctx, rows));
   }
 
+  // Rendering 300 condensations to text on every search doubled its time: kept while a body is unchanged.
+  const plainTexts = new Map<string, { body: string; text: string }>();
+  function plainOf(u: Unit, c: Condensation): string {
+    const key = `${u.key}/${c.id}`;
+    const hit = plainTexts.get(key);
+    if (hit && hit.body === c.body) return hit.text;
+    const text = md.text(c.body);
+    plainTexts.set(key, { body: c.body, text });
+    return text;
+  }
+
   async function search(ctx: ViewCtx, q: string, scope: string): Promise<string> {
     const units = (await listUnits(o.root)).filter((u) => !scope || u.key === scope);
     const hits: SearchHit[] = [];
@@ -112,7 +123,7 @@ export function createDashboard(o: DashboardOptions): { server: http.Server; lis
         const text: SearchHit['text'] = [];
         for (const c of await readCondensations(u, parses)) {
           // The words a reader sees, not the markup (`**Date:**`, `##`): matched and shown alike.
-          const plain = `${c.topic} ${md.text(c.body)}`;
+          const plain = `${c.topic} ${plainOf(u, c)}`;
           const hay = plain.toLowerCase();
           if (!words.every((w) => hay.includes(w))) continue;
           text.push({ c, snippet: snippetAt(plain, hay.indexOf(words[0]!)) });
