@@ -6,6 +6,7 @@ import type { ChannelStore } from '../memory/store';
 import { StoreError } from '../memory/storeErrors';
 import type { ChatEngine } from './engine';
 import { emptyConversation } from '../shared/conversation';
+import { stripInternalMarkers } from '../shared/markers';
 import { UpkeepState, upkeepStateFile } from '../shared/upkeepState';
 import type { UsageBook } from './usage';
 import { appendHistoryBlock } from '../memory/history';
@@ -64,8 +65,8 @@ export async function forgetCommand(ctx: CommandContext, ref: ChannelRef, id: st
 }
 
 export async function contextCommand(ctx: CommandContext, ref: ChannelRef): Promise<string> {
-  const text = await ctx.store.read(ctx.store.parentRef(ref), 'CONTEXT.md');
-  return text?.trim() ? text.trim() : 'CONTEXT.md does not exist yet: it is written after the first condensation.';
+  const text = stripInternalMarkers((await ctx.store.read(ctx.store.parentRef(ref), 'CONTEXT.md')) ?? '');
+  return text.trim() ? text.trim() : 'CONTEXT.md does not exist yet: it is written after the first condensation.';
 }
 
 export async function newCommand(ctx: CommandContext, ref: ChannelRef): Promise<string> {

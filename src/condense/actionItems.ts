@@ -105,11 +105,18 @@ export function openItems(items: ActionItem[] | undefined): ActionItem[] {
   return (items ?? []).filter((i) => i.status === 'open');
 }
 
+/**
+ * ", due 2026-12-01" after an item's words, unless the words already say that date ("… due
+ * 2026-12-01"): a date the words only imply ("by Friday") is spelled out, a written one not twice.
+ */
+export function dueSuffix(i: { text: string; due?: string }): string {
+  return i.due && !i.text.includes(i.due) ? `, due ${i.due}` : '';
+}
+
 /** One line per open item, for CONTEXT.md and `/actions`. */
 export function formatItem(i: ActionItem): string {
   const who = i.owner ? ` — ${i.owner}` : '';
-  const due = i.due ? `, due ${i.due}` : '';
-  return `\`${i.id}\` ${i.text.replace(/\s+/g, ' ')}${who}${due} _(from ${i.opened})_`;
+  return `\`${i.id}\` ${i.text.replace(/\s+/g, ' ')}${who}${dueSuffix(i)} _(from ${i.opened})_`;
 }
 
 /** Closes an open item; the reason when it cannot. */

@@ -7,6 +7,7 @@ import { MalformedStateError } from '../memory/storeErrors';
 import { ActionItem, staleItems } from './actionItems';
 import { archiveStaleness, ContextData, ContextDecision, contextStaleness } from './contextDoc';
 import { readContext, writeContextFiles } from './contextFiles';
+import { readLedger } from './ledger';
 import { pointSuperseded } from './memoryLink';
 import { readFrontmatter } from './render';
 
@@ -114,14 +115,6 @@ async function readText(file: string): Promise<string | null> {
   }
 }
 
-async function mtime(file: string): Promise<number | null> {
-  try {
-    return (await fs.stat(file)).mtimeMs;
-  } catch {
-    return null;
-  }
-}
-
 async function readContextData(store: ChannelStore, ref: ChannelRef): Promise<ContextData | MalformedStateError> {
   try {
     return await readContext(store, ref);
@@ -129,6 +122,55 @@ async function readContextData(store: ChannelStore, ref: ChannelRef): Promise<Co
     if (err instanceof MalformedStateError) return err;
     throw err;
   }
+}
+
+/**
+ * Condensations filed but not folded into context.json (an interrupted run), found by content: a
+ * file whose frontmatter names a ledger key context.json does not know, and a ledger entry that
+ * filed a condensation whose decision context.json does not hold (also when the file is gone).
+ */
+async function unfoldedCondensations(store: ChannelStore, ref: ChannelRef, data: ContextData): Promise<string[] | MalformedStateError> {
+  const p = store.paths(ref);
+  const knownFiles = new Set(data.decisions.map((d) => d.file).filter(Boolean));
+  const knownDecisions = new Set(data.decisions.map((d) => d.id));
+  const out = new Set<string>();
+  // Silent on purpose: a missing file or folder is the empty case.
+  const names = await fs.readdir(p.condensations).catch(() => [] as string[]);
+  for (const n of names.filter((x) => x.endsWith('.md')).sort()) {
+    const fm = readFrontmatter((await readText(path.join(p.condensations, n))) ?? '');
+    if (fm?.ledger_key && !knownFiles.has(n)) out.add(n);
+  }
+  let ledger;
+  try {
+    ledger = await readLedger(store, ref);
+  } catch (err) {
+    if (err instanceof MalformedStateError) return err;
+    throw err;
+  }
+  for (const e of Object.values(ledger.entries)) {
+    if (e.steps.filed && !knownDecisions.has(e.decisionId)) out.add(e.steps.filed);
+  }
+  return [...out].sort();
+}
+
+/**
+ * What MEMORY.md holds for the decisions in force: their own entries (the decision, its
+ * constraints, its action items), by id and by the condensation named as their source. Such a line
+ * may name what its decision replaced ("migrate the orders tables off MySQL"): it is the change
+ * itself, not a stale claim.
+ */
+function currentDecisionLines(data: ContextData): { memoryIds: Set<string>; sources: Set<string> } {
+  const current = data.decisions.filter((d) => !d.supersededBy);
+  const ids = new Set(current.map((d) => d.id));
+  const memoryIds = [
+    ...current.map((d) => d.memoryId),
+    ...data.constraints.filter((c) => ids.has(c.decisionId)).map((c) => c.memoryId),
+    ...(data.actions ?? []).filter((i) => ids.has(i.decisionId)).map((i) => i.memoryId),
+  ];
+  return {
+    memoryIds: new Set(memoryIds.filter((m): m is string => !!m)),
+    sources: new Set(current.filter((d) => d.file).map((d) => `condensation ${d.file}`)),
+  };
 }
 
 export async function auditChannel(o: AuditOptions): Promise<ChannelAudit> {
@@ -140,24 +182,14 @@ export async function auditChannel(o: AuditOptions): Promise<ChannelAudit> {
   if (data instanceof MalformedStateError) return { ...report, context: data.message };
   report.staleActions = staleItems(data.actions, o.now, o.staleActionDays ?? DEFAULT_STALE_ACTION_DAYS);
 
-  // Condensations on disk that context.json does not know, and the newest one's age.
-  let newestCondMtime = 0;
-  const known = new Set(data.decisions.map((d) => d.file).filter(Boolean));
-  // Silent on purpose: a missing file or folder is the empty case.
-  const names = await fs.readdir(p.condensations).catch(() => [] as string[]);
-  for (const n of names.filter((x) => x.endsWith('.md')).sort()) {
-    const file = path.join(p.condensations, n);
-    const fm = readFrontmatter((await readText(file)) ?? '');
-    if (!fm) continue;
-    if (!known.has(n) && fm.ledger_key) report.unfolded.push(n);
-    if (!fm.superseded_by) newestCondMtime = Math.max(newestCondMtime, (await mtime(file)) ?? 0);
-  }
+  const unfolded = await unfoldedCondensations(store, ref, data);
+  if (unfolded instanceof MalformedStateError) return { ...report, context: unfolded.message };
+  report.unfolded = unfolded;
 
   if (!ref.privateThread) {
+    // By content only: a copy (`cp -r`) or a `touch` changes file times, never what a file says.
     const current = await readText(p.context);
     report.context = contextStaleness(current, data) ?? archiveStaleness(await readText(p.contextArchive), data);
-    const ctxTime = await mtime(p.context);
-    if (!report.context && ctxTime !== null && newestCondMtime > ctxTime) report.context = 'CONTEXT.md is older than the newest condensation';
     if (report.context && o.fix) {
       await store.exclusive(p, () => writeContextFiles(store, p, data, data));
       report.contextFixed = true;
@@ -166,12 +198,12 @@ export async function auditChannel(o: AuditOptions): Promise<ChannelAudit> {
 
   const byId = new Map(data.decisions.map((d) => [d.id, d]));
   const superseded = data.decisions.filter((d) => d.kind === 'decision' && d.supersededBy);
-  const currentMemoryIds = new Set(data.decisions.filter((d) => !d.supersededBy && d.memoryId).map((d) => d.memoryId));
+  const own = currentDecisionLines(data);
   const check = (file: string, text: string | null): { d: ContextDecision; by: ContextDecision; line: number; text: string; id?: string }[] => {
     const out: { d: ContextDecision; by: ContextDecision; line: number; text: string; id?: string }[] = [];
     if (!text) return out;
     for (const l of parseMemory(text)) {
-      if (l.kind !== 'entry' || l.superseded || (l.id && currentMemoryIds.has(l.id))) continue;
+      if (l.kind !== 'entry' || l.superseded || (l.id && own.memoryIds.has(l.id)) || (l.source && own.sources.has(l.source))) continue;
       for (const d of superseded) {
         const by = byId.get(d.supersededBy as string);
         if (!by) continue;

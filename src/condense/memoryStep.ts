@@ -1,7 +1,7 @@
 import type { MemoryOp } from '../memory/memoryOps';
 import type { ChannelPaths, ChannelRef } from '../memory/paths';
 import type { ChannelStore } from '../memory/store';
-import type { ActionItem } from './actionItems';
+import { ActionItem, dueSuffix } from './actionItems';
 import { ContextData, lapsedConstraintMemoryIds } from './contextDoc';
 import { findEntryId, pointSuperseded } from './memoryLink';
 import type { CondensationDraft } from './types';
@@ -21,7 +21,7 @@ export interface MemoryStepDeps {
 }
 
 export function actionMemoryText(topic: string, i: ActionItem): string {
-  return `Action item ${i.id} (${topic}): ${i.text}${i.owner ? ` — ${i.owner}` : ''}${i.due ? `, due ${i.due}` : ''}`;
+  return `Action item ${i.id} (${topic}): ${i.text}${i.owner ? ` — ${i.owner}` : ''}${dueSuffix(i)}`;
 }
 
 export async function condensationMemoryStep(

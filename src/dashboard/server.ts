@@ -96,7 +96,18 @@ export function createDashboard(o: DashboardOptions): { server: http.Server; lis
       });
       rows.push({ unit: u, label: names.label, guildLabel: names.guild, decisions: conds.length, newest: conds.at(-1)?.date, flags });
     }
-    return page('Channels', homeBody(ctx, rows), o.token);
+    return page('Channels', homeBody(ctx, rows));
+  }
+
+  // Rendering 300 condensations to text on every search doubled its time: kept while a body is unchanged.
+  const plainTexts = new Map<string, { body: string; text: string }>();
+  function plainOf(u: Unit, c: Condensation): string {
+    const key = `${u.key}/${c.id}`;
+    const hit = plainTexts.get(key);
+    if (hit && hit.body === c.body) return hit.text;
+    const text = md.text(c.body);
+    plainTexts.set(key, { body: c.body, text });
+    return text;
   }
 
   async function search(ctx: ViewCtx, q: string, scope: string): Promise<string> {
@@ -105,18 +116,22 @@ export function createDashboard(o: DashboardOptions): { server: http.Server; lis
     const words = q.toLowerCase().split(/\s+/).filter(Boolean);
     if (q) {
       for (const u of units) {
+        // Lines without a vector yet are embedded first (once; the cache keeps them), so the first
+        // search finds what the second does instead of scoring by words alone.
+        await o.recall.indexAll({ channelDirs: u.recallDirs });
         const r = await o.recall.recall({ channelDirs: u.recallDirs, query: q });
         const text: SearchHit['text'] = [];
         for (const c of await readCondensations(u, parses)) {
-          const hay = `${c.topic}\n${c.body}`.toLowerCase();
+          // The words a reader sees, not the markup (`**Date:**`, `##`): matched and shown alike.
+          const plain = `${c.topic} ${plainOf(u, c)}`;
+          const hay = plain.toLowerCase();
           if (!words.every((w) => hay.includes(w))) continue;
-          const at = hay.indexOf(words[0]!);
-          text.push({ c, snippet: `${c.topic}\n${c.body}`.slice(Math.max(0, at - 60), at + 140).replace(/\s+/g, ' ') });
+          text.push({ c, snippet: snippetAt(plain, hay.indexOf(words[0]!)) });
         }
         hits.push({ unit: u, label: (await unitLabel(o.root, u)).label, items: r.items, text });
       }
     }
-    return page(q ? `Search: ${q}` : 'Search', searchBody(ctx, q, scope, o.recall.semantic, hits), o.token);
+    return page(q ? `Search: ${q}` : 'Search', searchBody(ctx, q, scope, o.recall.semantic, hits));
   }
 
   async function route(url: URL, ctx: ViewCtx): Promise<string | null> {
@@ -144,18 +159,20 @@ export function createDashboard(o: DashboardOptions): { server: http.Server; lis
     if (ci >= 0) {
       if (rest.length !== ci + 2) return null;
       const c: Condensation | undefined = conds.find((x) => x.id === rest[ci + 1]);
-      return c ? page(c.topic, condensationBody(ctx, unit, c, conds), o.token) : null;
+      return c ? page(c.topic, condensationBody(ctx, unit, c, conds)) : null;
     }
     // A private thread has no CONTEXT.md of its own: the parent's is not shown under it either.
     const context = unit.threadId ? null : await readText(path.join(unit.dir, 'CONTEXT.md'));
+    const archive = unit.threadId ? null : await readText(path.join(unit.dir, 'CONTEXT.archive.md'));
     const body = channelBody(ctx, unit, {
       context,
+      archive,
       conds,
       memory: await readMemory(unit),
       history: await readText(path.join(unit.dir, 'HISTORY.md')),
       filter: url.searchParams.get('filter') ?? '',
     });
-    return page(label, body, o.token);
+    return page(label, body);
   }
 
   const server = http.createServer((req, res) => {
@@ -163,9 +180,10 @@ export function createDashboard(o: DashboardOptions): { server: http.Server; lis
       const url = new URL(req.url ?? '/', 'http://dashboard.invalid');
       const headers: Record<string, string> = {
         'content-type': 'text/html; charset=utf-8',
-        // No script at all: even a renderer bug cannot run planted code.
-        'content-security-policy':
-          "default-src 'none'; style-src 'unsafe-inline'; img-src 'self' https: data:; form-action 'self'; base-uri 'none'; frame-ancestors 'none'",
+        // No script at all: even a renderer bug cannot run planted code. Images only from the
+        // dashboard itself: an image link pasted into memory must not make every reader's browser
+        // call an outside server (it would learn who reads the memory, and when).
+        'content-security-policy': "default-src 'none'; style-src 'unsafe-inline'; img-src 'self'; form-action 'self'; base-uri 'none'; frame-ancestors 'none'",
         'x-content-type-options': 'nosniff',
         'referrer-policy': 'no-referrer',
       };
@@ -185,6 +203,16 @@ export function createDashboard(o: DashboardOptions): { server: http.Server; lis
           return;
         }
         headers['set-cookie'] = `minutes_token=${encodeURIComponent(o.token)}; HttpOnly; SameSite=Strict; Path=/`;
+        if (url.searchParams.has('token')) {
+          // The cookie carries it from now on: the token leaves the address bar (and the history,
+          // and what a reader copies and pastes to someone else).
+          url.searchParams.delete('token');
+          const q = url.searchParams.toString();
+          // One leading slash: `//host` in a Location would send the browser to another site.
+          const to = `/${url.pathname.replace(/^\/+/, '')}${q ? `?${q}` : ''}`;
+          res.writeHead(303, { ...headers, location: to }).end();
+          return;
+        }
       }
       const ctx: ViewCtx = { md, href: (p) => p };
       const html = await route(url, ctx);
@@ -213,6 +241,13 @@ export function createDashboard(o: DashboardOptions): { server: http.Server; lis
             () => undefined,
             () => undefined,
           );
+          // The sentence model loads and every line is embedded in the background from the start
+          // (as the bot loads it at start), so the first search does not wait for all of it.
+          o.recall.prepare();
+          // A failure is the recall service's to log; searches then go by words.
+          void listUnits(o.root)
+            .then((units) => Promise.all(units.map((u) => o.recall.indexAll({ channelDirs: u.recallDirs }))))
+            .catch(() => undefined);
           resolve(`http://${h}:${a.port}/`);
         });
       }),
@@ -236,4 +271,14 @@ async function queuedThreads(channelDir: string): Promise<number> {
     for (const r of parsedJsonLines(text)) if (r && typeof (r as { threadId?: unknown }).threadId === 'string') ids.add((r as { threadId: string }).threadId);
   }
   return ids.size;
+}
+
+/** About 200 characters of `text` around `at`, cut at spaces, with an ellipsis where it was cut. */
+export function snippetAt(text: string, at: number): string {
+  let from = Math.max(0, at - 60);
+  let to = Math.min(text.length, at + 140);
+  const space = text.indexOf(' ', from);
+  if (from > 0 && space >= 0 && space < at) from = space + 1;
+  if (to < text.length) to = Math.max(text.lastIndexOf(' ', to), at + 1);
+  return `${from > 0 ? '…' : ''}${text.slice(from, to).trim()}${to < text.length ? '…' : ''}`;
 }

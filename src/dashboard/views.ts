@@ -2,13 +2,13 @@ import path from 'node:path';
 import type { MemoryLine } from '../memory/entries';
 import type { RecallItem } from '../memory/recall';
 import { chainOf, Condensation, Unit } from './data';
-import { esc, safeHref } from './html';
+import { esc, LinkTarget, Markdown, safeHref } from './html';
 import { timelineSvg } from './timeline';
 
 /** Page bodies: every value from the data root goes through esc() or the markdown renderer. */
 export interface ViewCtx {
-  md: (src: string) => string;
-  /** Appends the access token to a link when one is in use. */
+  md: Markdown;
+  /** A link to a dashboard page (a token, when in use, rides in its cookie, never in a link). */
   href: (p: string) => string;
 }
 
@@ -37,11 +37,35 @@ function condLink(ctx: ViewCtx, u: Unit, id: string): string {
   return ctx.href(`/channel/${u.key}/c/${encodeURIComponent(id)}`);
 }
 
+/**
+ * Links inside a channel's files are relative to its folder (`condensations/<file>.md`,
+ * `CONTEXT.archive.md`), or for a condensation's own text to `condensations/`: each goes to its
+ * dashboard page, and one to anything else (no page for it) is shown as text.
+ */
+function channelLinks(ctx: ViewCtx, u: Unit, conds: Condensation[], o: { from?: 'condensations' } = {}): LinkTarget {
+  const channel = ctx.href(`/channel/${u.key}`);
+  return (href) => {
+    let rel: string;
+    try {
+      rel = decodeURI(href.replace(/[?#].*$/, ''));
+    } catch {
+      return null;
+    }
+    rel = path.posix.normalize(o.from ? `${o.from}/${rel}` : rel);
+    const cond = /^condensations\/([^/]+)\.md$/.exec(rel);
+    if (cond) return conds.some((c) => c.id === cond[1]) ? condLink(ctx, u, cond[1]!) : null;
+    if (rel === 'CONTEXT.md' && !u.threadId) return `${channel}#context`;
+    if (rel === 'CONTEXT.archive.md' && !u.threadId) return `${channel}#context-archive`;
+    return null;
+  };
+}
+
 export function channelBody(
   ctx: ViewCtx,
   u: Unit,
-  o: { context: string | null; conds: Condensation[]; memory: MemoryLine[]; history: string | null; filter: string },
+  o: { context: string | null; archive: string | null; conds: Condensation[]; memory: MemoryLine[]; history: string | null; filter: string },
 ): string {
+  const links = channelLinks(ctx, u, o.conds);
   const list = [...o.conds]
     .reverse()
     .map((c) => {
@@ -73,12 +97,13 @@ export function channelBody(
   return (
     `<section><h2>Timeline</h2>${timelineSvg(o.conds, (id) => condLink(ctx, u, id))}</section>` +
     `<section><h2>Search this channel</h2><form action="${esc(ctx.href(`/search`))}" method="get"><input type="hidden" name="in" value="${esc(u.key)}"><input name="q" aria-label="search this channel"> <button>Search</button></form></section>` +
-    `<section><h2>CONTEXT.md</h2>${o.context ? `<div class="md">${ctx.md(o.context)}</div>` : '<p class="muted">none</p>'}</section>` +
+    `<section id="context"><h2>CONTEXT.md</h2>${o.context ? `<div class="md">${ctx.md(o.context, { links })}</div>` : '<p class="muted">none</p>'}</section>` +
+    (o.archive ? `<section id="context-archive"><h2>CONTEXT.archive.md</h2><div class="md">${ctx.md(o.archive, { links })}</div></section>` : '') +
     `<section><h2>Condensations (${o.conds.length})</h2><ul>${list}</ul></section>` +
     `<section><h2>Supersession chains</h2>${chains || '<p class="muted">none</p>'}</section>` +
     `<section><h2>MEMORY.md (${o.memory.length} entries)</h2><form method="get"><input name="filter" value="${esc(o.filter)}" aria-label="filter memory"> <button>Filter</button></form>` +
     `<table><thead><tr><th>id</th><th>entry</th><th>from</th><th>date</th></tr></thead><tbody>${mem}</tbody></table></section>` +
-    `<section><h2>HISTORY.md</h2>${o.history ? `<div class="md">${ctx.md(o.history.slice(-20000))}</div>` : '<p class="muted">none</p>'}</section>`
+    `<section><h2>HISTORY.md</h2>${o.history ? `<div class="md">${ctx.md(o.history.slice(-20000), { links })}</div>` : '<p class="muted">none</p>'}</section>`
   );
 }
 
@@ -95,7 +120,7 @@ export function condensationBody(ctx: ViewCtx, u: Unit, c: Condensation, all: Co
     `<p><a href="${esc(ctx.href(`/channel/${u.key}`))}">← back to the channel</a>${post ? ` · <a href="${esc(post)}" rel="noopener noreferrer">Discord message</a>` : ''}</p>` +
     `<section><h2>Supersedes</h2>${c.supersedes.length ? c.supersedes.map(ref).join(', ') : '<span class="muted">nothing</span>'}</section>` +
     `<section><h2>Superseded by</h2>${c.supersededBy ? ref(c.supersededBy) : '<span class="muted">nothing (current)</span>'}</section>` +
-    `<section><h2>As posted</h2><div class="md">${ctx.md(c.body)}</div></section>` +
+    `<section><h2>As posted</h2><div class="md">${ctx.md(c.body, { links: channelLinks(ctx, u, all, { from: 'condensations' }) })}</div></section>` +
     `<section><h2>Frontmatter</h2><table>${fm}</table></section>`
   );
 }

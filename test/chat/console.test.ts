@@ -5,6 +5,7 @@ import { makeTmpDir } from '../helpers/tmp';
 import { DEFAULT_MODELS } from '../../src/llm/provider';
 import { RECALL_BLOCK_NOTE } from '../../src/prompt/recallBlock';
 import { blocks, runCli } from '../helpers/cli';
+import { condensedChannel } from '../helpers/condensedChannel';
 
 let fake: FakeModelServer;
 let tmp: ReturnType<typeof makeTmpDir>;
@@ -62,6 +63,17 @@ describe('console mode protocol', () => {
     expect(b[4]).toMatch(/Forgot m-aaaaaa/);
     expect(b[5]).toBe('MEMORY.md has no entries yet.');
     expect(fake.requests).toHaveLength(0);
+  });
+
+  it('/context shows CONTEXT.md without the markers Minutes keeps in it', async () => {
+    const root = path.join(tmp.dir, 'data');
+    const { dir } = await condensedChannel({ root, scratch: tmp.dir });
+    expect(fs.readFileSync(path.join(dir, 'CONTEXT.md'), 'utf8')).toMatch(/<!-- minutes:context-hash [0-9a-f]{12}/);
+    const r = await runCli(['chat', '--channel', 'orders'], { env, cwd: tmp.dir, input: ['/context'] });
+    const [context] = blocks(r.stdout);
+    expect(context).toMatch(/^# Channel Context\n\n## Current State/);
+    expect(context).toContain('move the orders database to Postgres');
+    expect(context).not.toMatch(/minutes:|<!--/);
   });
 
   it('a bad channel name or a missing provider is one line on stderr', async () => {

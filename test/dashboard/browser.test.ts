@@ -128,12 +128,15 @@ describeBrowser('dashboard in chromium', () => {
     expect(dialogs).toEqual([]);
   });
 
-  it('with a token, the browser gets 401 without it and the page with ?token= (then by cookie)', async () => {
-    const d = await startDashboard(path.join(tmp.dir, 'root'), 'browser-tok');
+  it('with a token, the browser gets 401 without it and the page with ?token= (then by cookie, the token gone from the address bar)', async () => {
+    const token = 'b7e2c9a41f0d3e8a6c5b4d2e1f0a9b8c';
+    const d = await startDashboard(path.join(tmp.dir, 'root'), token);
     try {
       const r = await page.goto(d.url);
       expect(r?.status()).toBe(401);
-      expect((await page.goto(`${d.url}?token=browser-tok`))?.status()).toBe(200);
+      expect((await page.goto(`${d.url}?token=${token}`))?.status()).toBe(200);
+      // The token left the address bar once the cookie was set.
+      expect(page.url()).toBe(d.url);
       expect((await page.goto(`${d.url}channel/${ids.channelKey}`))?.status()).toBe(200);
     } finally {
       await d.close();

@@ -1,5 +1,5 @@
 import http from 'node:http';
-import { generateDataRoot } from '../helpers/dashboardData';
+import { CHANNEL, generateDataRoot, GUILD } from '../helpers/dashboardData';
 import { makeTmpDir } from '../helpers/tmp';
 import { hashTree, startDashboard } from './helpers';
 
@@ -157,16 +157,40 @@ describe('dashboard token', () => {
   afterAll(() => tmp.cleanup());
 
   it('with a token every request without it gets 401; header, query and cookie are accepted', async () => {
-    const d = await startDashboard(tmp.dir, 's3cret-token');
+    const token = 'f3a9c1d2e4b5a6978877665544332211';
+    const d = await startDashboard(tmp.dir, token);
     try {
       expect((await rawGet(d.url, '/')).status).toBe(401);
       expect((await rawGet(d.url, '/?token=wrong')).status).toBe(401);
-      expect((await rawGet(d.url, '/', { 'x-minutes-token': 's3cret-token' })).status).toBe(200);
-      expect((await rawGet(d.url, '/', { authorization: 'Bearer s3cret-token' })).status).toBe(200);
-      const q = await rawGet(d.url, '/?token=s3cret-token');
-      expect(q.status).toBe(200);
+      expect((await rawGet(d.url, '/', { 'x-minutes-token': token })).status).toBe(200);
+      expect((await rawGet(d.url, '/', { authorization: `Bearer ${token}` })).status).toBe(200);
+      const q = await rawGet(d.url, `/?token=${token}`);
       const cookie = String(q.headers['set-cookie']).split(';')[0]!;
+      expect(cookie).toBe(`minutes_token=${token}`);
       expect((await rawGet(d.url, '/search?q=x', { cookie })).status).toBe(200);
+    } finally {
+      await d.close();
+    }
+  });
+
+  it('?token= leaves the address bar: the cookie is set and the browser is sent to the same page without it', async () => {
+    const token = 'f3a9c1d2e4b5a6978877665544332211';
+    const d = await startDashboard(tmp.dir, token);
+    try {
+      const q = await rawGet(d.url, `/search?q=orders&token=${token}&in=${GUILD}%2F${CHANNEL}`);
+      expect(q.status).toBe(303);
+      expect(q.headers.location).toBe(`/search?q=orders&in=${GUILD}%2F${CHANNEL}`);
+      expect(String(q.headers['set-cookie'])).toMatch(/^minutes_token=f3a9[^;]*; HttpOnly; SameSite=Strict/);
+      expect((await rawGet(d.url, `/?token=${token}`)).headers.location).toBe('/');
+      // Never to another site: `//host` in a Location is a link to that host.
+      expect((await rawGet(d.url, `/.//evil.example/x?token=${token}`)).headers.location).toBe('/evil.example/x');
+      // The pages it serves carry the token in no link or form.
+      const cookie = String(q.headers['set-cookie']).split(';')[0]!;
+      const home = await rawGet(d.url, '/', { cookie });
+      expect(home.status).toBe(200);
+      expect(home.body).not.toContain(token);
+      const page = await rawGet(d.url, `/channel/${GUILD}/${CHANNEL}`, { cookie });
+      expect(page.body).not.toContain(token);
     } finally {
       await d.close();
     }

@@ -42,4 +42,44 @@ describe('dashboard search with meaning', () => {
       tmp.cleanup();
     }
   });
+
+  it('the first search finds what the second does: the model loads and lines are embedded from the start, and a search waits for its lines', async () => {
+    const tmp = makeTmpDir('minutes-dash-sem-');
+    const root = path.join(tmp.dir, 'root');
+    const ids = generateDataRoot(root, { condensations: 3, entries: 40 });
+    const logger = silentLogger();
+    // A model that takes a while to load: its first batch answers after 400 ms.
+    const inner = conceptEmbedder({ database: 'db', postgres: 'db', mysql: 'db', sqlite: 'db', storage: 'db' });
+    let loaded: Promise<void> | undefined;
+    const asked: string[][] = [];
+    const embedder = {
+      ...inner,
+      embed: async (texts: string[], o?: Parameters<typeof inner.embed>[1]) => {
+        asked.push(texts);
+        loaded ??= new Promise((resolve) => setTimeout(resolve, 400));
+        await loaded;
+        return inner.embed(texts, o);
+      },
+    };
+    const vectors = new CandidateVectors({ embedder, cache: new VectorCache({ dir: path.join(tmp.dir, 'vectors'), modelId: embedder.id, logger }), logger });
+    const recall = createRecallService({ lexical: createRecall({ logger }), semantic: 'local', embedder, vectors, logger, queryTimeoutMs: 5_000 });
+    const d = createDashboard({ root, host: '127.0.0.1', port: 0, recall });
+    try {
+      const url = await d.listen();
+      // Loading starts with the dashboard, not with the first search.
+      await new Promise((resolve) => setTimeout(resolve, 50));
+      expect(asked.length).toBeGreaterThan(0);
+      const q = `${url}search?q=${encodeURIComponent('which storage engine for orders')}&in=${ids.channelKey}`;
+      const first = await (await fetch(q)).text();
+      const second = await (await fetch(q)).text();
+      expect(first).toBe(second);
+      // Found by meaning too: every recalled line has its cosine, none the "—" of a line without a vector.
+      expect(first).toMatch(/<td class="score">\d\.\d{3}<\/td><td class="score">\d\.\d{3}<\/td><td class="score">-?\d\.\d{3}<\/td>/);
+      expect(first).not.toContain('<td class="score">—</td>');
+    } finally {
+      await d.close();
+      await recall.close();
+      tmp.cleanup();
+    }
+  });
 });

@@ -1,4 +1,5 @@
 import fs from 'node:fs';
+import { dataRootProblem } from '../../memory/dataRoot';
 import path from 'node:path';
 import { auditChannel, auditIsClean, ChannelAudit, formatAudit, listChannelRefs } from '../../condense/audit';
 import { FolderStore } from '../../condense/folderStore';
@@ -24,11 +25,10 @@ export async function runAudit(opts: AuditCliOptions, io: CliIO): Promise<number
   const logger = quietLoggerFor(io);
   if (!logger) return 2;
   const withDiscord = Boolean((io.env.DISCORD_TOKEN ?? '').trim()) && !opts.channelDir;
-  const rootStat = opts.channelDir ? null : fs.statSync(settings.dataDir, { throwIfNoEntry: false });
-  if (!opts.channelDir && !rootStat?.isDirectory()) {
-    // "All 0 channel folders are consistent" for a mistyped path would hide the mistake.
-    const what = rootStat ? 'is not a folder' : 'does not exist';
-    io.stderr.write(`minutes audit: the data root ${settings.dataDir} ${what}: set MINUTES_DATA_DIR to your channels folder, or use --channel-dir\n`);
+  // "All 0 channel folders are consistent" for a mistyped path would hide the mistake.
+  const rootProblem = opts.channelDir ? null : dataRootProblem(settings.dataDir, '--channel-dir');
+  if (rootProblem) {
+    io.stderr.write(`minutes audit: ${rootProblem}\n`);
     return 2;
   }
   // One folder is checked from its files alone; the Discord part is only for the whole data root.
@@ -66,9 +66,11 @@ export async function runAudit(opts: AuditCliOptions, io: CliIO): Promise<number
   io.stdout.write(
     lines.length
       ? `${lines.join('\n')}\n`
-      : audits.length === 1
-        ? 'The channel folder is consistent.\n'
-        : `All ${audits.length} channel folders are consistent.\n`,
+      : audits.length === 0
+        ? `No channel folders in ${settings.dataDir} yet: the bot makes one the first time it answers in a channel.\n`
+        : audits.length === 1
+          ? 'The channel folder is consistent.\n'
+          : `All ${audits.length} channel folders are consistent.\n`,
   );
   const remaining = audits.some(
     (a) => !auditIsClean(a) && ((a.context && !a.contextFixed) || a.unfolded.length > 0 || a.staleLines.some((s) => !s.fixed && !s.unfixable)),

@@ -1,7 +1,7 @@
-import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { createDashboard, isLoopback } from '../../dashboard/server';
+import { dataRootProblem } from '../../memory/dataRoot';
 import { buildRecallService } from '../../memory/hybridRecall';
 import type { CliIO } from '../../shared/cliIO';
 import { settingsFor } from './common';
@@ -18,6 +18,11 @@ export interface DashboardCliOptions {
 }
 
 export const DEFAULT_PORT = 8787;
+/**
+ * The token guards memory over the network, where it can be tried as fast as requests go: 24
+ * random characters (hex: 96 bits) are far beyond guessing; `abc` or a word is not.
+ */
+export const MIN_TOKEN_CHARS = 24;
 
 /** The bot's cache (inside the data root) is moved to the temp folder; a cache elsewhere is kept. */
 export function dashboardCacheDir(root: string, cacheDir: string): string {
@@ -28,6 +33,12 @@ export function dashboardCacheDir(root: string, cacheDir: string): string {
 export async function runDashboard(opts: DashboardCliOptions, io: CliIO, signal?: AbortSignal): Promise<number> {
   const host = opts.host ?? '127.0.0.1';
   const token = (io.env.MINUTES_DASHBOARD_TOKEN ?? '').trim() || undefined;
+  if (token && token.length < MIN_TOKEN_CHARS) {
+    io.stderr.write(
+      `minutes dashboard: MINUTES_DASHBOARD_TOKEN is ${token.length} characters, too short to resist guessing: use at least ${MIN_TOKEN_CHARS} random ones, e.g. from \`openssl rand -hex 32\` or \`node -e "console.log(require('crypto').randomBytes(32).toString('hex'))"\`\n`,
+    );
+    return 2;
+  }
   if (!isLoopback(host) && !token) {
     io.stderr.write(
       `minutes dashboard: --host ${host} is reachable from other machines: set MINUTES_DASHBOARD_TOKEN to a secret first (it is then required on every request)\n`,
@@ -39,8 +50,9 @@ export async function runDashboard(opts: DashboardCliOptions, io: CliIO, signal?
   const logger = quietLoggerFor(io);
   if (!logger) return 2;
   const root = path.resolve(settings.dataDir);
-  if (!fs.statSync(root, { throwIfNoEntry: false })?.isDirectory()) {
-    io.stderr.write(`minutes dashboard: the data root ${root} does not exist: set MINUTES_DATA_DIR to your channels folder\n`);
+  const rootProblem = dataRootProblem(root);
+  if (rootProblem) {
+    io.stderr.write(`minutes dashboard: ${rootProblem}\n`);
     return 2;
   }
   const mode = opts.semantic ?? settings.semantic.mode;
@@ -51,7 +63,9 @@ export async function runDashboard(opts: DashboardCliOptions, io: CliIO, signal?
   // Same recall as the bot, but its vector cache never goes inside the data root: browsing must
   // leave the data root byte for byte unchanged. MINUTES_VECTOR_CACHE wins when it is outside.
   const cacheDir = dashboardCacheDir(root, settings.semantic.cacheDir);
-  const recall = buildRecallService({ semantic: { ...settings.semantic, mode, cacheDir }, logger });
+  // A person waits for a search, not a reply: its words' vector is waited for while the model loads
+  // (the bot's 150 ms would drop the first searches to words alone).
+  const recall = buildRecallService({ semantic: { ...settings.semantic, mode, cacheDir }, logger, queryTimeoutMs: 30_000 });
   const dash = createDashboard({ root, host, port: opts.port ?? DEFAULT_PORT, token, recall });
   let url: string;
   try {
