@@ -99,7 +99,7 @@ export function createRecallService(o: RecallServiceOptions): RecallService {
         if (any && vectors) vectors.queue(o.lexical.indexOf(input));
         return o.lexical.recall(input);
       }
-      return o.lexical.recall(input, (index) => vectors.cosines(index, qv));
+      return o.lexical.recall(input, (index) => vectors.dense(index, qv));
     },
     async indexAll(input, onQueued) {
       if (!vectors) return;

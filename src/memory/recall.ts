@@ -331,16 +331,22 @@ function score(index: Index, input: RecallInput, now: Date, P: RecallTuning, den
   const gate = top.size > 0 && (passesGate(index, best, bestId, topical, P) || (rareWord && best >= P.rareWordMin));
   const tie = (x: number, y: number) => cands[x].rank - cands[y].rank || x - y;
   let ranked = top.sorted(tie);
-  const cos = dense?.(index);
-  if (cos) {
+  const view = dense?.(index);
+  if (view) {
     const prior = (id: number) => priorOf(index, cands[id], today, P);
-    const fused = fuse({ index, lexical: ranked, lexicalGate: gate, cos, prior, exclude, tuning: P, tie });
+    const content = terms.some((t) => isContentWord(t));
+    const fused = fuse({ index, lexical: ranked, lexicalGate: gate, view, content, prior, exclude, tuning: P, tie });
     if (!fused) return empty;
     ranked = fused;
   } else if (!gate) return empty;
   if (ranked.length === 0) return empty;
   const floor = P.minRelative > 0 ? ranked[0].score * P.minRelative : 0;
   return pack(index, floor > 0 ? ranked.filter((x) => x.score >= floor) : ranked, budget, maxItems);
+}
+
+/** A word that names something: not common in the language, not a bare number, 3+ letters (or CJK). */
+function isContentWord(t: string): boolean {
+  return !isWeakToken(t) && !/^\d+$/.test(t) && (t.length >= 3 || hasCjk(t));
 }
 
 /**

@@ -67,8 +67,14 @@ export interface RecallTuning {
   denseCandidates: number;
   /** …and only those at least this similar (cosine) to the message. */
   denseAdmit: number;
-  /** Meaning alone lets recall speak when the best cosine reaches this (Infinity: never). */
-  denseGate: number;
+  /** Meaning alone never lets recall speak below this cosine (Infinity: never). */
+  denseFloor: number;
+  /** …nor below what everyday chat reaches against the channel (DenseView.chatBar) plus this. */
+  chatBarMargin: number;
+  /** …nor when the message's best cosine with the channel is below its cosine with everyday chat plus this. */
+  chatMargin: number;
+  /** Words alone do not open recall for a message this much closer to everyday chat than to any line. */
+  chatVeto: number;
 }
 
 export const DEFAULT_TUNING: RecallTuning = {
@@ -99,5 +105,8 @@ export const DEFAULT_TUNING: RecallTuning = {
   denseWeight: 0.3,
   denseCandidates: 50,
   denseAdmit: 0.4,
-  denseGate: 0.42,
+  denseFloor: 0.38,
+  chatBarMargin: 0.03,
+  chatMargin: -0.05,
+  chatVeto: 0.2,
 };
