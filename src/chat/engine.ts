@@ -7,7 +7,7 @@ import type { ModelClient, Usage } from '../llm/types';
 import type { ChannelRef } from '../memory/paths';
 import { recallDirs, workspaceDir } from '../memory/paths';
 import { KeyedQueue } from '../shared/queue';
-import type { RecallResult } from '../memory/recall';
+import type { RecallItem, RecallResult } from '../memory/recall';
 import type { RecallService } from '../memory/hybridRecall';
 import { renderRecallBlock } from '../prompt/recallBlock';
 import { decisionLogSources, sourcesLine } from './cite';
@@ -146,6 +146,11 @@ export class ChatEngine {
   /** The recall that would be injected for this text, exactly as a turn would compute it. */
   async recallFor(ref: ChannelRef, query: string): Promise<{ result: RecallResult; block: string }> {
     return this.runRecall(ref, query, this.channelContext(ref));
+  }
+
+  /** A person's explicit search of this conversation's memory: ranked matches, never abstaining. */
+  async searchFor(ref: ChannelRef, query: string, limit: number): Promise<RecallItem[]> {
+    return this.o.recall.search({ ...recallDirs(this.o.store.paths(ref), this.o.store.root), query, limit });
   }
 
   /** Turns done and their conversation writes landed. */
