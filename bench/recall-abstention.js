@@ -11,7 +11,7 @@
  *   on-topic questions (each generated from one MEMORY.md entry).
  * - the same on-topic questions in other words (paraphrases.jsonl): no specific word shared with the
  *   entry, so words alone cannot answer them and meaning should;
- * - held out from tuning the per-channel abstention rule (recallFusion.ts): 76 more chat lines
+ * - held out from tuning the per-channel abstention rule (fusion.ts): 76 more chat lines
  *   (chat-lines-heldout.txt), a channel of look-alike lines (data/gen-lookalike-channel.js) with its
  *   questions and paraphrases, and LoCoMo conv-41 and conv-42 (people's everyday chat).
  * Runs the real command (`minutes recall --queries`) and reports per channel: share of chat lines
@@ -75,7 +75,11 @@ const heldChatFile = path.join(outDir, 'chat-heldout.jsonl');
 fs.writeFileSync(heldChatFile, heldChat.map((q, i) => JSON.stringify({ id: `h${i}`, query: q })).join('\n') + '\n');
 /** @param {string} dir @param {string} name */
 function jsonl(dir, name) {
-  const lines = fs.readFileSync(path.join(dir, name), 'utf8').split('\n').filter(Boolean).map((l) => JSON.parse(l));
+  const lines = fs
+    .readFileSync(path.join(dir, name), 'utf8')
+    .split('\n')
+    .filter(Boolean)
+    .map((l) => JSON.parse(l));
   const file = path.join(outDir, `${path.basename(dir)}-${name}`);
   fs.writeFileSync(file, lines.map((q) => JSON.stringify({ id: q.id, query: q.query ?? q.question })).join('\n') + '\n');
   return { lines, file };
@@ -111,7 +115,13 @@ for (const [label, dir, at, tuned] of channels) {
     const kind = name === 'questions.jsonl' ? 'on-topic questions' : 'paraphrased questions';
     rows.push([`${kind} → ${label}: recall something`, tuned ? 'tuned' : 'held out', '', res.filter((r) => r.text !== '').length, lines.length]);
     if (lines[0].source)
-      rows.push([`${kind} → ${label}: the source line is among the items`, tuned ? 'tuned' : 'held out', '', res.filter((r, i) => r.items.some((it) => it.text === lines[i].source)).length, lines.length]);
+      rows.push([
+        `${kind} → ${label}: the source line is among the items`,
+        tuned ? 'tuned' : 'held out',
+        '',
+        res.filter((r, i) => r.items.some((it) => it.text === lines[i].source)).length,
+        lines.length,
+      ]);
   }
 }
 console.log('\n| measure | rule tuned on it? | share | n |\n|---|---|---:|---:|');

@@ -1,6 +1,6 @@
 import fs from 'node:fs/promises';
 import { parseMemory } from '../memory/entries';
-import type { RecallItem } from '../memory/recall';
+import type { RecallItem } from '../recall/types';
 import type { ChannelRef } from '../memory/paths';
 import type { ChannelStore } from '../memory/store';
 import { StoreError } from '../memory/storeErrors';

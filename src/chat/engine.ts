@@ -7,8 +7,8 @@ import type { ModelClient, Usage } from '../llm/types';
 import type { ChannelRef } from '../memory/paths';
 import { recallDirs, workspaceDir } from '../memory/paths';
 import { KeyedQueue } from '../shared/queue';
-import type { RecallItem, RecallResult } from '../memory/recall';
-import type { RecallService } from '../memory/hybridRecall';
+import type { RecallItem, RecallResult } from '../recall/types';
+import type { RecallService } from '../recall/service';
 import { renderRecallBlock } from '../prompt/recallBlock';
 import { decisionLogSources, sourcesLine } from './cite';
 import { containsSecret, redactSecrets } from '../shared/secrets';
@@ -196,7 +196,7 @@ export class ChatEngine {
     const memoryNotes = asking.length ? await this.applyExplicitRequests(ref, asking) : [];
     const newest = mergeUserTurn(messages);
     const query = messages.map((m) => m.content).join('\n');
-    // The only wait for meaning: this message's vector, bounded (hybridRecall.ts); lines not yet
+    // The only wait for meaning: this message's vector, bounded (service.ts); lines not yet
     // embedded are scored by words.
     const { result, block } = await this.runRecall(ref, query, context);
 

@@ -1,9 +1,10 @@
 import fs from 'node:fs';
 import path from 'node:path';
-import { createRecall, RecallResult } from '../../src/memory/recall';
-import { NULL_CHAT_LINES } from '../../src/memory/recallNullChat';
-import { buildRecallService, createRecallService, RecallService } from '../../src/memory/hybridRecall';
-import { CandidateVectors } from '../../src/memory/recallVectors';
+import { createRecall } from '../../src/recall/lexical';
+import type { RecallResult } from '../../src/recall/types';
+import { NULL_CHAT_LINES } from '../../src/recall/nullChat';
+import { buildRecallService, createRecallService, RecallService } from '../../src/recall/service';
+import { CandidateVectors } from '../../src/recall/vectors';
 import { VectorCache } from '../../src/embed/vectorCache';
 import type { Embedder } from '../../src/embed/types';
 import { silentLogger } from '../../src/log/logger';
@@ -76,7 +77,7 @@ describe('hybrid recall: words decide whether to speak, meaning adds what words 
 
   /**
    * An embedder in three dimensions: every message is e1; every memory line is `line` similar to it;
-   * the shipped everyday chat lines (recallNullChat.ts) are `chat` similar to it and `chatToLines`
+   * the shipped everyday chat lines (nullChat.ts) are `chat` similar to it and `chatToLines`
    * similar to every memory line.
    */
   function geometric(o: { line: number; chat: number; chatToLines: number }): Embedder {

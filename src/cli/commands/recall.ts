@@ -1,8 +1,8 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import type { CliIO } from '../../shared/cliIO';
-import type { RecallResult } from '../../memory/recall';
-import type { RecallService } from '../../memory/hybridRecall';
+import type { RecallResult } from '../../recall/types';
+import type { RecallService } from '../../recall/service';
 import { openRecall } from './recallSetup';
 import { renderRecallBlock } from '../../prompt/recallBlock';
 import { jsonLines } from '../../shared/jsonLines';

@@ -2,7 +2,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import type { CliIO } from '../../shared/cliIO';
 import { quietLoggerFor } from './quietLogger';
-import { buildRecallService, RecallService } from '../../memory/hybridRecall';
+import { buildRecallService, RecallService } from '../../recall/service';
 import { semanticSettings, userVectorCacheDir } from '../../config/semantic';
 import { ConfigError } from '../../config/errors';
 import { loadSettings } from '../../config/load';

@@ -1,5 +1,5 @@
 import type { CliIO } from '../../shared/cliIO';
-import type { RecallItem } from '../../memory/recall';
+import type { RecallItem } from '../../recall/types';
 import { openRecall, RecallSetupOptions } from './recallSetup';
 
 /**

@@ -1,4 +1,4 @@
-import type { Candidate } from './recallSources';
+import type { Candidate } from './sources';
 
 /** Scoring constants. Exposed (via `RecallOptions.tuning`) for the benchmarks only. */
 export interface RecallTuning {
@@ -20,7 +20,7 @@ export interface RecallTuning {
   /** Recency: up to +recencyMax for an entry dated today, halving every recencyHalfLifeDays. */
   recencyMax: number;
   recencyHalfLifeDays: number;
-  /** Evidence factor for words common in the language (recallCommonWords.ts). */
+  /** Evidence factor for words common in the language (commonWords.ts). */
   weakFactor: number;
   /** Least evidence of a word that is not common in the language and occurs in the channel. */
   rareFloor: number;
@@ -56,12 +56,12 @@ export interface RecallTuning {
   charsPerItem: number;
   /**
    * One word suffices when the channel uses it in at most rareDfMax entries and it is rare in the
-   * language (recallRareWords.ts: "buildkite", "db-staging-3", "6543"): the best candidate then needs
+   * language (rareWords.ts: "buildkite", "db-staging-3", "6543"): the best candidate then needs
    * only rareWordMin. rareDfMax 0 = off.
    */
   rareDfMax: number;
   rareWordMin: number;
-  /** Meaning (recallFusion.ts): its share of the fused score, 0–1. */
+  /** Meaning (fusion.ts): its share of the fused score, 0–1. */
   denseWeight: number;
   /** Meaning admits at most this many candidates that share no evidence word with the message. */
   denseCandidates: number;

@@ -3,9 +3,10 @@ import type { Embedder } from '../embed/types';
 import { VectorCache } from '../embed/vectorCache';
 import { WorkerEmbedder } from '../embed/workerEmbedder';
 import type { Logger } from '../log/logger';
-import { createRecall, LexicalRecall, RecallInput, RecallItem, RecallResult } from './recall';
-import { searchIndex } from './recallSearch';
-import { CandidateVectors } from './recallVectors';
+import { createRecall, LexicalRecall } from './lexical';
+import type { RecallInput, RecallItem, RecallResult } from './types';
+import { searchIndex } from './search';
+import { CandidateVectors } from './vectors';
 import { hasCjk } from './tokenize';
 
 /**
@@ -21,7 +22,7 @@ export interface RecallService {
   recall(input: RecallInput): Promise<RecallResult>;
   /**
    * A person's explicit search: ranked matches for anything that shares a word or a meaning with
-   * memory, never abstaining when something matches (recallSearch.ts).
+   * memory, never abstaining when something matches (search.ts).
    */
   search(input: SearchRequest): Promise<RecallItem[]>;
   /**

@@ -1,7 +1,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import type { Logger } from '../log/logger';
-import { Block, condensationBlocks, lineEntries, paragraphBlocks } from './markdownBlocks';
+import { Block, condensationBlocks, lineEntries, paragraphBlocks } from '../memory/markdownBlocks';
 import { tokenize } from './tokenize';
 
 /**

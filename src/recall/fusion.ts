@@ -1,6 +1,6 @@
-import type { Index, Scored } from './recall';
-import type { RecallTuning } from './recallTuning';
-import type { DenseView } from './recallVectors';
+import type { Index, Scored } from './types';
+import type { RecallTuning } from './tuning';
+import type { DenseView } from './vectors';
 
 /**
  * Words and meaning, one ranking. The lexical scorer (recall.ts) finds entries that share specific

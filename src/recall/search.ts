@@ -1,4 +1,4 @@
-import type { Index, RecallItem } from './recall';
+import type { Index, RecallItem } from './types';
 import { queryTokens } from './tokenize';
 
 /**

@@ -2,10 +2,10 @@ import type { Logger } from '../log/logger';
 import type { Embedder } from '../embed/types';
 import { dot } from '../embed/types';
 import { textHash, VectorCache } from '../embed/vectorCache';
-import type { Index } from './recall';
-import type { Candidate } from './recallSources';
+import type { Index } from './types';
+import type { Candidate } from './sources';
 import { hasCjk } from './tokenize';
-import { NULL_CHAT_LINES } from './recallNullChat';
+import { NULL_CHAT_LINES } from './nullChat';
 
 /**
  * Vectors for recall candidates: looked up in the content-addressed cache, and embedded in the
@@ -66,7 +66,7 @@ export class CandidateVectors {
   private running: Promise<void> | undefined;
   /** After a failed batch (a 429, a server down), indexing waits until then; queries still work. */
   private pausedUntil = 0;
-  /** The shipped everyday chat lines' vectors (recallNullChat.ts), once all are embedded. */
+  /** The shipped everyday chat lines' vectors (nullChat.ts), once all are embedded. */
   private chat: Float32Array[] | undefined;
 
   constructor(private readonly o: CandidateVectorsOptions) {}
