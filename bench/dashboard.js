@@ -18,7 +18,7 @@ const os = require('node:os');
 const path = require('node:path');
 const { generateDataRoot } = require('../test/helpers/dashboardData.js');
 const { createDashboard } = require('../dist/dashboard/server.js');
-const { buildRecallService } = require('../dist/memory/hybridRecall.js');
+const { buildRecallService } = require('../dist/recall/service.js');
 const { silentLogger } = require('../dist/log/logger.js');
 
 function arg(name, def) {

@@ -9,13 +9,14 @@
  *   questions, questions to the bot about itself);
  * - a generated project-like channel (bench/data/gen-project-channel.js, 300 facts, seed 42) with its
  *   on-topic questions (each generated from one MEMORY.md entry).
- * Runs the real command (`minutes recall --queries`) and reports: share of chat lines recalling
- * nothing (goal ≥ 0.9), share of on-topic questions recalling something (goal ≥ 0.9) and how often
- * the entry the question came from is among the items. For reference, also the chat lines against
- * the two LoCoMo channels (two friends' everyday lives: the hardest case for a chat line).
- *
  * - the same on-topic questions in other words (paraphrases.jsonl): no specific word shared with the
- *   entry, so words alone cannot answer them and meaning should.
+ *   entry, so words alone cannot answer them and meaning should;
+ * - held out from tuning the per-channel abstention rule (fusion.ts): 76 more chat lines
+ *   (chat-lines-heldout.txt), a channel of look-alike lines (data/gen-lookalike-channel.js) with its
+ *   questions and paraphrases, and LoCoMo conv-41 and conv-42 (people's everyday chat).
+ * Runs the real command (`minutes recall --queries`) and reports per channel: share of chat lines
+ * recalling nothing (goal ≥ 0.97), share of questions recalling something (goal ≥ 0.95) and how
+ * often the line a question came from is among the items, each marked tuned or held out.
  *
  * Usage: npm run build && node bench/recall-abstention.js [--facts N] [--seed S] [--semantic off|local] [--show]
  *   (vectors cached under bench/out/vectors)
@@ -47,22 +48,6 @@ fs.writeFileSync(chatFile, chat.map((q, i) => JSON.stringify({ id: `c${i}`, quer
 const channel = path.join(outDir, 'project');
 const facts = num('--facts', 300);
 generate(channel, { facts, seed: num('--seed', 42) });
-const onTopic = fs
-  .readFileSync(path.join(channel, 'questions.jsonl'), 'utf8')
-  .split('\n')
-  .filter(Boolean)
-  .map((l) => JSON.parse(l));
-const onTopicFile = path.join(outDir, 'ontopic.jsonl');
-fs.writeFileSync(onTopicFile, onTopic.map((q) => JSON.stringify({ id: q.id, query: q.query })).join('\n') + '\n');
-// The same questions in other words (no specific word shared with the entry): meaning must answer them.
-const para = fs
-  .readFileSync(path.join(channel, 'paraphrases.jsonl'), 'utf8')
-  .split('\n')
-  .filter(Boolean)
-  .map((l) => JSON.parse(l));
-const paraFile = path.join(outDir, 'paraphrases.jsonl');
-fs.writeFileSync(paraFile, para.map((q) => JSON.stringify({ id: q.id, query: q.query })).join('\n') + '\n');
-
 const semIdx = process.argv.indexOf('--semantic');
 const semantic = semIdx > 0 ? process.argv[semIdx + 1] : 'local';
 const vectorCache = path.join(root, 'bench', 'out', 'vectors');
@@ -78,36 +63,66 @@ function run(dir, file, now) {
 }
 
 const now = '2026-11-21';
+const { generate: generateLookalike } = require('./data/gen-lookalike-channel');
+const lookalike = path.join(outDir, 'lookalike');
+generateLookalike(lookalike, { lines: 400, seed: 7 });
+const heldChat = fs
+  .readFileSync(path.join(__dirname, 'data', 'abstention', 'chat-lines-heldout.txt'), 'utf8')
+  .split('\n')
+  .map((l) => l.trim())
+  .filter((l) => l && !l.startsWith('#'));
+const heldChatFile = path.join(outDir, 'chat-heldout.jsonl');
+fs.writeFileSync(heldChatFile, heldChat.map((q, i) => JSON.stringify({ id: `h${i}`, query: q })).join('\n') + '\n');
+/** @param {string} dir @param {string} name */
+function jsonl(dir, name) {
+  const lines = fs
+    .readFileSync(path.join(dir, name), 'utf8')
+    .split('\n')
+    .filter(Boolean)
+    .map((l) => JSON.parse(l));
+  const file = path.join(outDir, `${path.basename(dir)}-${name}`);
+  fs.writeFileSync(file, lines.map((q) => JSON.stringify({ id: q.id, query: q.query ?? q.question })).join('\n') + '\n');
+  return { lines, file };
+}
 console.log(
   `# recall abstention, ${new Date().toISOString().slice(0, 10)}; --semantic ${semantic}; generated channel: ${facts} facts, seed ${num('--seed', 42)}`,
 );
-const chatRes = run(channel, chatFile, now);
-const chatQuiet = chatRes.filter((r) => r.text === '').length;
-const topicRes = run(channel, onTopicFile, now);
-const topicSome = topicRes.filter((r) => r.text !== '').length;
-const topicHit = topicRes.filter((r, i) => r.items.some((it) => it.text === onTopic[i].source)).length;
-const rows = [
-  ['everyday chat lines → project channel: recall nothing', chatQuiet, chat.length],
-  ['on-topic questions → project channel: recall something', topicSome, onTopic.length],
-  ['on-topic questions: the source entry is among the items', topicHit, onTopic.length],
+const locomo = (/** @type {string} */ c) => path.join(__dirname, 'data', 'locomo-dev', 'channels', c);
+/** Channels, and whether the abstention rule was tuned on them (the rest are held out). */
+const channels = [
+  ['project (generated)', channel, now, true],
+  ['LoCoMo conv-26', locomo('conv-26'), '2023-12-01', true],
+  ['LoCoMo conv-30', locomo('conv-30'), '2023-12-01', true],
+  ['look-alike lines (generated)', lookalike, now, false],
+  ['LoCoMo conv-41', locomo('conv-41'), '2024-01-01', false],
+  ['LoCoMo conv-42', locomo('conv-42'), '2024-01-01', false],
 ];
-const paraRes = run(channel, paraFile, now);
-rows.push(['paraphrased on-topic questions → project channel: recall something', paraRes.filter((r) => r.text !== '').length, para.length]);
-rows.push([
-  'paraphrased on-topic questions: the source entry is among the items',
-  paraRes.filter((r, i) => r.items.some((it) => it.text === para[i].source)).length,
-  para.length,
-]);
-for (const conv of ['conv-26', 'conv-30']) {
-  const dir = path.join(__dirname, 'data', 'locomo-dev', 'channels', conv);
-  const res = run(dir, chatFile, '2023-12-01');
-  rows.push([`everyday chat lines → LoCoMo ${conv} (reference): recall nothing`, res.filter((r) => r.text === '').length, chat.length]);
-  if (show) for (const [i, r] of res.entries()) if (r.text) console.log(`  ${conv} recalled for ${JSON.stringify(chat[i])}: ${r.items.length} item(s)`);
+/** @type {[string, string, string, number, number][]} */
+const rows = [];
+for (const [label, dir, at, tuned] of channels) {
+  const quietOn = (/** @type {string} */ file, /** @type {string[]} */ lines, /** @type {string} */ setName, /** @type {boolean} */ tunedSet) => {
+    const res = run(String(dir), file, String(at));
+    const quiet = res.filter((r) => r.text === '').length;
+    rows.push([`${setName} → ${label}: recall nothing`, tuned && tunedSet ? 'tuned' : 'held out', '', quiet, lines.length]);
+    if (show) for (const [i, r] of res.entries()) if (r.text) console.log(`  ${label} recalled for ${JSON.stringify(lines[i])}: ${r.items.length} item(s)`);
+  };
+  quietOn(chatFile, chat, 'chat lines', true);
+  quietOn(heldChatFile, heldChat, 'held-back chat lines', false);
+  for (const name of ['questions.jsonl', 'paraphrases.jsonl']) {
+    if (!fs.existsSync(path.join(String(dir), name))) continue;
+    const { lines, file } = jsonl(String(dir), name);
+    const res = run(String(dir), file, String(at));
+    const kind = name === 'questions.jsonl' ? 'on-topic questions' : 'paraphrased questions';
+    rows.push([`${kind} → ${label}: recall something`, tuned ? 'tuned' : 'held out', '', res.filter((r) => r.text !== '').length, lines.length]);
+    if (lines[0].source)
+      rows.push([
+        `${kind} → ${label}: the source line is among the items`,
+        tuned ? 'tuned' : 'held out',
+        '',
+        res.filter((r, i) => r.items.some((it) => it.text === lines[i].source)).length,
+        lines.length,
+      ]);
+  }
 }
-console.log('\n| measure | share | n |\n|---|---:|---:|');
-for (const [label, k, n] of rows) console.log(`| ${label} | ${(Number(k) / Number(n)).toFixed(3)} | ${k}/${n} |`);
-if (show) {
-  for (const [i, r] of chatRes.entries())
-    if (r.text) console.log(`project recalled for ${JSON.stringify(chat[i])}: ${r.items.map((x) => x.text.slice(0, 60)).join(' | ')}`);
-  for (const [i, r] of topicRes.entries()) if (!r.text) console.log(`project abstained on ${JSON.stringify(onTopic[i].query)}`);
-}
+console.log('\n| measure | rule tuned on it? | share | n |\n|---|---|---:|---:|');
+for (const [label, tuned, , k, n] of rows) console.log(`| ${label} | ${tuned} | ${(k / n).toFixed(3)} | ${k}/${n} |`);

@@ -3,7 +3,7 @@
 'use strict';
 /**
  * Recall speed on a generated project channel of about 1 MB (MEMORY.md + HISTORY.md):
- *  1. in process, words only (dist/memory/recall.js): cold parse (first recall), warm latency per
+ *  1. in process, words only (dist/recall/lexical.js): cold parse (first recall), warm latency per
  *     query over 2,000 queries (median, p95, max), RSS before/after;
  *  2. in process, words and meaning (the default: the packaged model in its worker thread): indexing
  *     (every line embedded, lines per second), then warm latency per query, the message's own
@@ -47,7 +47,7 @@ for (let k = 0; queries.length < 2000; k++) queries.push(k % 4 === 3 ? chat[k % 
 const qfile = path.join(outDir, 'queries.jsonl');
 fs.writeFileSync(qfile, queries.map((q, k) => JSON.stringify({ id: `q${k}`, query: q })).join('\n') + '\n');
 
-const { createRecall } = require(path.join(dist, 'memory', 'recall.js'));
+const { createRecall } = require(path.join(dist, 'recall', 'lexical.js'));
 const now = new Date('2026-11-21T00:00:00Z');
 const rss0 = process.memoryUsage().rss;
 const rc = createRecall();
@@ -93,8 +93,8 @@ const probe = spawnSync(
 );
 
 async function semantic() {
-  const { createRecallService } = require(path.join(dist, 'memory', 'hybridRecall.js'));
-  const { CandidateVectors } = require(path.join(dist, 'memory', 'recallVectors.js'));
+  const { createRecallService } = require(path.join(dist, 'recall', 'service.js'));
+  const { CandidateVectors } = require(path.join(dist, 'recall', 'vectors.js'));
   const { VectorCache } = require(path.join(dist, 'embed', 'vectorCache.js'));
   const { WorkerEmbedder } = require(path.join(dist, 'embed', 'workerEmbedder.js'));
   const { silentLogger } = require(path.join(dist, 'log', 'logger.js'));

@@ -12,7 +12,7 @@ const path = require('node:path');
 const { chromium } = require('playwright-core');
 const { generateDataRoot } = require('../test/helpers/dashboardData.js');
 const { createDashboard } = require('../dist/dashboard/server.js');
-const { buildRecallService } = require('../dist/memory/hybridRecall.js');
+const { buildRecallService } = require('../dist/recall/service.js');
 const { silentLogger } = require('../dist/log/logger.js');
 
 async function main() {

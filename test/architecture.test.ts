@@ -12,7 +12,8 @@ const LAYERS = [
   'log',
   'config',
   'embed', // sentence vectors: the packaged model's worker, the API client, the vector cache
-  'memory', // the channel store, memory files, recall
+  'memory', // the channel store, memory files
+  'recall', // targeted recall and search over memory files: words, meaning, abstention
   'llm', // one model interface over the providers
   'prompt',
   'chat', // the chat engine and the channel commands
@@ -46,6 +47,28 @@ function relativeImports(text: string): string[] {
 
 const folderOf = (file: string): string => path.relative(SRC, file).split(path.sep)[0];
 
+/**
+ * Import cycles between files of one folder (a folder's files point one way too, so each can be
+ * read without the ones that import it). `imports` maps a file to the files it imports; each cycle
+ * is reported once, as the path that closes it.
+ */
+export function fileCycles(imports: Map<string, string[]>): string[] {
+  const state = new Map<string, 'open' | 'done'>();
+  const out: string[] = [];
+  const visit = (n: string, stack: string[]): void => {
+    state.set(n, 'open');
+    stack.push(n);
+    for (const m of imports.get(n) ?? []) {
+      if (state.get(m) === 'open') out.push([...stack.slice(stack.indexOf(m)), m].join(' -> '));
+      else if (!state.has(m)) visit(m, stack);
+    }
+    stack.pop();
+    state.set(n, 'done');
+  };
+  for (const n of imports.keys()) if (!state.has(n)) visit(n, []);
+  return out;
+}
+
 describe('the shape of src/', () => {
   const files = sourceFiles(SRC);
 
@@ -71,6 +94,31 @@ describe('the shape of src/', () => {
       }
     }
     expect(wrong).toEqual([]);
+  });
+
+  it('no import cycle between the files of one folder (src/recall/ had six files importing each other)', () => {
+    const imports = new Map<string, string[]>();
+    for (const file of files) {
+      const same = relativeImports(fs.readFileSync(file, 'utf8'))
+        .map((spec) => path.resolve(path.dirname(file), spec))
+        .map((t) => (fs.existsSync(`${t}.ts`) ? `${t}.ts` : t))
+        .filter((t) => path.dirname(t) === path.dirname(file));
+      imports.set(file, same);
+    }
+    expect(fileCycles(imports).map((c) => c.split(`${SRC}${path.sep}`).join(''))).toEqual([]);
+  });
+
+  it('the cycle finder finds a cycle, and only one', () => {
+    const g = new Map([
+      ['lexical', ['fusion', 'pack']],
+      ['fusion', ['vectors']],
+      ['vectors', ['lexical']],
+      ['pack', ['types']],
+      ['types', []],
+    ]);
+    expect(fileCycles(g)).toEqual(['lexical -> fusion -> vectors -> lexical']);
+    g.set('vectors', ['types']);
+    expect(fileCycles(g)).toEqual([]);
   });
 
   it(`no source file is over ${MAX_LINES} lines`, () => {

@@ -3,7 +3,7 @@ import type { Logger } from '../log/logger';
 import { createModelClient } from '../llm/provider';
 import type { ModelClient } from '../llm/types';
 import { stoppable } from '../llm/shutdown';
-import { buildRecallService, RecallService } from '../memory/hybridRecall';
+import { buildRecallService, RecallService } from '../recall/service';
 import { recallDirs } from '../memory/paths';
 import { ChannelStore } from '../memory/store';
 import { ChatEngine, ChatHooks } from '../chat/engine';

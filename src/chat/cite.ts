@@ -1,5 +1,5 @@
-import type { RecallItem } from '../memory/recall';
-import { isWeakToken, tokenize } from '../memory/tokenize';
+import type { RecallItem } from '../recall/types';
+import { isWeakToken, tokenize } from '../recall/tokenize';
 
 /**
  * Answers that rest on the decision log say where: when a reply repeats what a recalled

@@ -1,6 +1,6 @@
 import fs from 'node:fs/promises';
 import { parseMemory } from '../memory/entries';
-import type { RecallItem } from '../memory/recall';
+import type { RecallItem } from '../recall/types';
 import type { ChannelRef } from '../memory/paths';
 import type { ChannelStore } from '../memory/store';
 import { StoreError } from '../memory/storeErrors';
@@ -27,9 +27,15 @@ export interface CommandContext {
 export async function recallCommand(ctx: CommandContext, ref: ChannelRef, query: string): Promise<string> {
   if (!query.trim()) return 'Usage: /recall <text>: shows exactly what would be injected for that text.';
   const { block, result } = await ctx.engine.recallFor(ref, query);
-  if (!block) return 'Nothing would be recalled for that text.';
-  return `${block}\n\n${recallScores(result.items)}`;
+  if (block) return `${block}\n\n${recallScores(result.items)}`;
+  // Injection abstained; the person searching still gets what memory has on it.
+  const matches = await ctx.engine.searchFor(ref, query, SEARCH_MATCHES);
+  if (!matches.length) return 'Nothing would be recalled for that text, and no memory line shares a word or a meaning with it.';
+  return `Nothing would be injected for that text (it does not reach recall's bar). Best matches in memory:\n${recallScores(matches)}`;
 }
+
+/** Matches /recall lists when injection abstains. */
+const SEARCH_MATCHES = 5;
 
 /**
  * One line per recalled item with its two scores, so a person can see why it came: by words (the

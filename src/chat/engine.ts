@@ -7,8 +7,8 @@ import type { ModelClient, Usage } from '../llm/types';
 import type { ChannelRef } from '../memory/paths';
 import { recallDirs, workspaceDir } from '../memory/paths';
 import { KeyedQueue } from '../shared/queue';
-import type { RecallResult } from '../memory/recall';
-import type { RecallService } from '../memory/hybridRecall';
+import type { RecallItem, RecallResult } from '../recall/types';
+import type { RecallService } from '../recall/service';
 import { renderRecallBlock } from '../prompt/recallBlock';
 import { decisionLogSources, sourcesLine } from './cite';
 import { containsSecret, redactSecrets } from '../shared/secrets';
@@ -157,6 +157,11 @@ export class ChatEngine {
     return this.runRecall(ref, query, this.channelContext(ref));
   }
 
+  /** A person's explicit search of this conversation's memory: ranked matches, never abstaining. */
+  async searchFor(ref: ChannelRef, query: string, limit: number): Promise<RecallItem[]> {
+    return this.o.recall.search({ ...recallDirs(this.o.store.paths(ref), this.o.store.root), query, limit });
+  }
+
   /** Turns done and their conversation writes landed. */
   async idle(): Promise<void> {
     await this.turns.idle();
@@ -208,7 +213,7 @@ export class ChatEngine {
     const memoryNotes = asking.length ? await this.applyExplicitRequests(ref, asking) : [];
     const newest = mergeUserTurn(messages);
     const query = messages.map((m) => m.content).join('\n');
-    // The only wait for meaning: this message's vector, bounded (hybridRecall.ts); lines not yet
+    // The only wait for meaning: this message's vector, bounded (service.ts); lines not yet
     // embedded are scored by words.
     const { result, block } = await this.runRecall(ref, query, context);
 

@@ -50,6 +50,21 @@ export async function run(argv: string[], io: CliIO = defaultIO()): Promise<numb
     });
 
   program
+    .command('search')
+    .description('ranked lines of a channel folder that share a word or a meaning with a query (never abstains)')
+    .requiredOption('--channel-dir <dir>', 'a channel folder (any name; SESSION.md, MEMORY.md, HISTORY.md, condensations/)')
+    .requiredOption('--query <text>', 'the words to look for')
+    .option('--workspace <dir>', 'a workspace folder whose MEMORY.md is also searched')
+    .option('--limit <n>', 'at most this many matches (default 10, at most 100)', parseIntArg)
+    .option('--json', 'print one JSON line: {"items": [...]}')
+    .option('--semantic <mode>', 'off (words only), local (the packaged sentence model) or api (OpenAI-compatible /v1/embeddings)', 'local')
+    .option('--vector-cache <dir>', 'where vectors are cached (default: MINUTES_VECTOR_CACHE, else ~/.cache/minutes/vectors)')
+    .action(async (opts) => {
+      const m = await import('./commands/search');
+      exitCode = await m.runSearch(opts, io);
+    });
+
+  program
     .command('chat')
     .description('console mode: talk to a local channel in this terminal (needs a model provider)')
     .requiredOption('--channel <name>', 'local channel name (lowercase letters, digits, - and _)')

@@ -1,4 +1,4 @@
-import { WordRanker } from '../memory/wordRank';
+import { WordRanker } from '../recall/wordRank';
 
 /**
  * Which current decisions and active constraints the Secretary's request shows the model. While a

@@ -6,7 +6,7 @@ import path from 'node:path';
 import { auditChannel } from '../condense/audit';
 import { CONDENSE_QUEUE_FILE } from '../condense/ledger';
 import { parsedJsonLines } from '../shared/jsonLines';
-import type { RecallService } from '../memory/hybridRecall';
+import type { RecallService } from '../recall/service';
 import { ChannelStore } from '../memory/store';
 import { SignedCache, unitSignature } from './cache';
 import { Condensation, listUnits, ParseCache, readCondensations, readMemory, readNames, readText, Unit } from './data';

@@ -1,6 +1,6 @@
 import path from 'node:path';
 import type { MemoryLine } from '../memory/entries';
-import type { RecallItem } from '../memory/recall';
+import type { RecallItem } from '../recall/types';
 import { chainOf, Condensation, Unit } from './data';
 import { esc, LinkTarget, Markdown, safeHref } from './html';
 import { timelineSvg } from './timeline';

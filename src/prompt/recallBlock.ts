@@ -1,4 +1,4 @@
-import type { RecallResult } from '../memory/recall';
+import type { RecallResult } from '../recall/types';
 import { escapeTag } from './tags';
 
 export const RECALL_BLOCK_OPEN = '<recalled_memory>';

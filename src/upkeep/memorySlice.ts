@@ -1,7 +1,7 @@
-import type { RecallService } from '../memory/hybridRecall';
+import type { RecallService } from '../recall/service';
 import { MemoryLine, parseMemory } from '../memory/entries';
 import { recallDirs, type ChannelPaths } from '../memory/paths';
-import { WordRanker } from '../memory/wordRank';
+import { WordRanker } from '../recall/wordRank';
 
 /**
  * Which MEMORY.md entries consolidation shows the model: all of them while memory is small, and

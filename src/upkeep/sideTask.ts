@@ -3,7 +3,7 @@ import type { UsageBook } from '../chat/usage';
 import type { Logger } from '../log/logger';
 import { completeJson } from '../llm/json';
 import type { ChatMessage, ModelClient } from '../llm/types';
-import type { RecallService } from '../memory/hybridRecall';
+import type { RecallService } from '../recall/service';
 import type { ChannelRef } from '../memory/paths';
 import type { ChannelStore } from '../memory/store';
 

@@ -1,5 +1,5 @@
 import { decisionLogSources, sourcesLine } from '../../src/chat/cite';
-import type { RecallItem } from '../../src/memory/recall';
+import type { RecallItem } from '../../src/recall/types';
 
 const item = (text: string, link?: string): RecallItem => ({ file: 'MEMORY.md', heading: '', text, score: 1, lexical: 1, ...(link ? { link } : {}) });
 const A = 'https://discord.com/channels/1/2/3';

@@ -3,7 +3,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { createDashboard } from '../../src/dashboard/server';
 import { silentLogger } from '../../src/log/logger';
-import { buildRecallService } from '../../src/memory/hybridRecall';
+import { buildRecallService } from '../../src/recall/service';
 
 /** A dashboard on a free loopback port over `root`, with words-only recall (offline, no model). */
 export async function startDashboard(root: string, token?: string): Promise<{ url: string; close(): Promise<void> }> {

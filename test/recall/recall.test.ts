@@ -1,9 +1,10 @@
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { createRecall, RecallResult } from '../../src/memory/recall';
+import { createRecall } from '../../src/recall/lexical';
+import type { RecallResult } from '../../src/recall/types';
 import { renderRecallBlock } from '../../src/prompt/recallBlock';
-import { tokenize, queryTokens } from '../../src/memory/tokenize';
+import { tokenize, queryTokens } from '../../src/recall/tokenize';
 import { lineEntries, paragraphBlocks, condensationBlocks } from '../../src/memory/markdownBlocks';
 
 const NOW = new Date('2026-11-21T12:00:00Z');

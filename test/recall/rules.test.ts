@@ -1,8 +1,9 @@
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { createRecall, RecallResult } from '../../src/memory/recall';
-import { queryTokens, stem, tokenize } from '../../src/memory/tokenize';
+import { createRecall } from '../../src/recall/lexical';
+import type { RecallResult } from '../../src/recall/types';
+import { queryTokens, stem, tokenize } from '../../src/recall/tokenize';
 
 /** The ranking rules that have a behavioural contract (docs/benchmarks.md, "## Recall"). */
 

@@ -1,9 +1,10 @@
 import fs from 'node:fs';
 import path from 'node:path';
-import { createRecall, RecallResult } from '../../src/memory/recall';
-import { DEFAULT_TUNING } from '../../src/memory/recallTuning';
-import { buildRecallService, createRecallService, RecallService } from '../../src/memory/hybridRecall';
-import { CandidateVectors } from '../../src/memory/recallVectors';
+import { createRecall } from '../../src/recall/lexical';
+import type { RecallResult } from '../../src/recall/types';
+import { NULL_CHAT_LINES } from '../../src/recall/nullChat';
+import { buildRecallService, createRecallService, RecallService } from '../../src/recall/service';
+import { CandidateVectors } from '../../src/recall/vectors';
 import { VectorCache } from '../../src/embed/vectorCache';
 import type { Embedder } from '../../src/embed/types';
 import { silentLogger } from '../../src/log/logger';
@@ -74,24 +75,67 @@ describe('hybrid recall: words decide whether to speak, meaning adds what words 
     expect(billing.semantic).toBeGreaterThan(0);
   });
 
-  test('meaning alone makes recall speak only above the calibrated floor (DEFAULT_TUNING.denseGate)', async () => {
-    // Every line is exactly `cos` similar to every message.
-    const uniform = (cos: number): Embedder => ({
-      id: `uniform-${cos}`,
-      async embed(ts, o = {}) {
-        return ts.map(() => (o.priority === 'query' ? Float32Array.from([1, 0]) : Float32Array.from([cos, Math.sqrt(1 - cos * cos)])));
+  /**
+   * An embedder in three dimensions: every message is e1; every memory line is `line` similar to it;
+   * the shipped everyday chat lines (nullChat.ts) are `chat` similar to it and `chatToLines`
+   * similar to every memory line.
+   */
+  function geometric(o: { line: number; chat: number; chatToLines: number }): Embedder {
+    const shipped = new Set(NULL_CHAT_LINES);
+    const d = Float32Array.from([o.line, Math.sqrt(1 - o.line * o.line), 0]);
+    // u·e1 = chat, u·d = chatToLines: solve for u's second component, the rest makes it unit length.
+    const u1 = (o.chatToLines - o.chat * o.line) / d[1];
+    const u = Float32Array.from([o.chat, u1, Math.sqrt(Math.max(0, 1 - o.chat * o.chat - u1 * u1))]);
+    return {
+      id: `geometric-${o.line}-${o.chat}-${o.chatToLines}`,
+      async embed(ts, opts = {}) {
+        return ts.map((t) => (opts.priority === 'query' ? Float32Array.from([1, 0, 0]) : shipped.has(t) ? u : d));
       },
       async close() {
         /* nothing */
       },
-    });
-    const chat = ['lol that movie was great', 'thanks!', 'good morning everyone'];
-    const below = service(uniform(DEFAULT_TUNING.denseGate - 0.02)).svc;
-    await below.indexAll({ channelDirs: [chan] });
-    for (const line of chat) expect((await ask(below, line)).text).toBe('');
-    const above = service(uniform(DEFAULT_TUNING.denseGate + 0.05)).svc;
-    await above.indexAll({ channelDirs: [chan] });
-    expect((await ask(above, chat[0])).items.length).toBeGreaterThan(0);
+    };
+  }
+  const speaks = async (e: Embedder, line: string): Promise<boolean> => {
+    const { svc } = service(e);
+    await svc.indexAll({ channelDirs: [chan] });
+    return (await ask(svc, line)).items.length > 0;
+  };
+  const CHATTY = 'lol that movie was great';
+
+  test('meaning alone opens recall only past a floor, for a message closer to the channel than to everyday chat', async () => {
+    expect(await speaks(geometric({ line: 0.6, chat: 0.1, chatToLines: 0.1 }), CHATTY)).toBe(true);
+    expect(await speaks(geometric({ line: 0.36, chat: 0.1, chatToLines: 0.1 }), CHATTY)).toBe(false);
+    // As close to the channel as before, but much closer still to everyday chat: a chat line.
+    expect(await speaks(geometric({ line: 0.6, chat: 0.8, chatToLines: 0.1 }), CHATTY)).toBe(false);
+  });
+
+  test('a channel whose lines everyday chat also scores high against raises its own bar', async () => {
+    // Everyday chat scores 0.58 against every line of this channel: a message at 0.6 does not beat it.
+    expect(await speaks(geometric({ line: 0.6, chat: 0.3, chatToLines: 0.58 }), CHATTY)).toBe(false);
+    expect(await speaks(geometric({ line: 0.6, chat: 0.3, chatToLines: 0.4 }), CHATTY)).toBe(true);
+  });
+
+  test('a message with no content word is never opened by meaning alone', async () => {
+    for (const line of ['thanks!', 'ok ok', 'hey, how are you?', 'yes, sure, 42']) {
+      expect(await speaks(geometric({ line: 0.9, chat: 0.1, chatToLines: 0.1 }), line)).toBe(false);
+    }
+  });
+
+  test('words alone do not open recall for a message far closer to everyday chat than to any line', async () => {
+    // "Bob" and "tabs" are the channel's own words; the message is still everyday chat.
+    const line = 'haha Bob and his tabs again';
+    expect((await ask(service(undefined).svc, line)).items.length).toBeGreaterThan(0);
+    expect(await speaks(geometric({ line: 0.2, chat: 0.7, chatToLines: 0.1 }), line)).toBe(false);
+    expect(await speaks(geometric({ line: 0.45, chat: 0.5, chatToLines: 0.1 }), line)).toBe(true);
+  });
+
+  test('a template placeholder is never a candidate, however close a message is to it', async () => {
+    fs.writeFileSync(path.join(chan, 'SESSION.md'), '# Session\n\n## Goal\n\n(no active task)\n\n## Current State\n\n- (none)\n\n_Nothing condensed yet._\n');
+    fs.writeFileSync(path.join(chan, 'MEMORY.md'), '# Channel Memory\n\n## Facts\n\n- TBD\n');
+    const { svc } = service(geometric({ line: 0.95, chat: 0.1, chatToLines: 0.1 }));
+    await svc.indexAll({ channelDirs: [chan] });
+    for (const q of ['ping', 'no active task?', 'what is the task', 'nothing condensed yet']) expect((await ask(svc, q)).items).toEqual([]);
   });
 
   test('a reply never waits for indexing: lines without a vector yet are scored by words, then join after the background run', async () => {
@@ -138,7 +182,8 @@ describe('the vector cache', () => {
     await a.svc.indexAll({ channelDirs: [chan] });
     await a.svc.close();
     const embeddedFirst = first.calls.flatMap((c) => c.texts).length;
-    expect(embeddedFirst).toBe(5);
+    // The five lines, and the shipped everyday chat lines each channel's bar is measured with.
+    expect(embeddedFirst).toBe(5 + NULL_CHAT_LINES.length);
 
     const again = conceptEmbedder(CONCEPTS);
     const b = service(again, { cacheDir });
@@ -150,7 +195,7 @@ describe('the vector cache', () => {
     const other = conceptEmbedder(CONCEPTS, { id: 'another-model' });
     const c = service(other, { cacheDir });
     await c.svc.indexAll({ channelDirs: [chan] });
-    expect(other.calls.flatMap((x) => x.texts)).toHaveLength(5);
+    expect(other.calls.flatMap((x) => x.texts)).toHaveLength(5 + NULL_CHAT_LINES.length);
     await c.svc.close();
     expect(fs.readdirSync(cacheDir).filter((n) => n.endsWith('.vec'))).toHaveLength(2);
   });

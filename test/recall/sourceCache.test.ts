@@ -1,8 +1,8 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { silentLogger } from '../../src/log/logger';
-import { SourceCache } from '../../src/memory/recallSources';
-import { createRecall } from '../../src/memory/recall';
+import { SourceCache } from '../../src/recall/sources';
+import { createRecall } from '../../src/recall/lexical';
 import { makeTmpDir } from '../helpers/tmp';
 
 /**

@@ -1,7 +1,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { silentLogger } from '../../src/log/logger';
-import { buildRecallService } from '../../src/memory/hybridRecall';
+import { buildRecallService } from '../../src/recall/service';
 import { channelPaths, type ChannelRef } from '../../src/memory/paths';
 import { memorySlice, SLICE } from '../../src/upkeep/memorySlice';
 import { makeTmpDir } from '../helpers/tmp';

@@ -2,7 +2,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { createDashboard, isLoopback } from '../../dashboard/server';
 import { dataRootProblem } from '../../memory/dataRoot';
-import { buildRecallService } from '../../memory/hybridRecall';
+import { buildRecallService } from '../../recall/service';
 import type { CliIO } from '../../shared/cliIO';
 import { settingsFor } from './common';
 import { quietLoggerFor } from './quietLogger';

@@ -1,12 +1,9 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import type { CliIO } from '../../shared/cliIO';
-import { quietLoggerFor } from './quietLogger';
-import type { RecallResult } from '../../memory/recall';
-import { buildRecallService } from '../../memory/hybridRecall';
-import { semanticSettings, userVectorCacheDir } from '../../config/semantic';
-import { ConfigError } from '../../config/errors';
-import { loadSettings } from '../../config/load';
+import type { RecallResult } from '../../recall/types';
+import type { RecallService } from '../../recall/service';
+import { openRecall } from './recallSetup';
 import { renderRecallBlock } from '../../prompt/recallBlock';
 import { jsonLines } from '../../shared/jsonLines';
 
@@ -55,14 +52,6 @@ export function parseNow(value: string): Date | undefined {
   return Number.isNaN(t) ? undefined : new Date(t);
 }
 
-function isDir(p: string): boolean {
-  try {
-    return fs.statSync(p).isDirectory();
-  } catch {
-    return false;
-  }
-}
-
 /** What the composition may swap: another local sentence model (a damaged one, say). */
 export interface RecallCommandDeps {
   localModel?: { module: string; id: string };
@@ -72,13 +61,6 @@ export async function runRecall(opts: RecallCliOptions, io: CliIO, deps: RecallC
   const hasQuery = typeof opts.query === 'string';
   const hasQueries = typeof opts.queries === 'string';
   if (hasQuery === hasQueries) return fail(io, 'give exactly one of --query and --queries');
-  const channelDir = path.resolve(io.cwd, opts.channelDir);
-  if (!isDir(channelDir)) return fail(io, `--channel-dir is not a readable folder: ${opts.channelDir}`);
-  let workspaceDir: string | undefined;
-  if (opts.workspace !== undefined) {
-    workspaceDir = path.resolve(io.cwd, opts.workspace);
-    if (!isDir(workspaceDir)) return fail(io, `--workspace is not a readable folder: ${opts.workspace}`);
-  }
   let now = new Date();
   if (opts.now !== undefined) {
     const d = parseNow(opts.now);
@@ -106,47 +88,10 @@ export async function runRecall(opts: RecallCliOptions, io: CliIO, deps: RecallC
     queries = [{ id: '', query: opts.query! }];
   }
 
-  const mode = opts.semantic ?? 'local';
-  if (mode !== 'off' && mode !== 'local' && mode !== 'api') return fail(io, `--semantic must be off, local or api, not "${mode}"`);
-  const logger = quietLoggerFor(io);
-  if (!logger) return 2;
-  let semantic;
+  const opened = await openRecall('recall', opts, io, deps);
+  if (typeof opened === 'number') return opened;
+  const { recall, channelDir, workspaceDir } = opened;
   try {
-    const base = mode === 'api' ? loadSettings({ env: io.env, cwd: io.cwd, needs: [] }) : undefined;
-    semantic = semanticSettings({
-      recall: base?.config.recall ?? { semantic: mode, api: {} },
-      mode,
-      env: io.env,
-      cwd: io.cwd,
-      openai: base?.openai ?? {},
-      defaultCacheDir: userVectorCacheDir(io.env),
-    });
-    if (opts.vectorCache !== undefined) semantic = { ...semantic, cacheDir: path.resolve(io.cwd, opts.vectorCache) };
-  } catch (err) {
-    if (err instanceof ConfigError) return fail(io, err.message);
-    throw err;
-  }
-  const cacheInside = path.relative(channelDir, semantic.cacheDir);
-  if (mode !== 'off' && !cacheInside.startsWith('..') && !path.isAbsolute(cacheInside)) {
-    return fail(io, `the vector cache ${semantic.cacheDir} is inside --channel-dir, which recall never writes to: pick another --vector-cache`);
-  }
-  // Not a reply: the command waits for every line's vector, then for each query's.
-  const recall = buildRecallService({
-    semantic,
-    logger,
-    queryTimeoutMs: 30_000,
-    localModel: deps.localModel,
-    // One line a person reads, not a logged stack: the result is still printed, by words.
-    onMeaningUnavailable: (why) => io.stderr.write(`minutes recall: meaning is unavailable (${why}); recalling by words only\n`),
-  });
-  try {
-    await recall.indexAll({ channelDirs: [channelDir], workspaceDir }, (lines) => {
-      // Only a first run over a large folder takes long enough to need saying (~13 ms a line).
-      if (lines >= 500)
-        io.stderr.write(
-          `minutes recall: embedding ${lines} lines not seen before (about ${Math.max(1, Math.round(lines / 70))} s; cached in ${semantic.cacheDir})\n`,
-        );
-    });
     return await answer(recall, { channelDir, workspaceDir, now, queries, hasQueries, opts, io });
   } finally {
     await recall.close();
@@ -154,7 +99,7 @@ export async function runRecall(opts: RecallCliOptions, io: CliIO, deps: RecallC
 }
 
 async function answer(
-  recall: ReturnType<typeof buildRecallService>,
+  recall: RecallService,
   a: { channelDir: string; workspaceDir?: string; now: Date; queries: QueryLine[]; hasQueries: boolean; opts: RecallCliOptions; io: CliIO },
 ): Promise<number> {
   const { opts, io, queries, hasQueries } = a;

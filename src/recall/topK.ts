@@ -1,4 +1,4 @@
-import type { Scored } from './recall';
+import type { Scored } from './types';
 
 /** The best `k` by score: a bounded min-heap, so a common word matching thousands of entries costs no full sort. */
 export class TopK {

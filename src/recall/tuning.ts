@@ -1,4 +1,4 @@
-import type { Candidate } from './recallSources';
+import type { Candidate } from './sources';
 
 /** Scoring constants. Exposed (via `RecallOptions.tuning`) for the benchmarks only. */
 export interface RecallTuning {
@@ -20,7 +20,7 @@ export interface RecallTuning {
   /** Recency: up to +recencyMax for an entry dated today, halving every recencyHalfLifeDays. */
   recencyMax: number;
   recencyHalfLifeDays: number;
-  /** Evidence factor for words common in the language (recallCommonWords.ts). */
+  /** Evidence factor for words common in the language (commonWords.ts). */
   weakFactor: number;
   /** Least evidence of a word that is not common in the language and occurs in the channel. */
   rareFloor: number;
@@ -56,19 +56,25 @@ export interface RecallTuning {
   charsPerItem: number;
   /**
    * One word suffices when the channel uses it in at most rareDfMax entries and it is rare in the
-   * language (recallRareWords.ts: "buildkite", "db-staging-3", "6543"): the best candidate then needs
+   * language (rareWords.ts: "buildkite", "db-staging-3", "6543"): the best candidate then needs
    * only rareWordMin. rareDfMax 0 = off.
    */
   rareDfMax: number;
   rareWordMin: number;
-  /** Meaning (recallFusion.ts): its share of the fused score, 0–1. */
+  /** Meaning (fusion.ts): its share of the fused score, 0–1. */
   denseWeight: number;
   /** Meaning admits at most this many candidates that share no evidence word with the message. */
   denseCandidates: number;
   /** …and only those at least this similar (cosine) to the message. */
   denseAdmit: number;
-  /** Meaning alone lets recall speak when the best cosine reaches this (Infinity: never). */
-  denseGate: number;
+  /** Meaning alone never lets recall speak below this cosine (Infinity: never). */
+  denseFloor: number;
+  /** …nor below what everyday chat reaches against the channel (DenseView.chatBar) plus this. */
+  chatBarMargin: number;
+  /** …nor when the message's best cosine with the channel is below its cosine with everyday chat plus this. */
+  chatMargin: number;
+  /** Words alone do not open recall for a message this much closer to everyday chat than to any line. */
+  chatVeto: number;
 }
 
 export const DEFAULT_TUNING: RecallTuning = {
@@ -99,5 +105,8 @@ export const DEFAULT_TUNING: RecallTuning = {
   denseWeight: 0.3,
   denseCandidates: 50,
   denseAdmit: 0.4,
-  denseGate: 0.42,
+  denseFloor: 0.38,
+  chatBarMargin: 0.03,
+  chatMargin: -0.05,
+  chatVeto: 0.2,
 };

@@ -1,20 +1,21 @@
 import type { Logger } from '../log/logger';
+import type { Index, RecallInput, RecallResult } from './types';
 import { silentLogger } from '../log/logger';
-import { Candidate, FsLike, normalizeForExclude, SourceCache } from './recallSources';
+import { Candidate, FsLike, normalizeForExclude, SourceCache } from './sources';
 import { hasCjk, isWeakToken, queryTokens } from './tokenize';
-import { feedback } from './recallFeedback';
-import { pack, termSet } from './recallPack';
-import { withVariants } from './recallVariants';
-import { TopK } from './recallTopK';
-import { DenseScorer, fuse } from './recallFusion';
-import { DEFAULT_TUNING, RecallTuning } from './recallTuning';
-import { rareQueryStems } from './recallRareWords';
+import { feedback } from './feedback';
+import { pack, termSet } from './pack';
+import { withVariants } from './variants';
+import { TopK } from './topK';
+import { DenseScorer, fuse } from './fusion';
+import { DEFAULT_TUNING, RecallTuning } from './tuning';
+import { rareQueryStems } from './rareWords';
 
 /**
  * Targeted recall: before each model call, the few entries of the channel's memory that matter for
  * the message at hand, and nothing when nothing matters.
  *
- * Candidates are single entries (see recallSources.ts / markdownBlocks.ts). Scoring is BM25 over the
+ * Candidates are single entries (see sources.ts / markdownBlocks.ts). Scoring is BM25 over the
  * entry bodies (idf term specificity, length normalisation) with a heading field, a small recency
  * boost, a small per-file weight and a mild preference for short entries; a misspelt word or a short
  * form of a name matches its channel word; pseudo-relevance feedback and session context (a matching
@@ -27,38 +28,6 @@ import { rareQueryStems } from './recallRareWords';
  * within a character budget and an item cap.
  */
 
-export interface RecallItem {
-  file: string;
-  heading: string;
-  text: string;
-  /** The ranking score (fused when meaning took part). */
-  score: number;
-  /** The lexical score alone (0 when only meaning found the entry). */
-  lexical: number;
-  /** Cosine similarity with the message; absent when the entry had no vector (yet) or meaning was off. */
-  semantic?: number;
-  /** For a condensation line: the pinned post it came from. */
-  link?: string;
-}
-
-export interface RecallResult {
-  /** The block body as injected; '' when recall abstains. */
-  text: string;
-  items: RecallItem[];
-}
-
-export interface RecallInput {
-  /** The thread's own folder first, then its parent channel's. */
-  channelDirs: string[];
-  workspaceDir?: string;
-  query: string;
-  now?: Date;
-  budgetChars?: number;
-  maxItems?: number;
-  /** Texts already in the prompt (e.g. CONTEXT.md lines); matched whitespace- and bullet-insensitively. */
-  exclude?: Set<string>;
-}
-
 export interface RecallOptions {
   logger?: Logger;
   clock?: () => Date;
@@ -70,13 +39,13 @@ export interface RecallOptions {
 
 export interface Recall {
   /**
-   * `dense`, when given, scores the index's candidates by meaning (see recallFusion.ts); recall then
+   * `dense`, when given, scores the index's candidates by meaning (see fusion.ts); recall then
    * ranks by both. Without it, recall is lexical only.
    */
   recall(input: RecallInput, dense?: DenseScorer): RecallResult;
 }
 
-/** The engine with its index exposed, for the vectors that go beside it (hybridRecall.ts). */
+/** The engine with its index exposed, for the vectors that go beside it (service.ts). */
 export interface LexicalRecall extends Recall {
   indexOf(input: Pick<RecallInput, 'channelDirs' | 'workspaceDir'>): Index;
 }
@@ -103,22 +72,6 @@ const MS_PER_DAY = 86_400_000;
  * most and cover the channels a server is busy in at once.
  */
 const MAX_CACHED_INDEXES = 16;
-
-export interface Index {
-  cands: Candidate[];
-  n: number;
-  avgdl: number;
-  df: Map<string, number>;
-  post: Map<string, { ids: number[]; tfs: number[] }>;
-  head: Map<string, number[]>;
-  /** Distinct terms per candidate, for de-duplication. */
-  sets: (Set<string> | undefined)[];
-  /** Vocabulary by first letter and length (for typo matching) and by first three letters (for short forms); built on first use. */
-  vocab?: { byLen: Map<string, string[]>; byPrefix: Map<string, string[]> };
-  /** BM25 length normalisation per candidate: k1 * (1 - b + b * dl / avgdl). */
-  lenNorm: Float64Array;
-  scratch: { score: Float64Array; evidence: Float64Array; matched: Uint16Array; mark: Uint32Array; touched: Int32Array; stamp: number };
-}
 
 export function createRecall(opts: RecallOptions = {}): LexicalRecall {
   const logger = opts.logger ?? silentLogger();
@@ -216,18 +169,6 @@ function buildIndex(cands: Candidate[], P: RecallTuning): Index {
     stamp: 0,
   };
   return { cands, n, avgdl, df, post, head, sets: new Array(n), lenNorm, scratch };
-}
-
-export interface Scored {
-  id: number;
-  score: number;
-  evidence: number;
-  /** Query terms matched in the body. */
-  matched: number;
-  /** The lexical ranking score (before fusion). */
-  lexical: number;
-  /** Cosine with the message, when the candidate has a vector. */
-  semantic?: number;
 }
 
 function score(index: Index, input: RecallInput, now: Date, P: RecallTuning, dense?: DenseScorer): RecallResult {
@@ -331,16 +272,22 @@ function score(index: Index, input: RecallInput, now: Date, P: RecallTuning, den
   const gate = top.size > 0 && (passesGate(index, best, bestId, topical, P) || (rareWord && best >= P.rareWordMin));
   const tie = (x: number, y: number) => cands[x].rank - cands[y].rank || x - y;
   let ranked = top.sorted(tie);
-  const cos = dense?.(index);
-  if (cos) {
+  const view = dense?.(index);
+  if (view) {
     const prior = (id: number) => priorOf(index, cands[id], today, P);
-    const fused = fuse({ index, lexical: ranked, lexicalGate: gate, cos, prior, exclude, tuning: P, tie });
+    const content = terms.some((t) => isContentWord(t));
+    const fused = fuse({ index, lexical: ranked, lexicalGate: gate, view, content, prior, exclude, tuning: P, tie });
     if (!fused) return empty;
     ranked = fused;
   } else if (!gate) return empty;
   if (ranked.length === 0) return empty;
   const floor = P.minRelative > 0 ? ranked[0].score * P.minRelative : 0;
   return pack(index, floor > 0 ? ranked.filter((x) => x.score >= floor) : ranked, budget, maxItems);
+}
+
+/** A word that names something: not common in the language, not a bare number, 3+ letters (or CJK). */
+function isContentWord(t: string): boolean {
+  return !isWeakToken(t) && !/^\d+$/.test(t) && (t.length >= 3 || hasCjk(t));
 }
 
 /**

@@ -1,7 +1,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import type { Logger } from '../log/logger';
-import { Block, condensationBlocks, lineEntries, paragraphBlocks } from './markdownBlocks';
+import { Block, condensationBlocks, lineEntries, paragraphBlocks } from '../memory/markdownBlocks';
 import { tokenize } from './tokenize';
 
 /**
@@ -275,7 +275,7 @@ export class SourceCache {
       const out: Candidate[] = [];
       const headingTermsCache = new Map<string, string[]>();
       for (const b of blocks) {
-        if (b.text.length > MAX_BLOCK_CHARS) continue;
+        if (b.text.length > MAX_BLOCK_CHARS || isPlaceholder(b.body)) continue;
         const toks = tokenize(b.body);
         if (toks.length === 0) continue;
         const counts = new Map<string, number>();
@@ -309,6 +309,18 @@ export class SourceCache {
       return [];
     }
   }
+}
+
+/**
+ * A template's stand-in for "nothing here yet" ("(no active task)", "- (none)", "_Nothing condensed
+ * yet._", "TBD"): never a candidate. A sentence model scores every short, empty message close to such
+ * a line, so "ping" recalled "(no active task)".
+ */
+export function isPlaceholder(body: string): boolean {
+  const t = body.replace(/[*_`~]/g, '').trim();
+  if (!/[\p{L}\p{N}]/u.test(t)) return true;
+  if (/^\(.*\)\.?$|^\[.*\]\.?$/.test(t) && t.split(/\s+/).length <= 5) return true;
+  return /^(?:none|n\/a|tbd|todo|empty|nothing(?: (?:here|condensed|recorded|to report))?(?: yet)?)\.?$/i.test(t);
 }
 
 function countNul(text: string): number {

@@ -1,5 +1,6 @@
-import type { Index, Scored } from './recall';
-import type { RecallTuning } from './recallTuning';
+import type { Index, Scored } from './types';
+import type { RecallTuning } from './tuning';
+import type { DenseView } from './vectors';
 
 /**
  * Words and meaning, one ranking. The lexical scorer (recall.ts) finds entries that share specific
@@ -11,19 +12,26 @@ import type { RecallTuning } from './recallTuning';
  * `denseCandidates` most similar entries above `denseAdmit`): each side is scaled to 0–1 over the
  * pool, so neither scale dominates, and an entry with no vector yet keeps its lexical score alone.
  * Measured on LoCoMo (docs/benchmarks.md, "Recall with meaning"): reciprocal rank fusion gained
- * nothing there, a weighted sum did. Abstention stays lexical (`denseGate` is Infinity by default):
- * sentence vectors of unrelated chat are not reliably far from a channel's lines, and a recall that
- * speaks on every "thanks!" costs every prompt.
+ * nothing there, a weighted sum did.
+ *
+ * Whether meaning may make recall speak is a property of the channel, not one number: a sentence
+ * model scores every short, empty message close to every short line, and a channel whose lines all
+ * look alike close to everything. So the message must beat what everyday chat scores against *this*
+ * channel (`DenseView.chatBar`, from chat lines the product ships), be closer to the channel than to
+ * everyday chat, and carry a content word. The same comparison withdraws a weak lexical match from a
+ * message that is plainly everyday chat ("cheers mate" against a channel that mentions a mate).
  */
-export type DenseScorer = (index: Index) => Float32Array | undefined;
+export type DenseScorer = (index: Index) => DenseView | undefined;
 
 export interface FuseInput {
   index: Index;
   /** Admitted lexical candidates, best first. */
   lexical: Scored[];
   lexicalGate: boolean;
-  /** Cosine per candidate id; NaN where the candidate has no vector. */
-  cos: Float32Array;
+  /** The message against the candidates and against everyday chat. */
+  view: DenseView;
+  /** The message has a word that names something (not only greetings, small words or numbers). */
+  content: boolean;
   /** The same per-candidate prior (file, length, recency) the lexical score carries. */
   prior(id: number): number;
   exclude?: Set<string>;
@@ -34,12 +42,12 @@ export interface FuseInput {
 /** The fused ranking, or undefined when recall should say nothing. */
 export function fuse(f: FuseInput): Scored[] | undefined {
   const P = f.tuning;
-  const { cos, index } = f;
+  const { index } = f;
+  const { cos } = f.view;
   const w = Math.min(1, Math.max(0, P.denseWeight));
   let maxCos = -Infinity;
   for (let i = 0; i < cos.length; i++) if (cos[i] > maxCos) maxCos = cos[i];
-  const speak = f.lexicalGate || (Number.isFinite(P.denseGate) && maxCos >= P.denseGate);
-  if (!speak) return undefined;
+  if (!mayspeak(f, maxCos)) return undefined;
   if (w === 0 || maxCos === -Infinity) return f.lexical;
 
   const pool = new Map<number, Scored>();
@@ -73,6 +81,21 @@ export function fuse(f: FuseInput): Scored[] | undefined {
     out.push({ ...s, score: ((1 - w) * lex + w * dense) * prior });
   }
   return out.sort((a, b) => b.score - a.score || f.tie(a.id, b.id));
+}
+
+/**
+ * Words opened recall: it speaks unless the message is far closer to everyday chat than to any line
+ * of the channel. Words did not: meaning alone opens it only for a message with a content word that
+ * clears the floor and the channel's own chat bar, and is not closer to everyday chat than to the
+ * channel. Without the shipped chat lines' vectors (the model still loading), meaning alone never opens.
+ */
+function mayspeak(f: FuseInput, maxCos: number): boolean {
+  const P = f.tuning;
+  const { chat } = f.view;
+  if (f.lexicalGate) return Number.isNaN(chat) || maxCos === -Infinity || chat - maxCos < P.chatVeto;
+  if (!f.content || Number.isNaN(chat) || maxCos < P.denseFloor || maxCos - chat < P.chatMargin) return false;
+  const bar = f.view.chatBar();
+  return !Number.isNaN(bar) && maxCos >= bar + P.chatBarMargin;
 }
 
 /** Ids of the `k` highest cosines at or above `floor` (NaN never qualifies). */

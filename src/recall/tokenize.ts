@@ -12,7 +12,7 @@
  *   question or a chat line ("what", "tell", "remember", …) and carry no topic.
  */
 
-import { COMMON_ENGLISH } from './recallCommonWords';
+import { COMMON_ENGLISH } from './commonWords';
 
 const CJK_CLASS = '\\p{Script=Han}\\p{Script=Hiragana}\\p{Script=Katakana}\\u30FC\\u3005\\p{Script=Thai}';
 // One run of CJK/Thai, or one run of other letters/marks/digits (the `v` flag allows set difference).
@@ -172,7 +172,7 @@ export function queryTokens(text: string): string[] {
   return Array.from(new Set(tokenizeWith(text, true)));
 }
 
-/** Everyday words (recallCommonWords.ts): they match many chats that have nothing to do with a channel. */
+/** Everyday words (commonWords.ts): they match many chats that have nothing to do with a channel. */
 const WEAK_WORDS = new Set(COMMON_ENGLISH.split(/\s+/).filter(Boolean).map(stem));
 
 export function isWeakToken(t: string): boolean {

@@ -1,5 +1,5 @@
-import type { Index } from './recall';
-import type { RecallTuning } from './recallTuning';
+import type { Index } from './types';
+import type { RecallTuning } from './tuning';
 
 /**
  * Pseudo-relevance feedback: the terms that the best few candidates share (specific ones: seen in at

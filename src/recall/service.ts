@@ -3,8 +3,10 @@ import type { Embedder, OnMeaningUnavailable } from '../embed/types';
 import { VectorCache } from '../embed/vectorCache';
 import { WorkerEmbedder } from '../embed/workerEmbedder';
 import type { Logger } from '../log/logger';
-import { createRecall, LexicalRecall, RecallInput, RecallResult } from './recall';
-import { CandidateVectors } from './recallVectors';
+import { createRecall, LexicalRecall } from './lexical';
+import type { RecallInput, RecallItem, RecallResult } from './types';
+import { searchIndex } from './search';
+import { CandidateVectors } from './vectors';
 import { hasCjk } from './tokenize';
 
 /**
@@ -19,6 +21,11 @@ export interface RecallService {
   readonly semantic: 'off' | 'local' | 'api';
   recall(input: RecallInput): Promise<RecallResult>;
   /**
+   * A person's explicit search: ranked matches for anything that shares a word or a meaning with
+   * memory, never abstaining when something matches (search.ts).
+   */
+  search(input: SearchRequest): Promise<RecallItem[]>;
+  /**
    * Embeds every candidate of these folders that has no vector yet (the CLI waits for it);
    * `onQueued` hears how many lines that is before the work starts.
    */
@@ -30,6 +37,10 @@ export interface RecallService {
   /** Resolves when background indexing and cache writes are done. */
   idle(): Promise<void>;
   close(): Promise<void>;
+}
+
+export interface SearchRequest extends Pick<RecallInput, 'channelDirs' | 'workspaceDir' | 'query'> {
+  limit?: number;
 }
 
 export interface RecallServiceOptions {
@@ -99,7 +110,19 @@ export function createRecallService(o: RecallServiceOptions): RecallService {
         if (any && vectors) vectors.queue(o.lexical.indexOf(input));
         return o.lexical.recall(input);
       }
-      return o.lexical.recall(input, (index) => vectors.cosines(index, qv));
+      return o.lexical.recall(input, (index) => vectors.dense(index, qv));
+    },
+    async search(input) {
+      let index;
+      try {
+        index = o.lexical.indexOf(input);
+      } catch (err) {
+        o.logger.warn({ err }, 'search: cannot read the memory folders');
+        return [];
+      }
+      if (index.n === 0) return [];
+      const qv = await queryVector(input.query);
+      return searchIndex(index, { query: input.query, limit: input.limit }, qv && vectors ? vectors.cosines(index, qv) : undefined);
     },
     async indexAll(input, onQueued) {
       if (!vectors) return;

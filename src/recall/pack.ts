@@ -1,5 +1,5 @@
-import type { Index, RecallItem, RecallResult, Scored } from './recall';
-import type { Candidate } from './recallSources';
+import type { Index, RecallItem, RecallResult, Scored } from './types';
+import type { Candidate } from './sources';
 
 /**
  * Turning ranked candidates into the recall block: de-duplication across files, greedy packing

@@ -1,4 +1,4 @@
-import type { Index } from './recall';
+import type { Index } from './types';
 import { isWeakToken } from './tokenize';
 
 /**

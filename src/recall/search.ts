@@ -1,0 +1,101 @@
+import type { Index, RecallItem } from './types';
+import { queryTokens } from './tokenize';
+
+/**
+ * An explicit search over a channel's memory: what a person asked for, ranked, never withheld.
+ * Injection (recall.ts) may abstain, because a recall that speaks on every "thanks!" costs every
+ * prompt; a person who searches for "kafka" wants the lines about Kafka even when one common word
+ * would never open recall. So there is no evidence gate here: every line that shares a query word
+ * (BM25 over the line, its heading at a third) or a meaning (cosine at or above `MIN_COSINE`) is a
+ * match, best first, the two scores fused as recall fuses them. Superseded lines are not candidates.
+ */
+export interface SearchInput {
+  query: string;
+  /** At most this many matches (default 10). */
+  limit?: number;
+}
+
+/** Cosine per candidate (NaN without a vector), when meaning is on. */
+export type SearchCosines = Float32Array | undefined;
+
+export const DEFAULT_SEARCH_LIMIT = 10;
+/**
+ * A line found by meaning alone must be at least this close to the query. Lower than recall's
+ * floor: a person reads the list and judges it; an unrelated line at the bottom costs a glance.
+ */
+const MIN_COSINE = 0.3;
+/** Meaning's share of the fused score, as in recall (RecallTuning.denseWeight). */
+const DENSE_WEIGHT = 0.3;
+const K1 = 1.2;
+const B = 0.75;
+const HEADING_WEIGHT = 0.35;
+
+export function searchIndex(index: Index, input: SearchInput, cos: SearchCosines): RecallItem[] {
+  const limit = Math.max(1, Math.min(100, input.limit ?? DEFAULT_SEARCH_LIMIT));
+  if (index.n === 0 || !input.query.trim()) return [];
+  const lexical = new Float64Array(index.n);
+  const terms = queryTokens(input.query.length > 2_000 ? input.query.slice(0, 2_000) : input.query);
+  for (const t of new Set(terms)) {
+    const p = index.post.get(t);
+    const hd = index.head.get(t);
+    if (p) {
+      const idf = Math.log(1 + (index.n - p.ids.length + 0.5) / (p.ids.length + 0.5));
+      for (let k = 0; k < p.ids.length; k++) {
+        const id = p.ids[k];
+        const f = p.tfs[k];
+        const norm = K1 * (1 - B + (B * index.cands[id].len) / index.avgdl);
+        lexical[id] += (idf * (K1 + 1) * f) / (f + norm);
+      }
+    }
+    if (hd) {
+      const hidf = HEADING_WEIGHT * Math.log(1 + (index.n - hd.length + 0.5) / (hd.length + 0.5));
+      for (const id of hd) lexical[id] += hidf;
+    }
+  }
+  let lexMax = 0;
+  let lo = Infinity;
+  let hi = -Infinity;
+  const pool: number[] = [];
+  for (let id = 0; id < index.n; id++) {
+    const c = cos ? cos[id] : NaN;
+    const byMeaning = !Number.isNaN(c) && c >= MIN_COSINE;
+    if (lexical[id] <= 0 && !byMeaning) continue;
+    pool.push(id);
+    if (lexical[id] > lexMax) lexMax = lexical[id];
+    if (!Number.isNaN(c)) {
+      if (c < lo) lo = c;
+      if (c > hi) hi = c;
+    }
+  }
+  const span = hi - lo;
+  const scored = pool.map((id) => {
+    const lex = lexMax > 0 ? lexical[id] / lexMax : 0;
+    const c = cos ? cos[id] : NaN;
+    const score = Number.isNaN(c) ? lex : (1 - DENSE_WEIGHT) * lex + DENSE_WEIGHT * (span > 1e-9 ? (c - lo) / span : 1);
+    return { id, score, lexical: lexical[id], semantic: Number.isNaN(c) ? undefined : c };
+  });
+  scored.sort((a, b) => b.score - a.score || index.cands[a.id].rank - index.cands[b.id].rank || a.id - b.id);
+  const seen = new Set<string>();
+  const out: RecallItem[] = [];
+  for (const s of scored) {
+    const c = index.cands[s.id];
+    // The same line in two files (a thread's SESSION.md quoting MEMORY.md) is listed once.
+    if (seen.has(c.norm)) continue;
+    seen.add(c.norm);
+    out.push({
+      file: c.file,
+      heading: c.heading,
+      text: c.text,
+      score: round(s.score),
+      lexical: round(s.lexical),
+      ...(s.semantic !== undefined ? { semantic: round(s.semantic) } : {}),
+      ...(c.link ? { link: c.link } : {}),
+    });
+    if (out.length >= limit) break;
+  }
+  return out;
+}
+
+function round(x: number): number {
+  return Math.round(x * 1000) / 1000;
+}

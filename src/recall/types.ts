@@ -1,0 +1,65 @@
+import type { Candidate } from './sources';
+
+/**
+ * The shapes recall's parts share: what a caller asks and gets back, the index, a scored candidate.
+ * Kept apart from the engine (lexical.ts) so the parts it calls import these, not the engine.
+ */
+export interface RecallItem {
+  file: string;
+  heading: string;
+  text: string;
+  /** The ranking score (fused when meaning took part). */
+  score: number;
+  /** The lexical score alone (0 when only meaning found the entry). */
+  lexical: number;
+  /** Cosine similarity with the message; absent when the entry had no vector (yet) or meaning was off. */
+  semantic?: number;
+  /** For a condensation line: the pinned post it came from. */
+  link?: string;
+}
+
+export interface RecallResult {
+  /** The block body as injected; '' when recall abstains. */
+  text: string;
+  items: RecallItem[];
+}
+
+export interface RecallInput {
+  /** The thread's own folder first, then its parent channel's. */
+  channelDirs: string[];
+  workspaceDir?: string;
+  query: string;
+  now?: Date;
+  budgetChars?: number;
+  maxItems?: number;
+  /** Texts already in the prompt (e.g. CONTEXT.md lines); matched whitespace- and bullet-insensitively. */
+  exclude?: Set<string>;
+}
+
+export interface Index {
+  cands: Candidate[];
+  n: number;
+  avgdl: number;
+  df: Map<string, number>;
+  post: Map<string, { ids: number[]; tfs: number[] }>;
+  head: Map<string, number[]>;
+  /** Distinct terms per candidate, for de-duplication. */
+  sets: (Set<string> | undefined)[];
+  /** Vocabulary by first letter and length (for typo matching) and by first three letters (for short forms); built on first use. */
+  vocab?: { byLen: Map<string, string[]>; byPrefix: Map<string, string[]> };
+  /** BM25 length normalisation per candidate: k1 * (1 - b + b * dl / avgdl). */
+  lenNorm: Float64Array;
+  scratch: { score: Float64Array; evidence: Float64Array; matched: Uint16Array; mark: Uint32Array; touched: Int32Array; stamp: number };
+}
+
+export interface Scored {
+  id: number;
+  score: number;
+  evidence: number;
+  /** Query terms matched in the body. */
+  matched: number;
+  /** The lexical ranking score (before fusion). */
+  lexical: number;
+  /** Cosine with the message, when the candidate has a vector. */
+  semantic?: number;
+}
