@@ -211,14 +211,24 @@ export class ChatEngine {
     let res;
     opts.trace?.('model-sent');
     try {
-      res = await this.o.model.complete({ purpose: 'chat', system: prompt.system, messages: prompt.messages, onText: opts.onText });
+      try {
+        res = await this.o.model.complete({ purpose: 'chat', system: prompt.system, messages: prompt.messages, onText: opts.onText });
+      } catch (err) {
+        if (!(err instanceof ModelError && err.kind === 'context_too_long' && this.o.hooks?.compactNow)) throw err;
+        this.o.logger.warn({ channel: p.convDir }, 'provider says the context is too long; compacting now and retrying once');
+        await this.o.hooks.compactNow(ref);
+        conversation = await this.conversation(ref);
+        prompt = build(conversation);
+        res = await this.o.model.complete({ purpose: 'chat', system: prompt.system, messages: prompt.messages, onText: opts.onText });
+      }
     } catch (err) {
-      if (!(err instanceof ModelError && err.kind === 'context_too_long' && this.o.hooks?.compactNow)) throw err;
-      this.o.logger.warn({ channel: p.convDir }, 'provider says the context is too long; compacting now and retrying once');
-      await this.o.hooks.compactNow(ref);
-      conversation = await this.conversation(ref);
-      prompt = build(conversation);
-      res = await this.o.model.complete({ purpose: 'chat', system: prompt.system, messages: prompt.messages, onText: opts.onText });
+      // The message is in the log (the transport appended it); what became of it is too, so a
+      // failed turn is never just missing.
+      const error = err instanceof ModelError ? err.userMessage() : err instanceof Error ? err.message.split('\n')[0] : String(err);
+      void store
+        .appendJsonl(ref, p.log, { type: 'error', at: this.clock().toISOString(), inReplyTo: messages.map((m) => m.id), error })
+        .catch((e) => this.o.logger.warn({ err: e }, 'could not append to log.jsonl'));
+      throw err;
     }
 
     opts.trace?.('model-done');
