@@ -28,9 +28,9 @@ export interface ConsoleOptions {
 export const HELP = [
   'Type a message to talk to the model. Commands:',
   '  /recall <text>         what recall would inject for that text, with its scores',
-  '  /memory                the channel\'s MEMORY.md entries',
+  "  /memory                the channel's MEMORY.md entries",
   '  /memory forget <id>    remove one entry (the reply quotes it)',
-  '  /context               the channel\'s CONTEXT.md',
+  "  /context               the channel's CONTEXT.md",
   '  /new                   a fresh model conversation (SESSION.md is kept)',
   '  /status                token usage, cache hit rate, file sizes, upkeep',
   '  /help                  this list',

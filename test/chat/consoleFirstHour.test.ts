@@ -45,8 +45,18 @@ describe('console mode, first hour', () => {
   });
 
   it("log.jsonl keeps both sides of a console discussion, and a failed model call's error", async () => {
-    world.fake.setHandler((req) => (req.model !== DEFAULT_MODELS.anthropic.chat ? '{}' : /second/.test(JSON.stringify(req.body)) ? { error: { status: 400, message: 'bad request' } } : 'noted'));
-    const r = await runCli(['chat', '--channel', 'both'], { env: env(), cwd: world.tmp.dir, input: ['first: we ship on Friday', 'second: and bo writes the notes'] });
+    world.fake.setHandler((req) =>
+      req.model !== DEFAULT_MODELS.anthropic.chat
+        ? '{}'
+        : /second/.test(JSON.stringify(req.body))
+          ? { error: { status: 400, message: 'bad request' } }
+          : 'noted',
+    );
+    const r = await runCli(['chat', '--channel', 'both'], {
+      env: env(),
+      cwd: world.tmp.dir,
+      input: ['first: we ship on Friday', 'second: and bo writes the notes'],
+    });
     expect(blocks(r.stdout)[1]).toMatch(/^error: /);
     const log = parsedJsonLines(fs.readFileSync(path.join(channelDir('both'), 'log.jsonl'), 'utf8')) as Record<string, unknown>[];
     expect(log.map((l) => l.type)).toEqual(['message', 'reply', 'message', 'error']);
@@ -64,7 +74,13 @@ describe('console mode, first hour', () => {
     stderr.on('data', (d) => (err += d));
     stdout.resume();
     stdin.end('hello\n');
-    const code = await run(['node', 'minutes', 'chat', '--channel', 'tty'], { stdin, stdout, stderr, env: env({ LOG_FORMAT: 'json', ...extraEnv }), cwd: world.tmp.dir });
+    const code = await run(['node', 'minutes', 'chat', '--channel', 'tty'], {
+      stdin,
+      stdout,
+      stderr,
+      env: env({ LOG_FORMAT: 'json', ...extraEnv }),
+      cwd: world.tmp.dir,
+    });
     expect(code).toBe(0);
     return err;
   }

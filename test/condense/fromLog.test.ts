@@ -6,7 +6,7 @@ import { runCli, withCapturedIO } from '../helpers/cli';
 import { withTmpAndFakeModel } from '../helpers/tmpAndFakeModel';
 import { secretaryModel } from './helpers';
 
-describe('minutes condense without --transcript: the channel\'s own log', () => {
+describe("minutes condense without --transcript: the channel's own log", () => {
   const world = withTmpAndFakeModel();
   const env = () => ({
     ANTHROPIC_API_KEY: 'k',
@@ -23,7 +23,8 @@ describe('minutes condense without --transcript: the channel\'s own log', () => 
     world.fake.setHandler((req) => (req.model === DEFAULT_MODELS.anthropic.chat ? 'noted' : /Secretary|condens/i.test(req.system) ? secretary(req) : '{}'));
   });
 
-  const condense = (opts: { since?: string } = {}) => withCapturedIO((io) => runCondense({ channelDir: dir(), apply: true, ...opts }, io), { env: env(), cwd: world.tmp.dir });
+  const condense = (opts: { since?: string } = {}) =>
+    withCapturedIO((io) => runCondense({ channelDir: dir(), apply: true, ...opts }, io), { env: env(), cwd: world.tmp.dir });
 
   it('a console discussion is condensed from log.jsonl, and only what came after the last condensation next time', async () => {
     const chat = (lines: string[]) => runCli(['chat', '--channel', 'team'], { env: env(), cwd: world.tmp.dir, input: lines });

@@ -45,12 +45,14 @@ describe('which messages are requests to remember or forget', () => {
     expect(explicitMemoryRequest(text, MEMORY, 's').ops).toEqual([expect.objectContaining({ op: 'add', text: saved, explicit: true })]);
   });
 
-  it.each(["don't forget that the demo moved?", "don't forget to update the changelog", 'never forget about the outage', 'do not forget when we moved to Postgres'])(
-    'a question or a chore is not a request to remember: %s',
-    (text) => {
-      expect(explicitMemoryRequest(text, MEMORY, 's').ops).toEqual([]);
-    },
-  );
+  it.each([
+    "don't forget that the demo moved?",
+    "don't forget to update the changelog",
+    'never forget about the outage',
+    'do not forget when we moved to Postgres',
+  ])('a question or a chore is not a request to remember: %s', (text) => {
+    expect(explicitMemoryRequest(text, MEMORY, 's').ops).toEqual([]);
+  });
 
   it.each([2_500, 1_100_000])('a "remember that" longer than one entry may be (%i characters) is refused with a reason, not saved', (n) => {
     const long = 'x'.repeat(n);

@@ -141,7 +141,11 @@ export async function runCondense(opts: CondenseCliOptions, io: CliIO): Promise<
   const read = opts.transcript ? readTranscriptFile(io, opts.transcript) : await readChannelLog(opts.channelDir, channelDir);
   if (typeof read === 'string') return fail(io, read);
   const messages = since ? read.messages.filter((m) => m.at.getTime() >= since.getTime()) : read.messages;
-  if (!messages.length) return fail(io, since ? `${read.name} has no messages since ${opts.since}` : `${read.name} has no messages${read.newOnly ? ' after the last condensation' : ''}`);
+  if (!messages.length)
+    return fail(
+      io,
+      since ? `${read.name} has no messages since ${opts.since}` : `${read.name} has no messages${read.newOnly ? ' after the last condensation' : ''}`,
+    );
 
   const settings = settingsFor(io, ['provider']);
   if (!settings) return 2;
