@@ -49,6 +49,8 @@ export interface ChatEngineOptions {
 
 const SECRET_NOT_STORED = '(That looked like a password, key or private URL: it was not stored; memory and logs keep [redacted] in its place.)';
 
+const RECALL_COMMAND_WAIT_MS = 5_000;
+
 /** A cheap pre-check for "remember that …" / "forget …" before any file is read. */
 const EXPLICIT_REQUEST = /\b(remember|note|forget)\b/i;
 
@@ -143,9 +145,13 @@ export class ChatEngine {
     return changed;
   }
 
-  /** The recall that would be injected for this text, exactly as a turn would compute it. */
+  /**
+   * The recall that would be injected for this text, as a turn computes it, except that it waits
+   * up to 5 s for the text's vector (a turn waits ~150 ms, then goes by words): a person asking
+   * `/recall` should see what meaning finds, also on a busy machine.
+   */
   async recallFor(ref: ChannelRef, query: string): Promise<{ result: RecallResult; block: string }> {
-    return this.runRecall(ref, query, this.channelContext(ref));
+    return this.runRecall(ref, query, this.channelContext(ref), RECALL_COMMAND_WAIT_MS);
   }
 
   /** Turns done and their conversation writes landed. */
@@ -288,7 +294,7 @@ export class ChatEngine {
     return notes;
   }
 
-  private async runRecall(ref: ChannelRef, query: string, context: string | null): Promise<{ result: RecallResult; block: string }> {
+  private async runRecall(ref: ChannelRef, query: string, context: string | null, queryWaitMs?: number): Promise<{ result: RecallResult; block: string }> {
     const exclude = new Set(
       (context ?? '')
         .split('\n')
@@ -302,6 +308,7 @@ export class ChatEngine {
       budgetChars: this.o.settings.recallBudgetChars,
       maxItems: this.o.settings.recallMaxItems,
       exclude,
+      queryWaitMs,
     });
     return { result, block: renderRecallBlock(result) };
   }
