@@ -8,7 +8,7 @@ const js = require('@eslint/js');
 const tseslint = require('typescript-eslint');
 
 module.exports = tseslint.config(
-  { ignores: ['dist/**', 'bench/out/**', 'node_modules/**', 'coverage/**', 'channels/**'] },
+  { ignores: ['dist/**', 'bench/out/**', 'node_modules/**', 'coverage/**', 'channels/**', 'examples/**'] },
   js.configs.recommended,
   ...tseslint.configs.recommended,
   {

@@ -58,6 +58,8 @@ export const DEFAULT_MAX_MESSAGE_CHARS = 8_000;
 
 const SECRET_NOT_STORED = '(That looked like a password, key or private URL: it was not stored; memory and logs keep [redacted] in its place.)';
 
+const RECALL_COMMAND_WAIT_MS = 5_000;
+
 /** A cheap pre-check for "remember that …" / "forget …" before any file is read. */
 const EXPLICIT_REQUEST = /\b(remember|note|forget)\b/i;
 
@@ -152,9 +154,13 @@ export class ChatEngine {
     return changed;
   }
 
-  /** The recall that would be injected for this text, exactly as a turn would compute it. */
+  /**
+   * The recall that would be injected for this text, as a turn computes it, except that it waits
+   * up to 5 s for the text's vector (a turn waits ~150 ms, then goes by words): a person asking
+   * `/recall` should see what meaning finds, also on a busy machine.
+   */
   async recallFor(ref: ChannelRef, query: string): Promise<{ result: RecallResult; block: string }> {
-    return this.runRecall(ref, query, this.channelContext(ref));
+    return this.runRecall(ref, query, this.channelContext(ref), RECALL_COMMAND_WAIT_MS);
   }
 
   /** A person's explicit search of this conversation's memory: ranked matches, never abstaining. */
@@ -248,6 +254,12 @@ export class ChatEngine {
           });
       }
     } catch (err) {
+      // The message is in the log (the transport appended it); what became of it is too, so a
+      // failed turn is never just missing.
+      const error = err instanceof ModelError ? err.userMessage() : err instanceof Error ? err.message.split('\n')[0] : String(err);
+      void store
+        .appendJsonl(ref, p.log, { type: 'error', at: this.clock().toISOString(), inReplyTo: messages.map((m) => m.id), error })
+        .catch((e) => this.o.logger.warn({ err: e }, 'could not append to log.jsonl'));
       // Memory was already changed above: the failure must not hide what was saved or forgotten.
       if (memoryNotes.length && err instanceof ModelError) throw new ModelErrorAfterNotes(err, memoryNotes);
       throw err;
@@ -314,7 +326,7 @@ export class ChatEngine {
     return notes;
   }
 
-  private async runRecall(ref: ChannelRef, query: string, context: string | null): Promise<{ result: RecallResult; block: string }> {
+  private async runRecall(ref: ChannelRef, query: string, context: string | null, queryWaitMs?: number): Promise<{ result: RecallResult; block: string }> {
     const exclude = new Set(
       (context ?? '')
         .split('\n')
@@ -328,6 +340,7 @@ export class ChatEngine {
       budgetChars: this.o.settings.recallBudgetChars,
       maxItems: this.o.settings.recallMaxItems,
       exclude,
+      queryWaitMs,
     });
     return { result, block: renderRecallBlock(result) };
   }

@@ -27,6 +27,8 @@ const POLITE = /^(?:(?:can|could|would|will)\s+you\s+)?(?:please\s+|pls\s+|kindl
 /** "remember when/what/how …" asks the bot to recall, it does not ask it to store. */
 const RECALL_QUESTION = /^(?:when|what|how|why|who|whom|where|which|whether|if)\b/i;
 const REMEMBER = /^(remember|note)\b(?:\s+down)?(\s+that\b|\s*:)?[\s,]*([\s\S]+)$/i;
+/** "don't forget that …" asks to keep a fact ("don't forget to …" asks for a chore, and is left alone). */
+const DONT_FORGET = /^(?:do\s*n[o'’]?t|never)\s+forget\b(\s+that\b|\s*:)?[\s,]*([\s\S]+)$/i;
 const FORGET = /^forget\b(?:\s+(?:that|about|the entry|entry)\b)?[\s,:]*([\s\S]+)$/i;
 const MIN_REMEMBER = 8;
 const MIN_FORGET = 4;
@@ -59,12 +61,14 @@ export function explicitMemoryRequest(message: string, memory: string, source: s
     const body = stripped.slice(polite.length);
     // A question is not an instruction, unless it is a polite request ("could you …?").
     if (s.question && !/\byou\b/i.test(polite)) continue;
-    const rem = REMEMBER.exec(body);
+    const dont = DONT_FORGET.exec(body);
+    const rem = dont ? ([dont[0], 'remember', dont[1], dont[2]] as const) : REMEMBER.exec(body);
     if (rem) {
       const [, verb, link, rest] = rem;
       // "note" alone is a typo as often as a request ("note sure why …"): it needs "that" or ":".
       if (/^note$/i.test(verb) && !link) continue;
       if (!link && RECALL_QUESTION.test(rest)) continue;
+      if (dont && !link && /^(?:to|about)\b/i.test(rest)) continue;
       const fact = rest
         .trim()
         .replace(/[.!?]+$/, '')

@@ -2,7 +2,7 @@ import readline from 'node:readline';
 import type { Runtime } from '../app/runtime';
 import { contextCommand, forgetCommand, memoryCommand, newCommand, recallCommand, statusCommand, CommandContext } from '../chat/commands';
 import { ModelError } from '../llm/errors';
-import type { ChannelRef } from '../memory/paths';
+import { recallDirs, type ChannelRef } from '../memory/paths';
 
 /**
  * Console mode. At a terminal it is a chat; when stdin is not a terminal it is a protocol for
@@ -17,7 +17,25 @@ export interface ConsoleOptions {
   output: NodeJS.WritableStream;
   interactive: boolean;
   userName?: string;
+  /**
+   * Stops reading (SIGINT, SIGTERM): lines not yet read are dropped; the line being answered ends
+   * with the shutdown budget's abort.
+   */
+  stop?: AbortSignal;
 }
+
+/** What `/help` prints; also the list the banner and an unknown command point to. */
+export const HELP = [
+  'Type a message to talk to the model. Commands:',
+  '  /recall <text>         what recall would inject for that text, with its scores',
+  "  /memory                the channel's MEMORY.md entries",
+  '  /memory forget <id>    remove one entry (the reply quotes it)',
+  "  /context               the channel's CONTEXT.md",
+  '  /new                   a fresh model conversation (SESSION.md is kept)',
+  '  /status                token usage, cache hit rate, file sizes, upkeep',
+  '  /help                  this list',
+  'Start a line with a space to send a /word as a message. Ctrl-D (end of input) quits.',
+].join('\n');
 
 export const SEPARATOR = '---';
 
@@ -44,6 +62,15 @@ export async function runConsole(o: ConsoleOptions): Promise<void> {
   const { runtime, ref } = o;
   const ctx: CommandContext = { store: runtime.store, engine: runtime.engine, clock: runtime.clock, usage: runtime.usage, actor: o.userName ?? 'console' };
   const rl = readline.createInterface({ input: o.input, terminal: false, crlfDelay: Infinity });
+  const stopReading = () => rl.close();
+  if (o.stop?.aborted) stopReading();
+  o.stop?.addEventListener('abort', stopReading, { once: true });
+  // The sentence model loads and the channel's lines are embedded from the start, as in the bot:
+  // `/recall` waits for this, so the first query finds what the second would.
+  runtime.recall.prepare();
+  const paths = runtime.store.paths(ref);
+  // Silent on purpose: a failure is logged by the embedder once, and recall then goes by words.
+  const indexed = runtime.recall.indexAll(recallDirs(paths, runtime.store.root)).catch(() => undefined);
   let seq = 0;
   const write = (text: string) => {
     o.output.write(`${escapeBlock(printable(text).replace(/\s+$/, ''))}\n`);
@@ -51,6 +78,7 @@ export async function runConsole(o: ConsoleOptions): Promise<void> {
   };
   if (o.interactive) o.output.write('> ');
   for await (const raw of rl) {
+    if (o.stop?.aborted) break;
     const line = raw.replace(/\r$/, '');
     try {
       write(await handleLine(line));
@@ -60,10 +88,11 @@ export async function runConsole(o: ConsoleOptions): Promise<void> {
     }
     if (o.interactive) o.output.write('> ');
   }
+  o.stop?.removeEventListener('abort', stopReading);
 
   async function handleLine(line: string): Promise<string> {
     const trimmed = line.trim();
-    if (!trimmed) return 'error: empty message; type a message or /recall, /memory, /context, /new, /status';
+    if (!trimmed) return 'error: empty message; type a message, or /help for the commands';
     // Read from the raw line: a leading space turns a would-be command into a message.
     const [first] = line.split(/\s+/);
     if (COMMAND_LIKE.test(first)) {
@@ -71,7 +100,10 @@ export async function runConsole(o: ConsoleOptions): Promise<void> {
       const arg = trimmed.slice(cmd.length).trim();
       switch (cmd) {
         case '/recall':
+          await indexed;
           return recallCommand(ctx, ref, arg);
+        case '/help':
+          return HELP;
         case '/memory':
           if (rest[0] === 'forget') return rest[1] ? forgetCommand(ctx, ref, rest[1]) : 'error: usage: /memory forget <id>';
           return memoryCommand(ctx, ref);
@@ -82,18 +114,21 @@ export async function runConsole(o: ConsoleOptions): Promise<void> {
         case '/status':
           return statusCommand(ctx, ref);
         default:
-          return `error: unknown command ${cmd}; try /recall, /memory, /context, /new, /status (start the line with a space to send it as a message)`;
+          return `error: unknown command ${cmd}; /help lists the commands (start the line with a space to send it as a message)`;
       }
     }
     seq++;
-    const reply = await runtime.engine.respond(ref, [
-      {
-        id: `console-${Date.now()}-${seq}`,
-        authorName: o.userName ?? 'you',
-        content: line,
-        at: runtime.clock(),
-      },
-    ]);
+    const message = { id: `console-${Date.now()}-${seq}`, authorName: o.userName ?? 'you', content: line, at: runtime.clock() };
+    // Both sides go to the cold log, as in Discord (the engine appends the reply, or the error), so
+    // a console discussion can be condensed from it (`minutes condense --channel-dir DIR`).
+    await runtime.store.appendJsonl(ref, paths.log, {
+      type: 'message',
+      id: message.id,
+      author: { id: message.authorName, name: message.authorName },
+      at: message.at.toISOString(),
+      content: message.content,
+    });
+    const reply = await runtime.engine.respond(ref, [message]);
     return reply.text.trim() ? reply.text : '(the model returned an empty reply)';
   }
 }

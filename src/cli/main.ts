@@ -75,9 +75,10 @@ export async function run(argv: string[], io: CliIO = defaultIO()): Promise<numb
 
   program
     .command('condense')
-    .description('condense a transcript file into a channel folder offline (dry run unless --apply; needs a model provider)')
+    .description("condense a transcript file, or the channel's own log, into a channel folder offline (dry run unless --apply; needs a model provider)")
     .requiredOption('--channel-dir <dir>', 'the channel folder (any name): CONTEXT.md, MEMORY.md, HISTORY.md, condensations/')
-    .requiredOption('--transcript <file>', 'JSONL of {"author", "timestamp", "content"}')
+    .option('--transcript <file>', 'JSONL of {"author", "timestamp", "content"} (default: the channel\'s own log.jsonl, after its last condensation)')
+    .option('--since <date>', 'only messages at or after this date or date-time')
     .option('--apply', 'write the files (under the channel lock); without it, print what would change')
     .option('--topic <text>', 'topic hint for the condensation')
     .option('--channel-name <name>', 'the name shown as #channel (default: the folder name)')

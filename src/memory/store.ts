@@ -34,6 +34,11 @@ export interface StoreOptions {
   onWrite?: (p: ChannelPaths, name: MemoryFileName) => void;
   /** Where a conversation's files live; by default the bot's layout under `root` (channelPaths). */
   layout?: (ref: ChannelRef) => ChannelPaths;
+  /**
+   * The random part of new MEMORY.md entry ids (6 hex digits); random bytes by default. The example
+   * data root's generator passes a fixed sequence so `npm run example` writes the same files each time.
+   */
+  entryIds?: () => string;
 }
 
 export interface UpdateOptions {
@@ -54,6 +59,7 @@ export class ChannelStore {
   private readonly clock: () => Date;
   private readonly log: Logger;
   private readonly onWrite: StoreOptions['onWrite'];
+  private readonly entryIds: StoreOptions['entryIds'];
   private readonly layout: (ref: ChannelRef) => ChannelPaths;
   /** Per conversation, the first ensureChannel in flight or done: a burst shares one check. */
   private readonly ensured = new OncePerKey();
@@ -67,6 +73,7 @@ export class ChannelStore {
     this.log = opts.logger ?? silentLogger();
     this.queue = opts.queue ?? new KeyedQueue();
     this.onWrite = opts.onWrite;
+    this.entryIds = opts.entryIds;
     this.layout = opts.layout ?? ((ref) => channelPaths(this.root, ref));
   }
 
@@ -199,7 +206,7 @@ export class ChannelStore {
       if (explicitForget) {
         // Strict like the write below: a file that will not be rewritten gets no tombstones either.
         const current = (await this.readForWrite(p.memory)) ?? '';
-        for (const f of applyMemoryOps(current, ops, { now, tombstones }).forgotten) {
+        for (const f of applyMemoryOps(current, ops, { now, tombstones, random: this.entryIds }).forgotten) {
           await this.ordered.append(this.tombstoneFile(p), makeTombstone(f.text, now, f.id, 'forgotten'));
         }
       }
@@ -208,7 +215,7 @@ export class ChannelStore {
         p,
         'MEMORY.md',
         (current) => {
-          result = applyMemoryOps(current, ops, { now, tombstones });
+          result = applyMemoryOps(current, ops, { now, tombstones, random: this.entryIds });
           return result.text;
         },
         { allowShrink: explicitForget },

@@ -68,7 +68,7 @@ export function createRecallService(o: RecallServiceOptions): RecallService {
   const timeoutMs = o.queryTimeoutMs ?? DEFAULT_QUERY_TIMEOUT_MS;
   const warming = new Map<string, NodeJS.Timeout>();
 
-  async function queryVector(query: string): Promise<Float32Array | undefined> {
+  async function queryVector(query: string, waitMs = timeoutMs): Promise<Float32Array | undefined> {
     if (!embedder || !vectors || !query.trim() || hasCjk(query)) return undefined;
     const ac = new AbortController();
     let timer: NodeJS.Timeout | undefined;
@@ -77,10 +77,10 @@ export function createRecallService(o: RecallServiceOptions): RecallService {
         timer = setTimeout(() => {
           ac.abort();
           resolve(undefined);
-        }, timeoutMs);
+        }, waitMs);
       });
       const text = query.length > 2_000 ? query.slice(0, 2_000) : query;
-      const asked = embedder.embed([text], { priority: 'query', signal: ac.signal, maxWaitMs: timeoutMs });
+      const asked = embedder.embed([text], { priority: 'query', signal: ac.signal, maxWaitMs: waitMs });
       const got = await Promise.race([asked.then((v) => v[0]), timeout]);
       return got;
     } catch (err) {
@@ -104,7 +104,7 @@ export function createRecallService(o: RecallServiceOptions): RecallService {
     async recall(input) {
       // An empty channel has nothing to compare with: no model is loaded for it.
       const any = hasCandidates(input);
-      const qv = any ? await queryVector(input.query) : undefined;
+      const qv = any ? await queryVector(input.query, input.queryWaitMs) : undefined;
       if (!qv || !vectors) {
         // The lines are still queued for the background (the model may be loading right now).
         if (any && vectors) vectors.queue(o.lexical.indexOf(input));

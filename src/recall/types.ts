@@ -34,6 +34,12 @@ export interface RecallInput {
   maxItems?: number;
   /** Texts already in the prompt (e.g. CONTEXT.md lines); matched whitespace- and bullet-insensitively. */
   exclude?: Set<string>;
+  /**
+   * The longest to wait for the query's vector (meaning); the service's own bound by default. A
+   * person asking `/recall` waits longer than a reply may, so a busy machine does not turn the
+   * answer into words only.
+   */
+  queryWaitMs?: number;
 }
 
 export interface Index {

@@ -58,6 +58,18 @@ describe('configuration', () => {
     expect(ConfigFileSchema.safeParse(example).success).toBe(true);
   });
 
+  it('every limits.* field is in the README with its meaning, and 0 (accepted for the two rate limits) says it means no limit', () => {
+    const readme = fs.readFileSync(path.join(PROJECT_ROOT, 'README.md'), 'utf8');
+    const limits = ConfigFileSchema.shape.limits.unwrap().shape;
+    for (const [field, schema] of Object.entries(limits)) {
+      const line = readme.split('\n').find((l) => l.includes(`\`limits.${field}\``));
+      expect({ field, documented: Boolean(line) }).toEqual({ field, documented: true });
+      const zeroAccepted = schema.safeParse(0).success;
+      if (zeroAccepted && field !== 'maxRetries') expect({ field, line }).toEqual({ field, line: expect.stringMatching(/`0` means no limit/) });
+    }
+    expect(ConfigFileSchema.parse({ limits: { requestsPerMinute: 0 } }).limits.requestsPerMinute).toBe(0);
+  });
+
   it('validates per command: recall needs nothing, chat a provider, start a token and a provider', () => {
     expect(() => loadSettings({ env: {}, cwd: tmp.dir, needs: [] })).not.toThrow();
     expect(() => loadSettings({ env: {}, cwd: tmp.dir, needs: ['provider'] })).toThrow(/ANTHROPIC_API_KEY/);

@@ -35,6 +35,25 @@ describe('which messages are requests to remember or forget', () => {
     expect(explicitMemoryRequest(text, MEMORY, 's').ops).toEqual([expect.objectContaining({ op: 'add', text: saved, explicit: true })]);
   });
 
+  it.each([
+    ["don't forget that the VPN is required for staging", 'the VPN is required for staging'],
+    ['do not forget that invoices go out on the 1st', 'invoices go out on the 1st'],
+    ['dont forget: the demo is on Friday at 3pm', 'the demo is on Friday at 3pm'],
+    ['Never forget that prod deploys need two approvals!', 'prod deploys need two approvals'],
+    ['ok, please don’t forget the staging VPN needs MFA', 'the staging VPN needs MFA'],
+  ])('"don\'t forget that …" is a request to remember: %s', (text, saved) => {
+    expect(explicitMemoryRequest(text, MEMORY, 's').ops).toEqual([expect.objectContaining({ op: 'add', text: saved, explicit: true })]);
+  });
+
+  it.each([
+    "don't forget that the demo moved?",
+    "don't forget to update the changelog",
+    'never forget about the outage',
+    'do not forget when we moved to Postgres',
+  ])('a question or a chore is not a request to remember: %s', (text) => {
+    expect(explicitMemoryRequest(text, MEMORY, 's').ops).toEqual([]);
+  });
+
   it.each([2_500, 1_100_000])('a "remember that" longer than one entry may be (%i characters) is refused with a reason, not saved', (n) => {
     const long = 'x'.repeat(n);
     const r = explicitMemoryRequest(`remember that ${long}`, MEMORY, 's');

@@ -52,8 +52,10 @@ export async function runChat(opts: ChatCliOptions, io: CliIO): Promise<number> 
 }
 
 async function chatSession(opts: ChatCliOptions, io: CliIO, settings: Settings, ref: ChannelRef): Promise<number> {
-  const logger = loggerFor(settings, io);
   const interactive = Boolean(io.stdin.isTTY);
+  // At a terminal the logs would run over the banner and the `>` prompt: warnings and errors only,
+  // unless LOG_LEVEL or the config's `log.level` asks for more.
+  const logger = loggerFor(interactive && !settings.log.level ? { ...settings, log: { ...settings.log, level: 'warn' } } : settings, io);
   let runtime;
   try {
     // At a terminal upkeep runs on its schedule as in the bot; a script's session gets one
@@ -67,23 +69,77 @@ async function chatSession(opts: ChatCliOptions, io: CliIO, settings: Settings, 
     throw err;
   }
   if (interactive) {
-    io.stderr.write(
-      `Minutes console: channel local/${opts.channel} in ${settings.dataDir}. Commands: /recall, /memory, /context, /new, /status. Ctrl-D quits.\n`,
-    );
+    io.stderr.write(`Minutes console: channel local/${opts.channel} in ${settings.dataDir}. /help lists the commands; Ctrl-D quits.\n`);
   }
-  await runConsole({ runtime, ref, input: io.stdin, output: io.stdout, interactive, userName: os.userInfo().username || 'you' });
-  // End of input: finish queued work, run the upkeep that is due once, then stop.
-  const done = runtime.engine
-    .idle()
-    .then(() => runtime.upkeep.tick({ forceIdle: true }))
-    .then(() => runtime.close());
-  const timer = new Promise<'timeout'>((r) => setTimeout(() => r('timeout'), opts.shutdownBudgetMs ?? SHUTDOWN_BUDGET_MS).unref());
-  if ((await Promise.race([done.then(() => 'ok' as const), timer])) === 'timeout') {
-    // Abort first: a hung request would otherwise hold the process open for its full timeout,
-    // and upkeep would go on to send its next request after this line.
-    runtime.abortModelCalls('the shutdown budget ran out');
-    logger.warn('queued work did not finish within the shutdown budget; exiting anyway');
-    return 1;
+  const rt = runtime;
+  const end = endOfInput(io, rt.logger);
+  // One budget from the moment input ends, however it ends, for everything left: the line being
+  // answered (its retries included), the queued upkeep and the writes. A hung model can never hold
+  // the process longer than that.
+  let budgetSpent = false;
+  const budget = end.ended.then(
+    () =>
+      new Promise<'timeout'>((r) =>
+        setTimeout(() => {
+          budgetSpent = true;
+          // Abort first: a hung request would otherwise hold the process open for its full
+          // timeout, and upkeep would go on to send its next request after this line.
+          rt.abortModelCalls('the shutdown budget ran out');
+          r('timeout');
+        }, opts.shutdownBudgetMs ?? SHUTDOWN_BUDGET_MS).unref(),
+      ),
+  );
+  try {
+    await runConsole({ runtime: rt, ref, input: io.stdin, output: io.stdout, interactive, userName: os.userInfo().username || 'you', stop: end.stop });
+    end.inputDone();
+    // End of input: finish queued work, run the upkeep that is due once, then stop.
+    const done = rt.engine
+      .idle()
+      .then(() => rt.upkeep.tick({ forceIdle: true }))
+      .then(() => rt.close());
+    if (budgetSpent || (await Promise.race([done.then(() => 'ok' as const), budget])) === 'timeout') {
+      logger.warn('queued work did not finish within the shutdown budget; exiting anyway');
+      return 1;
+    }
+    return 0;
+  } finally {
+    end.dispose();
   }
-  return 0;
+}
+
+/**
+ * When input ends: end of file (a pipe closed, Ctrl-D at a terminal) or SIGINT/SIGTERM, which also
+ * stops reading. A second signal exits at once, for a person who does not want to wait.
+ */
+function endOfInput(io: CliIO, logger: { warn(msg: string): void }) {
+  let markEnded!: () => void;
+  const ended = new Promise<void>((r) => (markEnded = r));
+  const ctrl = new AbortController();
+  const onSignal = (signal: NodeJS.Signals) => {
+    if (ctrl.signal.aborted) {
+      logger.warn(`${signal} again: exiting without finishing queued work`);
+      process.exit(130);
+    }
+    ctrl.abort();
+    markEnded();
+    // Nothing more is read: a terminal's or an open pipe's stdin must not keep the process alive.
+    io.stdin.pause();
+  };
+  const onEnd = () => markEnded();
+  io.stdin.once('end', onEnd);
+  io.stdin.once('close', onEnd);
+  process.on('SIGINT', onSignal);
+  process.on('SIGTERM', onSignal);
+  return {
+    ended,
+    stop: ctrl.signal,
+    /** The console has read everything (also when a stream never says 'end'). */
+    inputDone: markEnded,
+    dispose() {
+      io.stdin.removeListener('end', onEnd);
+      io.stdin.removeListener('close', onEnd);
+      process.removeListener('SIGINT', onSignal);
+      process.removeListener('SIGTERM', onSignal);
+    },
+  };
 }

@@ -14,6 +14,9 @@ import type { CliIO } from '../../shared/cliIO';
 import { quietLoggerFor } from './quietLogger';
 import { settingsFor } from './common';
 import { jsonLines } from '../../shared/jsonLines';
+import { lastCondensedMessageId, readLedger } from '../../condense/ledger';
+import { transcriptFromLog } from '../../condense/logTranscript';
+import { messagesSince } from '../../condense/transcript';
 
 /**
  * `minutes condense --channel-dir DIR --transcript FILE [--apply] [--topic T]`: the Secretary's
@@ -24,7 +27,10 @@ import { jsonLines } from '../../shared/jsonLines';
  */
 export interface CondenseCliOptions {
   channelDir: string;
-  transcript: string;
+  /** Without it, the channel's own log.jsonl from the message after the last condensation. */
+  transcript?: string;
+  /** Only messages at or after this date or date-time. */
+  since?: string;
   apply?: boolean;
   topic?: string;
   /** The name shown as `#channel`; the folder's name by default. */
@@ -96,18 +102,50 @@ async function listWatched(dir: string): Promise<Map<string, string>> {
   return out;
 }
 
+function readTranscriptFile(io: CliIO, file: string): { messages: TranscriptMessage[]; name: string; newOnly: boolean } | string {
+  let raw: string;
+  try {
+    raw = fs.readFileSync(path.resolve(io.cwd, file), 'utf8');
+  } catch (err) {
+    return `cannot read --transcript ${file}: ${(err as Error).message}`;
+  }
+  const messages = parseTranscript(raw, file);
+  return typeof messages === 'string' ? messages : { messages, name: file, newOnly: false };
+}
+
+/**
+ * The channel's own log.jsonl (console mode and the bot keep both sides there), from the message
+ * after the last condensation of the channel, as 📝 on a channel's message does in Discord.
+ */
+async function readChannelLog(given: string, channelDir: string): Promise<{ messages: TranscriptMessage[]; name: string; newOnly: boolean } | string> {
+  const name = path.join(given, 'log.jsonl');
+  let raw: string;
+  try {
+    raw = fs.readFileSync(path.join(channelDir, 'log.jsonl'), 'utf8');
+  } catch (err) {
+    const why = (err as NodeJS.ErrnoException).code === 'ENOENT' ? 'does not exist' : `cannot be read (${(err as Error).message})`;
+    return `${name} ${why}: pass a transcript with --transcript FILE.jsonl`;
+  }
+  const ref: ChannelRef = { kind: 'local', name: 'channel' };
+  // A ledger that does not parse is reported by the Secretary itself, naming the file and the fix.
+  const ledger = await readLedger(new FolderStore(channelDir), ref).catch(() => null);
+  const last = ledger ? lastCondensedMessageId(ledger, undefined) : undefined;
+  return { messages: messagesSince(transcriptFromLog(raw), last), name, newOnly: last !== undefined };
+}
+
 export async function runCondense(opts: CondenseCliOptions, io: CliIO): Promise<number> {
   const channelDir = path.resolve(io.cwd, opts.channelDir);
   if (!fs.existsSync(channelDir) || !fs.statSync(channelDir).isDirectory()) return fail(io, `--channel-dir is not a folder: ${opts.channelDir}`);
-  let raw: string;
-  try {
-    raw = fs.readFileSync(path.resolve(io.cwd, opts.transcript), 'utf8');
-  } catch (err) {
-    return fail(io, `cannot read --transcript ${opts.transcript}: ${(err as Error).message}`);
-  }
-  const messages = parseTranscript(raw, opts.transcript);
-  if (typeof messages === 'string') return fail(io, messages);
-  if (!messages.length) return fail(io, `${opts.transcript} has no messages`);
+  const since = opts.since === undefined ? undefined : new Date(opts.since);
+  if (since && Number.isNaN(since.getTime())) return fail(io, `--since "${opts.since}" is not a date: use 2026-11-20 or 2026-11-20T10:00:00Z`);
+  const read = opts.transcript ? readTranscriptFile(io, opts.transcript) : await readChannelLog(opts.channelDir, channelDir);
+  if (typeof read === 'string') return fail(io, read);
+  const messages = since ? read.messages.filter((m) => m.at.getTime() >= since.getTime()) : read.messages;
+  if (!messages.length)
+    return fail(
+      io,
+      since ? `${read.name} has no messages since ${opts.since}` : `${read.name} has no messages${read.newOnly ? ' after the last condensation' : ''}`,
+    );
 
   const settings = settingsFor(io, ['provider']);
   if (!settings) return 2;

@@ -1,0 +1,153 @@
+#!/usr/bin/env node
+'use strict';
+/**
+ * Makes the example data root (`examples/`) with the product's own pipeline: a scripted discussion
+ * in a console channel goes into its log.jsonl, its "remember that …" / "don't forget that …" lines
+ * are applied as the chat engine applies them, and each discussion is condensed by the Secretary
+ * (CONTEXT.md, MEMORY.md, HISTORY.md, condensations/, the ledger). The Secretary's model is a
+ * scripted one and the clock is fixed, so the output is the same byte for byte on every run.
+ *
+ *   npm run example            # rebuilds dist/, then writes examples/
+ *   node scripts/make-example.js OUT_DIR
+ *
+ * test/examples.test.ts regenerates it into a temp folder and compares it with examples/.
+ */
+const fs = require('node:fs');
+const path = require('node:path');
+
+const dist = (m) => require(path.join(__dirname, '..', 'dist', m));
+
+const CHANNEL = 'orders-team';
+
+/** The scripted discussions: [minutes after the discussion's start, author, text]. */
+const DISCUSSIONS = [
+  {
+    start: '2026-11-02T09:00:00Z',
+    topic: 'orders database',
+    messages: [
+      [0, 'al', 'which database should the orders service use?'],
+      [3, 'bea', 'constraint: order writes must stay under 50 ms at p99'],
+      [6, 'cy', 'we already run MySQL for billing, the team knows it'],
+      [9, 'al', 'decision: the orders service stores its data in MySQL 8 on db-1'],
+      [11, 'bea', 'todo: bea: set up nightly backups of db-1 by 2026-11-09'],
+      [14, 'al', 'remember that the VPN is required for staging'],
+    ],
+  },
+  {
+    start: '2026-11-16T14:00:00Z',
+    topic: 'orders database',
+    messages: [
+      [0, 'cy', 'the MySQL JSON columns keep biting us in the orders service'],
+      [4, 'bea', 'Postgres 16 has jsonb and the same p99 on our load test'],
+      [6, 'bea', 'constraint: order writes must stay under 50 ms at p99'],
+      [8, 'al', 'decision: the orders database moves to Postgres 16, replacing MySQL'],
+      [10, 'cy', 'todo: cy: migrate the orders tables due 2026-12-01'],
+      [12, 'bea', "don't forget that the nightly backup job runs at 02:00 UTC"],
+    ],
+  },
+  {
+    start: '2026-11-23T10:00:00Z',
+    topic: 'release process',
+    messages: [
+      [0, 'bea', 'how do we ship the orders service from now on?'],
+      [5, 'al', 'decision: releases go out from the release branch on Tuesdays'],
+      [7, 'cy', 'todo: al: write the release checklist'],
+      [9, 'bea', 'remember that Priya owns the release notes'],
+    ],
+  },
+];
+
+/**
+ * The Secretary's model, scripted: it reads the transcript it is shown the way a careful model
+ * would. `decision: X` is the decision, `constraint: X` a constraint, `todo: X` an action item; a
+ * decision "replacing W" supersedes the current decisions that mention W.
+ */
+function scriptedModel() {
+  const usage = { inputTokens: 0, outputTokens: 0, cacheReadTokens: 0, cacheWriteTokens: 0 };
+  const answer = (system, input) => {
+    if (/summarize one part/.test(system)) return { summary: input };
+    const said = (label) => [...input.matchAll(new RegExp(`^\\[[^\\]]+\\] [^:]+: ${label}: (.*)$`, 'gim'))].map((m) => m[1]);
+    const decision = said('decision').pop() ?? 'none';
+    const replaced = /replacing (\w+)/i.exec(decision)?.[1];
+    const current = [...input.matchAll(/^- (d-[0-9a-f]{10}) \[[^\]]+\] ([^:]+): (.*)$/gm)].map((m) => ({ id: m[1], text: m[3] }));
+    const topic = /database|MySQL|Postgres/.test(decision) ? 'Orders database' : /release/.test(decision) ? 'Release process' : 'Open discussion';
+    return {
+      topic,
+      context: replaced ? `The team revisited the ${replaced} choice after problems in production.` : 'The team discussed the options.',
+      decision,
+      rationale: replaced
+        ? `It removes the problems ${replaced} caused and keeps the latency target.`
+        : 'It was the simplest option that meets the constraints.',
+      action_items: said('todo'),
+      supersedes: replaced ? current.filter((c) => c.text.includes(replaced)).map((c) => c.id) : [],
+      constraints: said('constraint'),
+      current_state: decision === 'none' ? '' : `Going with: ${decision}`,
+    };
+  };
+  return {
+    provider: 'anthropic',
+    models: { chat: 'scripted-chat', side: 'scripted-side' },
+    async complete(req) {
+      const system = req.system.map((b) => b.text).join('\n');
+      const input = req.messages.map((m) => (typeof m.content === 'string' ? m.content : m.content.map((c) => c.text ?? '').join(''))).join('\n');
+      return { text: JSON.stringify(answer(system, input)), stopReason: 'end', usage, model: 'scripted-side', provider: 'anthropic' };
+    },
+    async close() {},
+  };
+}
+
+async function makeExample(outDir) {
+  const { ChannelStore } = dist('memory/store.js');
+  const { Secretary } = dist('condense/secretary.js');
+  const { explicitMemoryRequest } = dist('chat/explicitRequests.js');
+  const { silentLogger } = dist('log/logger.js');
+
+  fs.rmSync(outDir, { recursive: true, force: true });
+  fs.mkdirSync(outDir, { recursive: true });
+  let now = new Date(DISCUSSIONS[0].start);
+  const clock = () => new Date(now);
+  const logger = silentLogger();
+  // Entry ids from a fixed sequence instead of random bytes: the same files on every run.
+  let nextId = 0xe0a000;
+  const store = new ChannelStore({ root: outDir, clock, logger, entryIds: () => (++nextId).toString(16) });
+  const ref = { kind: 'local', name: CHANNEL };
+  const p = store.paths(ref);
+  await store.ensureChannel(ref);
+  const secretary = new Secretary({ deps: { model: scriptedModel(), store, logger, clock } });
+
+  let seq = 0;
+  for (const d of DISCUSSIONS) {
+    const start = Date.parse(d.start);
+    const messages = [];
+    for (const [minutes, author, content] of d.messages) {
+      now = new Date(start + minutes * 60_000);
+      const id = `console-${now.getTime()}-${++seq}`;
+      // As console mode logs a person's line (both sides go to log.jsonl; this script plays only people).
+      await store.appendJsonl(ref, p.log, { type: 'message', id, author: { id: author, name: author }, at: now.toISOString(), content });
+      messages.push({ id, authorId: author, authorName: author, at: new Date(now), content, isBot: false });
+      // "remember that …" is applied at once, as the chat engine does.
+      const memory = (await store.read(ref, 'MEMORY.md')) ?? '';
+      const request = explicitMemoryRequest(content, memory, `${author}, msg ${id}`);
+      if (request.ops.length) await store.applyMemoryOps(ref, request.ops);
+    }
+    now = new Date(now.getTime() + 5 * 60_000);
+    const result = await secretary.condense({ target: { ref, channelName: CHANNEL, trigger: 'explicit', topicHint: d.topic }, messages });
+    if (result.status !== 'done') throw new Error(`condensation of the discussion of ${d.start} ended "${result.status}": ${result.error ?? ''}`);
+  }
+  await store.idle();
+  // Runtime state a reader of the example has no use for, and that no run writes the same way twice.
+  fs.rmSync(path.join(p.stateDir, 'backups'), { recursive: true, force: true });
+}
+
+module.exports = { makeExample };
+
+if (require.main === module) {
+  const out = path.resolve(process.argv[2] ?? path.join(__dirname, '..', 'examples'));
+  makeExample(out).then(
+    () => process.stdout.write(`example data root written to ${out}\n`),
+    (err) => {
+      process.stderr.write(`make-example: ${err && err.stack ? err.stack : err}\n`);
+      process.exitCode = 1;
+    },
+  );
+}
