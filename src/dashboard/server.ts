@@ -119,7 +119,13 @@ export function createDashboard(o: DashboardOptions): { server: http.Server; lis
         // Lines without a vector yet are embedded first (once; the cache keeps them), so the first
         // search finds what the second does instead of scoring by words alone.
         await o.recall.indexAll({ channelDirs: u.recallDirs });
-        const r = await o.recall.recall({ channelDirs: u.recallDirs, query: q });
+        // A person searching is never told "nothing" when memory has the words: the search's
+        // matches, each marked when recall would also inject it.
+        const [found, r] = await Promise.all([
+          o.recall.search({ channelDirs: u.recallDirs, query: q, limit: 20 }),
+          o.recall.recall({ channelDirs: u.recallDirs, query: q }),
+        ]);
+        const injected = new Set(r.items.map((i) => i.text));
         const text: SearchHit['text'] = [];
         for (const c of await readCondensations(u, parses)) {
           // The words a reader sees, not the markup (`**Date:**`, `##`): matched and shown alike.
@@ -128,7 +134,7 @@ export function createDashboard(o: DashboardOptions): { server: http.Server; lis
           if (!words.every((w) => hay.includes(w))) continue;
           text.push({ c, snippet: snippetAt(plain, hay.indexOf(words[0]!)) });
         }
-        hits.push({ unit: u, label: (await unitLabel(o.root, u)).label, items: r.items, text });
+        hits.push({ unit: u, label: (await unitLabel(o.root, u)).label, items: found, injected, text });
       }
     }
     return page(q ? `Search: ${q}` : 'Search', searchBody(ctx, q, scope, o.recall.semantic, hits));

@@ -128,7 +128,10 @@ export function condensationBody(ctx: ViewCtx, u: Unit, c: Condensation, all: Co
 export interface SearchHit {
   unit: Unit;
   label: string;
+  /** The search's matches, best first. */
   items: RecallItem[];
+  /** Texts of the lines recall would inject for the query (empty when it abstains). */
+  injected: Set<string>;
   text: Array<{ c: Condensation; snippet: string }>;
 }
 
@@ -142,15 +145,18 @@ export function searchBody(ctx: ViewCtx, q: string, scope: string, semantic: str
         .map(
           (i) =>
             `<tr><td class="score">${i.score.toFixed(3)}</td><td class="score">${i.lexical.toFixed(3)}</td><td class="score">${i.semantic === undefined ? '—' : i.semantic.toFixed(3)}</td>` +
-            `<td>${esc(path.basename(i.file))}</td><td>${esc(i.text)}</td></tr>`,
+            `<td>${h.injected.has(i.text) ? 'yes' : ''}</td><td>${esc(path.basename(i.file))}</td><td>${esc(i.text)}</td></tr>`,
         )
         .join('');
+      const injection = h.injected.size
+        ? `<p class="muted">The bot would inject ${h.injected.size} line${h.injected.size === 1 ? '' : 's'} for this text (marked).</p>`
+        : '<p class="muted">The bot would inject nothing for this text (recall abstains); these are the closest lines.</p>';
       const text = h.text
         .map((t) => `<li><a href="${esc(condLink(ctx, h.unit, t.c.id))}">${esc(t.c.date)} ${esc(t.c.topic)}</a> — ${esc(t.snippet)}</li>`)
         .join('');
       return (
         `<section class="hit"><h2><a href="${esc(ctx.href(`/channel/${h.unit.key}`))}">${esc(h.label)}</a></h2>` +
-        `<h3>Recall (what the bot would inject)</h3>${items ? `<table><thead><tr><th>score</th><th>lexical</th><th>semantic</th><th>file</th><th>text</th></tr></thead><tbody>${items}</tbody></table>` : '<p class="muted">recall abstains</p>'}` +
+        `<h3>Memory lines (words and meaning, best first)</h3>${items ? `${injection}<table><thead><tr><th>score</th><th>lexical</th><th>semantic</th><th>injected</th><th>file</th><th>text</th></tr></thead><tbody>${items}</tbody></table>` : '<p class="muted">no memory line shares a word or a meaning with the text</p>'}` +
         `<h3>Condensations containing the words</h3><ul>${text || '<li class="muted">none</li>'}</ul></section>`
       );
     })

@@ -107,6 +107,17 @@ describe('dashboard over HTTP', () => {
     expect(text.body).toContain(`/channel/${ids.channelKey}/c/2025-03-05-postgres`);
   });
 
+  it('search answers a single common word that recall abstains on, marking what recall would inject', async () => {
+    const one = await rawGet(dash.url, `/search?q=service&in=${ids.channelKey}`);
+    expect(one.body).toContain('The bot would inject nothing for this text (recall abstains); these are the closest lines.');
+    const rows = one.body.match(/<tr><td class="score">[^]*?<\/tr>/g) ?? [];
+    expect(rows.length).toBeGreaterThan(0);
+    for (const row of rows) expect(row.toLowerCase()).toContain('service');
+    const full = await rawGet(dash.url, `/search?q=${encodeURIComponent('which database does the orders service use postgres')}&in=${ids.channelKey}`);
+    expect(full.body).toMatch(/The bot would inject \d+ lines? for this text \(marked\)\./);
+    expect(full.body).toMatch(/<td>yes<\/td><td>[^<]+<\/td><td>[^<]*Postgres 16/);
+  });
+
   it('the condensation page shows the frontmatter and both directions of supersession', async () => {
     const r = await rawGet(dash.url, `/channel/${ids.channelKey}/c/2025-02-01-database-again`);
     expect(r.body).toContain('message_count');
