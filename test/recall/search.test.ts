@@ -105,8 +105,17 @@ describe('/recall in the console', () => {
   afterAll(() => fake.close());
 
   test('when injection abstains, it offers the search\'s best matches instead of "nothing"', async () => {
+    // Words only: with meaning on, "kafka" alone is close enough to the Kafka lines to be injected.
+    const config = path.join(tmp.dir, 'words-only.json');
+    fs.writeFileSync(config, JSON.stringify({ recall: { semantic: 'off' } }));
     const r = await runCli(['chat', '--channel', 'platform'], {
-      env: { ...env(), ANTHROPIC_API_KEY: 'test-key', ANTHROPIC_BASE_URL: fake.anthropicBaseURL, MINUTES_DATA_DIR: path.join(tmp.dir, 'data') },
+      env: {
+        ...env(),
+        MINUTES_CONFIG: config,
+        ANTHROPIC_API_KEY: 'test-key',
+        ANTHROPIC_BASE_URL: fake.anthropicBaseURL,
+        MINUTES_DATA_DIR: path.join(tmp.dir, 'data'),
+      },
       cwd: tmp.dir,
       input: ['/recall kafka', '/recall zebra'],
     });
