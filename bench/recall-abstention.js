@@ -37,13 +37,18 @@ const show = process.argv.includes('--show');
 fs.rmSync(outDir, { recursive: true, force: true });
 fs.mkdirSync(outDir, { recursive: true });
 
-const chat = fs
-  .readFileSync(path.join(__dirname, 'data', 'abstention', 'chat-lines.txt'), 'utf8')
-  .split('\n')
-  .map((l) => l.trim())
-  .filter((l) => l && !l.startsWith('#'));
-const chatFile = path.join(outDir, 'chat.jsonl');
-fs.writeFileSync(chatFile, chat.map((q, i) => JSON.stringify({ id: `c${i}`, query: q })).join('\n') + '\n');
+/** A chat-lines file as queries: its lines, and the JSONL file `minutes recall --queries` reads. @param {string} name @param {string} prefix */
+function chatQueries(name, prefix) {
+  const lines = fs
+    .readFileSync(path.join(__dirname, 'data', 'abstention', name), 'utf8')
+    .split('\n')
+    .map((l) => l.trim())
+    .filter((l) => l && !l.startsWith('#'));
+  const file = path.join(outDir, `${prefix}.jsonl`);
+  fs.writeFileSync(file, lines.map((q, i) => JSON.stringify({ id: `${prefix}${i}`, query: q })).join('\n') + '\n');
+  return { lines, file };
+}
+const { lines: chat, file: chatFile } = chatQueries('chat-lines.txt', 'c');
 
 const channel = path.join(outDir, 'project');
 const facts = num('--facts', 300);
@@ -66,13 +71,7 @@ const now = '2026-11-21';
 const { generate: generateLookalike } = require('./data/gen-lookalike-channel');
 const lookalike = path.join(outDir, 'lookalike');
 generateLookalike(lookalike, { lines: 400, seed: 7 });
-const heldChat = fs
-  .readFileSync(path.join(__dirname, 'data', 'abstention', 'chat-lines-heldout.txt'), 'utf8')
-  .split('\n')
-  .map((l) => l.trim())
-  .filter((l) => l && !l.startsWith('#'));
-const heldChatFile = path.join(outDir, 'chat-heldout.jsonl');
-fs.writeFileSync(heldChatFile, heldChat.map((q, i) => JSON.stringify({ id: `h${i}`, query: q })).join('\n') + '\n');
+const { lines: heldChat, file: heldChatFile } = chatQueries('chat-lines-heldout.txt', 'h');
 /** @param {string} dir @param {string} name */
 function jsonl(dir, name) {
   const lines = fs
