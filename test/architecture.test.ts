@@ -8,7 +8,7 @@ import path from 'node:path';
  * until it is given its place in LAYERS (and in README's tour of the code).
  */
 const LAYERS = [
-  'shared', // types and helpers every layer may use: keyed queue, secret redaction, the conversation's and upkeep state's shapes, JSON Lines, CLI IO
+  'shared', // types and helpers every layer may use: keyed queue, secret redaction, the conversation's shape, JSON Lines, CLI IO
   'log',
   'config',
   'embed', // sentence vectors: the packaged model's worker, the API client, the vector cache
@@ -119,6 +119,17 @@ describe('the shape of src/', () => {
     expect(fileCycles(g)).toEqual(['lexical -> fusion -> vectors -> lexical']);
     g.set('vectors', ['types']);
     expect(fileCycles(g)).toEqual([]);
+  });
+
+  it('the chat engine and upkeep meet only at the conversation store (no hooks either way, no AsyncLocalStorage guard)', () => {
+    const wrong: string[] = [];
+    for (const file of files.filter((f) => folderOf(f) === 'upkeep')) {
+      for (const spec of relativeImports(fs.readFileSync(file, 'utf8'))) {
+        if (path.resolve(path.dirname(file), spec) === path.join(SRC, 'chat', 'engine')) wrong.push(`${path.relative(SRC, file)} imports the chat engine`);
+      }
+    }
+    for (const file of files) if (/AsyncLocalStorage/.test(fs.readFileSync(file, 'utf8'))) wrong.push(`${path.relative(SRC, file)} uses AsyncLocalStorage`);
+    expect(wrong).toEqual([]);
   });
 
   it(`no source file is over ${MAX_LINES} lines`, () => {

@@ -6,7 +6,8 @@ import { stoppable } from '../llm/shutdown';
 import { buildRecallService, RecallService } from '../recall/service';
 import { recallDirs } from '../memory/paths';
 import { ChannelStore } from '../memory/store';
-import { ChatEngine, ChatHooks } from '../chat/engine';
+import { ChatEngine } from '../chat/engine';
+import { ConversationStore } from '../chat/conversationStore';
 import { UsageBook } from '../chat/usage';
 import { DEFAULT_UPKEEP, UpkeepTuning } from '../upkeep/schedule';
 import { Upkeep } from '../upkeep/upkeep';
@@ -20,6 +21,8 @@ export interface Runtime {
   model: ModelClient;
   recall: RecallService;
   engine: ChatEngine;
+  /** The stored conversations the engine and upkeep share. */
+  conversations: ConversationStore;
   upkeep: Upkeep;
   usage: UsageBook;
   /** Finishes queued turns and writes, then stops the model limiter. */
@@ -32,7 +35,6 @@ export interface RuntimeOptions {
   clock?: () => Date;
   /** Tests and benches inject their own client (e.g. with instant retries). */
   model?: ModelClient;
-  hooks?: ChatHooks;
   upkeep?: Partial<UpkeepTuning>;
   /** Start the node-cron upkeep tick (the bot does; console mode runs due upkeep at end of input). */
   scheduleUpkeep?: boolean;
@@ -73,20 +75,21 @@ export async function createRuntime(settings: Settings, logger: Logger, opts: Ru
     clock,
     queryTimeoutMs: settings.semantic.queryTimeoutMs,
   });
-  let upkeep: Upkeep | undefined;
-  const hooks: ChatHooks = opts.hooks ?? {
-    afterTurn: (ref) => upkeep?.noteTurn(ref),
-    compactNow: async (ref) => {
-      await upkeep?.compactNow(ref);
-    },
-  };
+  const conversations = new ConversationStore({ store, logger });
+  const upkeep = new Upkeep({
+    deps: { model, store, logger: logger.child({ component: 'upkeep' }), clock, usage, recall },
+    conversations,
+    tuning: { ...DEFAULT_UPKEEP, tokenBudget: config.conversation.tokenBudget, ...opts.upkeep },
+    keepRecentTurns: config.conversation.keepRecentTurns,
+  });
   const engine = new ChatEngine({
     store,
+    conversations,
     model,
     recall,
     logger,
     clock,
-    hooks,
+    listeners: [upkeep],
     usage,
     settings: {
       contextMaxChars: config.context.maxChars,
@@ -95,14 +98,7 @@ export async function createRuntime(settings: Settings, logger: Logger, opts: Ru
       recallMaxItems: config.recall.maxItems,
     },
   });
-  upkeep = new Upkeep({
-    deps: { model, store, logger: logger.child({ component: 'upkeep' }), clock, usage, recall },
-    engine,
-    tuning: { ...DEFAULT_UPKEEP, tokenBudget: config.conversation.tokenBudget, ...opts.upkeep },
-    keepRecentTurns: config.conversation.keepRecentTurns,
-  });
   if (opts.scheduleUpkeep) upkeep.start();
-  const up = upkeep;
   return {
     settings,
     logger,
@@ -111,12 +107,13 @@ export async function createRuntime(settings: Settings, logger: Logger, opts: Ru
     model,
     recall,
     engine,
-    upkeep: up,
+    conversations,
+    upkeep,
     usage,
     abortModelCalls: (reason) => model.abortAll(reason),
     async close() {
       await engine.idle();
-      await up.stop();
+      await upkeep.stop();
       await engine.idle();
       await store.idle();
       await model.close();

@@ -124,6 +124,7 @@ export class MinutesBot {
       engine: this.o.runtime.engine,
       clock: this.o.runtime.clock,
       usage: this.o.runtime.usage,
+      upkeep: this.o.runtime.upkeep,
       actor: ix.user.globalName ?? ix.user.username,
     };
     await handleSlash(ix, { ctx, ref, config: this.o.runtime.settings.config, secretary: this.o.secretary, threads: this.o.threads, actions: this.o.actions });
