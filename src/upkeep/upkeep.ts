@@ -73,7 +73,11 @@ export class Upkeep implements TurnListener {
   /** A provider said the context is too long: compacts now, SESSION.md first, then memory. */
   async contextTooLong(ref: ChannelRef): Promise<void> {
     await this.runJobs(ref, ['session', 'memory'], { forceCompact: true });
-    await compactConversation(this.o.deps, this.o.conversations, ref, { budgetTokens: this.o.tuning.tokenBudget, keepRecent: this.o.keepRecentTurns, force: true });
+    await compactConversation(this.o.deps, this.o.conversations, ref, {
+      budgetTokens: this.o.tuning.tokenBudget,
+      keepRecent: this.o.keepRecentTurns,
+      force: true,
+    });
   }
 
   async stop(): Promise<void> {
