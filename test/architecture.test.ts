@@ -180,6 +180,17 @@ describe('the shape of src/', () => {
     expect(wrong).toEqual([]);
   });
 
+  it('the Secretary does not reach into upkeep: side tasks live with the model interface (src/llm)', () => {
+    const wrong = files
+      .filter((f) => folderOf(f) === 'condense')
+      .flatMap((f) =>
+        relativeImports(fs.readFileSync(f, 'utf8'))
+          .filter((spec) => spec.startsWith('../upkeep/'))
+          .map((spec) => `${path.relative(SRC, f)} imports ${spec}`),
+      );
+    expect(wrong).toEqual([]);
+  });
+
   it(`no source file is over ${MAX_LINES} lines`, () => {
     const long = files
       .map((f) => ({ f: path.relative(SRC, f), n: fs.readFileSync(f, 'utf8').split('\n').length - 1 }))

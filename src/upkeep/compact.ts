@@ -4,7 +4,7 @@ import { ConversationState, conversationTokens, Turn } from '../shared/conversat
 import type { ConversationStore } from '../chat/conversationStore';
 import { appendHistoryBlock } from '../memory/history';
 import type { ChannelRef } from '../memory/paths';
-import { runSideTask, SideTaskDeps, transcriptOf } from './sideTask';
+import { runSideTask, SideTaskDeps, transcriptOf } from '../llm/sideTask';
 import { tagged } from '../prompt/tags';
 import { redactSecrets } from '../shared/secrets';
 

@@ -9,7 +9,7 @@ import { consolidateMemory } from './consolidate';
 import { emptyUpkeepState, UpkeepState, upkeepStateFile } from './state';
 import { backoff, dueJobs, Job, succeeded, UpkeepTuning } from './schedule';
 import { refreshSession } from './session';
-import type { SideTaskDeps } from './sideTask';
+import type { SideTaskDeps } from '../llm/sideTask';
 
 export interface UpkeepOptions {
   deps: SideTaskDeps;
