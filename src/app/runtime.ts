@@ -11,6 +11,7 @@ import { ConversationStore } from '../chat/conversationStore';
 import { UsageBook } from '../chat/usage';
 import { DEFAULT_UPKEEP, UpkeepTuning } from '../upkeep/schedule';
 import { Upkeep } from '../upkeep/upkeep';
+import type { Probes } from './probes';
 
 /** Everything a transport (console or Discord) needs, built once from validated settings. */
 export interface Runtime {
@@ -25,6 +26,8 @@ export interface Runtime {
   conversations: ConversationStore;
   upkeep: Upkeep;
   usage: UsageBook;
+  /** What the benchmark or test that built this runtime instruments (nothing in production). */
+  probes: Probes;
   /** Finishes queued turns and writes, then stops the model limiter. */
   close(): Promise<void>;
   /** Shutdown budget spent: aborts the model requests in flight and refuses any later one. */
@@ -36,12 +39,15 @@ export interface RuntimeOptions {
   /** Tests and benches inject their own client (e.g. with instant retries). */
   model?: ModelClient;
   upkeep?: Partial<UpkeepTuning>;
+  /** Benchmarks' timing marks and tests' fault points, wired from here to the parts that report them. */
+  probes?: Probes;
   /** Start the node-cron upkeep tick (the bot does; console mode runs due upkeep at end of input). */
   scheduleUpkeep?: boolean;
 }
 
 export async function createRuntime(settings: Settings, logger: Logger, opts: RuntimeOptions = {}): Promise<Runtime> {
   const clock = opts.clock ?? (() => new Date());
+  const probes = opts.probes ?? {};
   // A memory file written is re-indexed in the background, so its new lines have vectors before
   // the next message asks (a reply never waits for this).
   let recall: RecallService | undefined;
@@ -90,6 +96,7 @@ export async function createRuntime(settings: Settings, logger: Logger, opts: Ru
     logger,
     clock,
     listeners: [upkeep],
+    trace: probes.trace ? (messages, stage) => messages.forEach((m) => probes.trace!(m.id, stage, performance.now())) : undefined,
     usage,
     settings: {
       contextMaxChars: config.context.maxChars,
@@ -110,6 +117,7 @@ export async function createRuntime(settings: Settings, logger: Logger, opts: Ru
     conversations,
     upkeep,
     usage,
+    probes,
     abortModelCalls: (reason) => model.abortAll(reason),
     async close() {
       await engine.idle();

@@ -49,11 +49,7 @@ export interface BotOptions {
   noticer?: { observe(m: Message, ref: ChannelRef): void };
   /** Wait before showing "typing" (default TYPING_DELAY_MS). */
   typingDelayMs?: number;
-  /** Timing marks per triggering message, for the load benchmark. */
-  trace?: (messageId: string, stage: TraceStage, at: number) => void;
 }
-
-export type TraceStage = 'received' | 'model-sent' | 'model-done' | 'send-issued' | 'send-done';
 
 /** Ties Discord events to the chat pipeline. One instance per process. */
 export class MinutesBot {
@@ -175,7 +171,7 @@ export class MinutesBot {
     inbound.mayForget = isAdmin(facts.roleIds, Boolean(m.member?.permissions.has(PermissionFlagsBits.ManageMessages)), this.o.runtime.settings.config.discord);
     // No await before the inbox: messages of a conversation reach it in arrival order.
     this.activate(ref);
-    this.o.trace?.(m.id, 'received', receivedAt);
+    this.o.runtime.probes.trace?.(m.id, 'received', receivedAt);
     if (decision === 'answer') this.inbox.trigger(ref, inbound);
     else this.inbox.note(ref, inbound);
     await this.o.runtime.store.appendJsonl(ref, this.o.runtime.store.paths(ref).log, {
@@ -260,10 +256,7 @@ export class MinutesBot {
     const stopTyping = this.keepTyping(channel, ref);
     let text: string;
     try {
-      const trace = this.o.trace;
-      const reply = await runtime.engine.respond(ref, batch.messages, {
-        trace: trace ? (stage) => batch.messages.forEach((m) => trace(m.id, stage, performance.now())) : undefined,
-      });
+      const reply = await runtime.engine.respond(ref, batch.messages);
       text = reply.text;
     } catch (err) {
       text = this.failureMessage(err, ref);
@@ -273,14 +266,14 @@ export class MinutesBot {
     const parts = splitReply(text);
     try {
       for (let i = 0; i < parts.length; i++) {
-        if (i === 0) batch.messages.forEach((m) => this.o.trace?.(m.id, 'send-issued', performance.now()));
+        if (i === 0) batch.messages.forEach((m) => runtime.probes.trace?.(m.id, 'send-issued', performance.now()));
         await channel.send({
           content: parts[i],
           allowedMentions: NO_PINGS,
           ...(i === 0 && batch.replyTo ? { reply: { messageReference: batch.replyTo, failIfNotExists: false } } : {}),
         });
       }
-      batch.messages.forEach((m) => this.o.trace?.(m.id, 'send-done', performance.now()));
+      batch.messages.forEach((m) => runtime.probes.trace?.(m.id, 'send-done', performance.now()));
     } catch (err) {
       this.reportSendFailure(err, ref);
     }

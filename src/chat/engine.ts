@@ -43,6 +43,8 @@ export interface ChatEngineOptions {
   logger: Logger;
   clock?: () => Date;
   listeners?: TurnListener[];
+  /** Timing marks for the load benchmark (set by the composition root): the model request leaves, its answer returns. */
+  trace?: (messages: InboundMessage[], stage: 'model-sent' | 'model-done') => void;
   instructions?: string;
   usage: UsageBook;
 }
@@ -59,8 +61,6 @@ const EXPLICIT_REQUEST = /\b(remember|note|forget)\b/i;
 
 export interface TurnOptions {
   onText?: (delta: string) => void;
-  /** Timing marks for the load benchmark: when the model request leaves and its answer returns. */
-  trace?: (stage: 'model-sent' | 'model-done') => void;
 }
 
 export interface ChatReply {
@@ -193,7 +193,7 @@ export class ChatEngine {
     let conversation = this.o.conversations.peek(ref) ?? (await this.o.conversations.get(ref));
     let prompt = build(conversation);
     let res;
-    opts.trace?.('model-sent');
+    this.o.trace?.(messages, 'model-sent');
     try {
       try {
         res = await this.o.model.complete({ purpose: 'chat', system: prompt.system, messages: prompt.messages, onText: opts.onText });
@@ -222,7 +222,7 @@ export class ChatEngine {
       throw err;
     }
 
-    opts.trace?.('model-done');
+    this.o.trace?.(messages, 'model-done');
     // The model may repeat a secret (one it was shown before the detector knew the wording, or one
     // it made up): the reply is stored, logged and shown with the same redaction as a message.
     const replyText = redactSecrets(res.text);
