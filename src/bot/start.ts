@@ -63,7 +63,21 @@ export async function launchBot(
   const secretary = new DiscordSecretary({ client, runtime });
   const threads = new ThreadOpener({ client, runtime });
   const noticer = new DecisionNoticer({ client, runtime });
-  const bot = new MinutesBot({ client, runtime, secretary, threads, noticer, actions: new ActionCommands(runtime) });
+  const { store, engine, clock, usage, upkeep } = runtime;
+  const bot = new MinutesBot({
+    client,
+    store,
+    engine,
+    config: settings.config,
+    logger,
+    clock,
+    commands: { store, engine, clock, usage, upkeep },
+    trace: runtime.probes.trace,
+    secretary,
+    threads,
+    noticer,
+    actions: new ActionCommands(runtime),
+  });
   bot.attach();
   secretary.attach();
   threads.attach();

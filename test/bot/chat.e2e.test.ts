@@ -74,6 +74,31 @@ describe('the bot chatting in project channels', () => {
     expect(mine.map((m) => m.at)).toEqual([...mine.map((m) => m.at)].sort((a, b) => a - b));
   });
 
+  it('answers through the channel object the message carried, without looking the channel up again', async () => {
+    await h.close();
+    let evicted = false;
+    h = await startHarness({
+      setup: (d) => {
+        const b = d.setupBasic({ channelName: 'general' });
+        general = b.channel;
+        alice = b.user;
+      },
+      // The moment the message is received, the client forgets the channel: a lookup by id would
+      // have to ask Discord for it again.
+      probes: {
+        trace: (_id, stage) => {
+          if (stage === 'received' && !evicted) evicted = h.bot.client.channels.cache.delete(general.id);
+        },
+      },
+    });
+    h.model.setHandler(() => 'straight back');
+    const q = h.discord.userSays(general.id, alice.id, 'ping', { mentionsBot: true });
+    const reply = await h.discord.waitForBotMessage(general.id, { after: q.id });
+    expect(evicted).toBe(true);
+    expect(reply.content).toBe('straight back');
+    expect(h.discord.requestsTo((r) => r.method === 'GET' && r.path === `/channels/${general.id}`)).toEqual([]);
+  });
+
   it('ignores messages that do not mention it, other bots, and itself', async () => {
     h.model.setHandler(() => 'hi');
     h.discord.userSays(general.id, alice.id, 'just talking among ourselves');
