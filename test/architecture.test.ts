@@ -191,6 +191,24 @@ describe('the shape of src/', () => {
     expect(wrong).toEqual([]);
   });
 
+  it('bot classes take the dependencies they use, not the whole Runtime (only the composition root and the files listed here still do)', () => {
+    const takesRuntime = new Set([
+      'bot/start.ts', // the bot's composition root: builds the runtime and hands out its parts
+      // Not narrowed yet: the Secretary's Discord wiring, and the noticer (its file I/O moves to the store first).
+      'bot/discordSecretary.ts',
+      'bot/discordCondenser.ts',
+      'bot/secretaryJobs.ts',
+      'bot/secretarySlash.ts',
+      'bot/secretaryTriggers.ts',
+      'bot/decisionNoticer.ts',
+    ]);
+    const wrong = files
+      .filter((f) => folderOf(f) === 'bot')
+      .map((f) => path.relative(SRC, f).split(path.sep).join('/'))
+      .filter((rel) => !takesRuntime.has(rel) && relativeImports(fs.readFileSync(path.join(SRC, rel), 'utf8')).includes('../app/runtime'));
+    expect(wrong).toEqual([]);
+  });
+
   it(`no source file is over ${MAX_LINES} lines`, () => {
     const long = files
       .map((f) => ({ f: path.relative(SRC, f), n: fs.readFileSync(f, 'utf8').split('\n').length - 1 }))

@@ -61,7 +61,11 @@ export async function launchBot(
   const runtime = await createRuntime(settings, logger, { scheduleUpkeep: true, ...opts });
   const client = createDiscordClient({ apiUrl: settings.discord.apiUrl, shards: opts.shards });
   const secretary = new DiscordSecretary({ client, runtime });
-  const threads = new ThreadOpener({ client, runtime });
+  const threads = new ThreadOpener({
+    client,
+    discord: settings.config.discord,
+    deps: { model: runtime.model, store: runtime.store, logger, clock: runtime.clock, usage: runtime.usage },
+  });
   const noticer = new DecisionNoticer({ client, runtime });
   const { store, engine, clock, usage, upkeep } = runtime;
   const bot = new MinutesBot({
@@ -76,7 +80,7 @@ export async function launchBot(
     secretary,
     threads,
     noticer,
-    actions: new ActionCommands(runtime),
+    actions: new ActionCommands({ store: runtime.store, logger, clock: runtime.clock }),
   });
   bot.attach();
   secretary.attach();
