@@ -242,7 +242,7 @@ async function main() {
       });
     }
     if (o.breakdown) instrumentStore(timed);
-    const bot = await launchBot(settings, logger, { trace, ...extra });
+    const bot = await launchBot(settings, logger, { probes: { trace }, ...extra });
     client = bot.client;
     stop = () => bot.stop();
   } else {

@@ -15,7 +15,8 @@ const fs = require('node:fs');
 const path = require('node:path');
 const { spawnSync } = require('node:child_process');
 const root = path.resolve(__dirname, '..');
-const { createRecall } = require(path.join(root, 'dist', 'recall', 'lexical.js'));
+const { createTunedRecall } = require(path.join(root, 'dist', 'recall', 'lexical.js'));
+const { DEFAULT_TUNING } = require(path.join(root, 'dist', 'recall', 'tuning.js'));
 const { createRecallService } = require(path.join(root, 'dist', 'recall', 'service.js'));
 const { CandidateVectors } = require(path.join(root, 'dist', 'recall', 'vectors.js'));
 const { VectorCache } = require(path.join(root, 'dist', 'embed', 'vectorCache.js'));
@@ -108,7 +109,13 @@ async function main() {
     for (const budget of budgets) {
       const lines = [];
       for (const { dir, qs } of qsets) {
-        const service = createRecallService({ lexical: createRecall({ tuning }), embedder, vectors, logger, queryTimeoutMs: 60_000 });
+        const service = createRecallService({
+          lexical: createTunedRecall({ ...DEFAULT_TUNING, ...tuning }),
+          embedder,
+          vectors,
+          logger,
+          queryTimeoutMs: 60_000,
+        });
         await service.indexAll({ channelDirs: [dir] });
         for (const q of qs) {
           const res = await service.recall({ channelDirs: [dir], query: q.question, now: new Date(`${q.asked_after}T00:00:00Z`), budgetChars: Number(budget) });

@@ -6,10 +6,12 @@ import { stoppable } from '../llm/shutdown';
 import { buildRecallService, RecallService } from '../recall/service';
 import { recallDirs } from '../memory/paths';
 import { ChannelStore } from '../memory/store';
-import { ChatEngine, ChatHooks } from '../chat/engine';
+import { ChatEngine } from '../chat/engine';
+import { ConversationStore } from '../chat/conversationStore';
 import { UsageBook } from '../chat/usage';
 import { DEFAULT_UPKEEP, UpkeepTuning } from '../upkeep/schedule';
 import { Upkeep } from '../upkeep/upkeep';
+import type { Probes } from './probes';
 
 /** Everything a transport (console or Discord) needs, built once from validated settings. */
 export interface Runtime {
@@ -20,8 +22,12 @@ export interface Runtime {
   model: ModelClient;
   recall: RecallService;
   engine: ChatEngine;
+  /** The stored conversations the engine and upkeep share. */
+  conversations: ConversationStore;
   upkeep: Upkeep;
   usage: UsageBook;
+  /** What the benchmark or test that built this runtime instruments (nothing in production). */
+  probes: Probes;
   /** Finishes queued turns and writes, then stops the model limiter. */
   close(): Promise<void>;
   /** Shutdown budget spent: aborts the model requests in flight and refuses any later one. */
@@ -32,14 +38,16 @@ export interface RuntimeOptions {
   clock?: () => Date;
   /** Tests and benches inject their own client (e.g. with instant retries). */
   model?: ModelClient;
-  hooks?: ChatHooks;
   upkeep?: Partial<UpkeepTuning>;
+  /** Benchmarks' timing marks and tests' fault points, wired from here to the parts that report them. */
+  probes?: Probes;
   /** Start the node-cron upkeep tick (the bot does; console mode runs due upkeep at end of input). */
   scheduleUpkeep?: boolean;
 }
 
 export async function createRuntime(settings: Settings, logger: Logger, opts: RuntimeOptions = {}): Promise<Runtime> {
   const clock = opts.clock ?? (() => new Date());
+  const probes = opts.probes ?? {};
   // A memory file written is re-indexed in the background, so its new lines have vectors before
   // the next message asks (a reply never waits for this).
   let recall: RecallService | undefined;
@@ -73,20 +81,22 @@ export async function createRuntime(settings: Settings, logger: Logger, opts: Ru
     clock,
     queryTimeoutMs: settings.semantic.queryTimeoutMs,
   });
-  let upkeep: Upkeep | undefined;
-  const hooks: ChatHooks = opts.hooks ?? {
-    afterTurn: (ref) => upkeep?.noteTurn(ref),
-    compactNow: async (ref) => {
-      await upkeep?.compactNow(ref);
-    },
-  };
+  const conversations = new ConversationStore({ store, logger });
+  const upkeep = new Upkeep({
+    deps: { model, store, logger: logger.child({ component: 'upkeep' }), clock, usage, recall },
+    conversations,
+    tuning: { ...DEFAULT_UPKEEP, tokenBudget: config.conversation.tokenBudget, ...opts.upkeep },
+    keepRecentTurns: config.conversation.keepRecentTurns,
+  });
   const engine = new ChatEngine({
     store,
+    conversations,
     model,
     recall,
     logger,
     clock,
-    hooks,
+    listeners: [upkeep],
+    trace: probes.trace ? (messages, stage) => messages.forEach((m) => probes.trace!(m.id, stage, performance.now())) : undefined,
     usage,
     settings: {
       contextMaxChars: config.context.maxChars,
@@ -95,14 +105,7 @@ export async function createRuntime(settings: Settings, logger: Logger, opts: Ru
       recallMaxItems: config.recall.maxItems,
     },
   });
-  upkeep = new Upkeep({
-    deps: { model, store, logger: logger.child({ component: 'upkeep' }), clock, usage, recall },
-    engine,
-    tuning: { ...DEFAULT_UPKEEP, tokenBudget: config.conversation.tokenBudget, ...opts.upkeep },
-    keepRecentTurns: config.conversation.keepRecentTurns,
-  });
   if (opts.scheduleUpkeep) upkeep.start();
-  const up = upkeep;
   return {
     settings,
     logger,
@@ -111,12 +114,14 @@ export async function createRuntime(settings: Settings, logger: Logger, opts: Ru
     model,
     recall,
     engine,
-    upkeep: up,
+    conversations,
+    upkeep,
     usage,
+    probes,
     abortModelCalls: (reason) => model.abortAll(reason),
     async close() {
       await engine.idle();
-      await up.stop();
+      await upkeep.stop();
       await engine.idle();
       await store.idle();
       await model.close();

@@ -1,5 +1,6 @@
 import type { ChatInputCommandInteraction, GuildMember } from 'discord.js';
-import type { Runtime } from '../app/runtime';
+import type { Logger } from '../log/logger';
+import type { ChannelStore } from '../memory/store';
 import { closeItem, formatItem, openItems } from '../condense/actionItems';
 import { ContextData } from '../condense/contextDoc';
 import { readContext, writeContextFiles } from '../condense/contextFiles';
@@ -14,7 +15,7 @@ import { MalformedStateError } from '../memory/storeErrors';
  * open loop is done.
  */
 export class ActionCommands {
-  constructor(private readonly rt: Runtime) {}
+  constructor(private readonly rt: { store: ChannelStore; logger: Logger; clock: () => Date }) {}
 
   async command(ix: ChatInputCommandInteraction, ref: ChannelRef, doneId: string | null, admin: boolean): Promise<string> {
     try {

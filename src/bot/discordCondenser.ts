@@ -2,7 +2,7 @@ import { AnyThreadChannel, ChannelType, Client, SendableChannels, TextBasedChann
 import { autoGate } from '../condense/gate';
 import { botThereSince } from './firstSeen';
 import { lastCondensedMessageId, readLedger } from '../condense/ledger';
-import { Secretary, CondenseResult, SecretaryOptions } from '../condense/secretary';
+import { Secretary, CondenseResult } from '../condense/secretary';
 import { humanMessages, messagesSince } from '../condense/transcript';
 import type { CondenseTarget, TranscriptMessage } from '../condense/types';
 import type { Runtime } from '../app/runtime';
@@ -33,14 +33,12 @@ export class DiscordCondenser {
       runtime: Runtime;
       /** Waits for the first-run record this process started for the conversation, if any. */
       firstRunNoted(ref: ChannelRef): Promise<void>;
-      /** Tests only: called at each step of a condensation (crash-safety tests kill the process there). */
-      fault?: SecretaryOptions['fault'];
     },
   ) {
     const rt = o.runtime;
     this.secretary = new Secretary({
       deps: { model: rt.model, store: rt.store, logger: rt.logger.child({ component: 'secretary' }), clock: rt.clock },
-      fault: o.fault,
+      fault: rt.probes.fault,
     });
   }
 

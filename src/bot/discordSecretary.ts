@@ -3,7 +3,6 @@ import cron, { type ScheduledTask } from 'node-cron';
 import { noteServersSeen } from './firstSeen';
 import { watchNames } from './names';
 import { ensureFirstRun, ledgerFile } from '../condense/ledger';
-import type { SecretaryOptions } from '../condense/secretary';
 import type { Runtime } from '../app/runtime';
 import { ChannelRef } from '../memory/paths';
 import { OncePerKey } from '../shared/queue';
@@ -41,14 +40,12 @@ export class DiscordSecretary implements SecretaryCommands {
       runtime: Runtime;
       sweepSchedule?: string;
       auditSchedule?: string;
-      /** Tests only: called at each step of a condensation (crash-safety tests kill the process there). */
-      fault?: SecretaryOptions['fault'];
     },
   ) {
     const { client, runtime } = o;
     this.events = new InFlight((err, event) => runtime.logger.error({ err, event }, 'secretary event failed'));
     const firstRunNoted = (ref: ChannelRef) => this.firstRunNoted(ref);
-    this.condenser = new DiscordCondenser({ client, runtime, firstRunNoted, fault: o.fault });
+    this.condenser = new DiscordCondenser({ client, runtime, firstRunNoted });
     this.triggers = new SecretaryTriggers({ client, runtime, condenser: this.condenser });
     this.slash = new SecretarySlashCommands({ runtime, condenser: this.condenser });
     this.jobs = new SecretaryJobs({

@@ -23,8 +23,7 @@ export type GateDecision = 'answer' | 'note' | 'ignore';
  */
 export function decide(f: MessageFacts, d: ConfigFile['discord']): GateDecision {
   if (!f.inGuild || !f.guildId || f.authorIsBot) return 'ignore';
-  if (d.guilds.length && !d.guilds.includes(f.guildId)) return 'ignore';
-  if (d.channels.length && !d.channels.includes(f.channelId) && !(f.threadId && d.channels.includes(f.threadId))) return 'ignore';
+  if (!placeAllowed(f.guildId, f.channelId, f.threadId, d)) return 'ignore';
   const userAllowed = (!d.users.length && !d.roles.length) || d.users.includes(f.authorId) || f.roleIds.some((r) => d.roles.includes(r));
   if (!userAllowed) return 'note';
   if (f.mentionsBot || f.repliesToBot) return 'answer';

@@ -6,8 +6,10 @@ import type { ChannelRef } from '../memory/paths';
  * a triggering message (a mention, a reply to the bot, an always-on channel) starts a turn that
  * takes everything pending, so a burst becomes one user turn and replies stay in message order.
  */
-export interface Pending {
+export interface Pending<C = unknown> {
   ref: ChannelRef;
+  /** Where the newest trigger arrived (the transport's channel object): the reply goes there. */
+  channel: C | null;
   messages: InboundMessage[];
   /** The message to reply to: the newest trigger. */
   replyTo: string | null;
@@ -16,12 +18,12 @@ export interface Pending {
 /** Noted messages kept per conversation: enough context for a reply, bounded against floods. */
 export const MAX_PENDING = 30;
 
-export class Inbox {
-  private readonly pending = new Map<string, Pending>();
+export class Inbox<C = unknown> {
+  private readonly pending = new Map<string, Pending<C>>();
   private readonly busy = new Set<string>();
 
   constructor(
-    private readonly work: (batch: Pending) => Promise<void>,
+    private readonly work: (batch: Pending<C>) => Promise<void>,
     private readonly keyOf: (ref: ChannelRef) => string,
   ) {}
 
@@ -31,8 +33,9 @@ export class Inbox {
     if (p.messages.length > MAX_PENDING) p.messages.splice(0, p.messages.length - MAX_PENDING);
   }
 
-  trigger(ref: ChannelRef, m: InboundMessage): void {
+  trigger(ref: ChannelRef, m: InboundMessage, channel: C): void {
     const p = this.slot(ref);
+    p.channel = channel;
     p.messages.push(m);
     if (p.messages.length > MAX_PENDING) p.messages.splice(0, p.messages.length - MAX_PENDING);
     p.replyTo = m.id;
@@ -58,11 +61,11 @@ export class Inbox {
     while (this.busy.size) await new Promise((r) => setTimeout(r, 20));
   }
 
-  private slot(ref: ChannelRef): Pending {
+  private slot(ref: ChannelRef): Pending<C> {
     const key = this.keyOf(ref);
     let p = this.pending.get(key);
     if (!p) {
-      p = { ref, messages: [], replyTo: null };
+      p = { ref, channel: null, messages: [], replyTo: null };
       this.pending.set(key, p);
     }
     return p;
@@ -75,7 +78,7 @@ export class Inbox {
       for (;;) {
         const p = this.pending.get(key);
         if (!p || p.replyTo === null || !p.messages.length) break;
-        this.pending.set(key, { ref: p.ref, messages: [], replyTo: null });
+        this.pending.set(key, { ref: p.ref, channel: p.channel, messages: [], replyTo: null });
         await this.work(p);
       }
     } finally {

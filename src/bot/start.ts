@@ -3,14 +3,13 @@ import type { CliIO } from '../shared/cliIO';
 import { probeWritable, type Settings } from '../config/load';
 import { createRuntime, Runtime, RuntimeOptions } from '../app/runtime';
 import type { Logger } from '../log/logger';
-import { BotOptions, MinutesBot } from './bot';
+import { MinutesBot } from './bot';
 import { createDiscordClient } from './client';
 import type { ShardSet } from './ownership';
 import { DiscordSecretary } from './discordSecretary';
 import { ThreadOpener } from './threadOpener';
 import { DecisionNoticer } from './decisionNoticer';
 import { ActionCommands } from './actionCommands';
-import type { SecretaryOptions } from '../condense/secretary';
 
 export interface RunningBot {
   client: Client;
@@ -53,8 +52,6 @@ export async function launchBot(
   settings: Settings,
   logger: Logger,
   opts: RuntimeOptions & {
-    trace?: BotOptions['trace'];
-    secretaryFault?: SecretaryOptions['fault'];
     /** Tests only: run these shards in this process (production takes them from the sharding manager). */
     shards?: ShardSet;
   } = {},
@@ -63,10 +60,28 @@ export async function launchBot(
   checkDataRoot(settings.dataDir);
   const runtime = await createRuntime(settings, logger, { scheduleUpkeep: true, ...opts });
   const client = createDiscordClient({ apiUrl: settings.discord.apiUrl, shards: opts.shards });
-  const secretary = new DiscordSecretary({ client, runtime, fault: opts.secretaryFault });
-  const threads = new ThreadOpener({ client, runtime });
+  const secretary = new DiscordSecretary({ client, runtime });
+  const threads = new ThreadOpener({
+    client,
+    discord: settings.config.discord,
+    deps: { model: runtime.model, store: runtime.store, logger, clock: runtime.clock, usage: runtime.usage },
+  });
   const noticer = new DecisionNoticer({ client, runtime });
-  const bot = new MinutesBot({ client, runtime, trace: opts.trace, secretary, threads, noticer, actions: new ActionCommands(runtime) });
+  const { store, engine, clock, usage, upkeep } = runtime;
+  const bot = new MinutesBot({
+    client,
+    store,
+    engine,
+    config: settings.config,
+    logger,
+    clock,
+    commands: { store, engine, clock, usage, upkeep },
+    trace: runtime.probes.trace,
+    secretary,
+    threads,
+    noticer,
+    actions: new ActionCommands({ store: runtime.store, logger, clock: runtime.clock }),
+  });
   bot.attach();
   secretary.attach();
   threads.attach();

@@ -12,7 +12,8 @@ import {
   PermissionFlagsBits,
   User,
 } from 'discord.js';
-import type { Runtime } from '../app/runtime';
+import type { ConfigFile } from '../config/schema';
+import type { SideTaskDeps } from '../llm/sideTask';
 import { threadTitle } from '../condense/threadTitle';
 import type { ChannelRef } from '../memory/paths';
 import { NO_PINGS } from './client';
@@ -38,8 +39,16 @@ type Outcome = { ok: true; threadId: string; title: string } | { ok: false; why:
 export class ThreadOpener {
   private readonly events: InFlight;
 
-  constructor(private readonly o: { client: Client; runtime: Runtime }) {
-    this.events = new InFlight((err, event) => o.runtime.logger.error({ err, event }, 'thread opener event failed'));
+  constructor(
+    private readonly o: {
+      client: Client;
+      /** The allowlists (a thread is opened only where the bot may work). */
+      discord: ConfigFile['discord'];
+      /** The model call that names a thread, and the log. */
+      deps: SideTaskDeps;
+    },
+  ) {
+    this.events = new InFlight((err, event) => o.deps.logger.error({ err, event }, 'thread opener event failed'));
   }
 
   attach(): void {
@@ -80,15 +89,14 @@ export class ThreadOpener {
     if (!member) return;
     const result = await this.openFromMessage(message);
     // A reaction has no private answer: a refusal is logged, never posted into the channel.
-    if (!result.ok) this.o.runtime.logger.warn({ channel: message.channelId, why: result.why }, 'could not open a thread for 🧵');
+    if (!result.ok) this.o.deps.logger.warn({ channel: message.channelId, why: result.why }, 'could not open a thread for 🧵');
   }
 
   private async openFromMessage(message: Message, topic?: string): Promise<Outcome> {
     const ch = message.channel;
     const guildId = message.guildId;
     if (!guildId || ch.isDMBased() || ch.isThread()) return { ok: false, why: 'Threads start from a message in a channel.' };
-    if (!placeAllowed(guildId, ch.id, null, this.o.runtime.settings.config.discord))
-      return { ok: false, why: "I do not work in this channel (see the config's allowlists)." };
+    if (!placeAllowed(guildId, ch.id, null, this.o.discord)) return { ok: false, why: "I do not work in this channel (see the config's allowlists)." };
     const missing = this.missingPermission(ch);
     if (missing) return { ok: false, why: missing };
     if (message.hasThread && message.thread) return { ok: true, threadId: message.thread.id, title: message.thread.name };
@@ -99,15 +107,14 @@ export class ThreadOpener {
       await thread.send({ content: firstLine(purpose), allowedMentions: NO_PINGS });
       return { ok: true, threadId: thread.id, title };
     } catch (err) {
-      this.o.runtime.logger.warn({ err, channel: ch.id }, 'could not open a thread');
+      this.o.deps.logger.warn({ err, channel: ch.id }, 'could not open a thread');
       return { ok: false, why: `Discord refused to open the thread (${(err as Error).message}).` };
     }
   }
 
   private async openForumPost(forum: ForumChannel, guildId: string, topic: string): Promise<Outcome> {
     if (!topic.trim()) return { ok: false, why: 'In a forum, /thread needs a topic: /thread topic:<what the post is about>.' };
-    if (!placeAllowed(guildId, forum.id, null, this.o.runtime.settings.config.discord))
-      return { ok: false, why: "I do not work in this channel (see the config's allowlists)." };
+    if (!placeAllowed(guildId, forum.id, null, this.o.discord)) return { ok: false, why: "I do not work in this channel (see the config's allowlists)." };
     const me = this.o.client.user;
     const perms = me ? forum.permissionsFor(me) : null;
     if (!perms?.has([PermissionFlagsBits.SendMessages, PermissionFlagsBits.SendMessagesInThreads])) {
@@ -119,7 +126,7 @@ export class ThreadOpener {
       const post = await forum.threads.create({ name: title, message: { content: firstLine(purpose), allowedMentions: NO_PINGS } });
       return { ok: true, threadId: post.id, title };
     } catch (err) {
-      this.o.runtime.logger.warn({ err, channel: forum.id }, 'could not open a forum post');
+      this.o.deps.logger.warn({ err, channel: forum.id }, 'could not open a forum post');
       return { ok: false, why: `Discord refused to open the post (${(err as Error).message}).` };
     }
   }
@@ -132,8 +139,7 @@ export class ThreadOpener {
   }
 
   private title(ref: ChannelRef, message: string, topic?: string): Promise<{ title: string; purpose: string }> {
-    const rt = this.o.runtime;
-    return threadTitle({ model: rt.model, store: rt.store, logger: rt.logger, clock: rt.clock, usage: rt.usage }, ref, { message, topic });
+    return threadTitle(this.o.deps, ref, { message, topic });
   }
 
   private describe(r: Outcome): string {

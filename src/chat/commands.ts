@@ -7,7 +7,6 @@ import { StoreError } from '../memory/storeErrors';
 import type { ChatEngine } from './engine';
 import { emptyConversation } from '../shared/conversation';
 import { stripInternalMarkers } from '../shared/markers';
-import { UpkeepState, upkeepStateFile } from '../shared/upkeepState';
 import type { UsageBook } from './usage';
 import { appendHistoryBlock } from '../memory/history';
 
@@ -22,6 +21,8 @@ export interface CommandContext {
   /** Who asked, for provenance of explicit forgets and history blocks. */
   actor: string;
   usage: UsageBook;
+  /** What /status shows of upkeep (a higher layer: handed in, not imported). */
+  upkeep: { lastRuns(ref: ChannelRef): Promise<Record<string, string>> };
 }
 
 export async function recallCommand(ctx: CommandContext, ref: ChannelRef, query: string): Promise<string> {
@@ -116,9 +117,8 @@ export async function statusCommand(ctx: CommandContext, ref: ChannelRef): Promi
     const st = await fs.stat(file).catch(() => null);
     lines.push(`- ${name}: ${st ? `${st.size} bytes, changed ${st.mtime.toISOString().slice(0, 16).replace('T', ' ')} UTC` : 'not created yet'}`);
   }
-  const upkeep = await ctx.store.readState(upkeepStateFile(p.stateDir), UpkeepState);
   lines.push('', '**Upkeep**');
-  const runs = Object.entries(upkeep?.lastRun ?? {});
+  const runs = Object.entries(await ctx.upkeep.lastRuns(ref));
   if (!runs.length) lines.push('- has not run yet');
   for (const [job, at] of runs) lines.push(`- ${job}: last ran ${at.slice(0, 16).replace('T', ' ')} UTC`);
   return lines.join('\n');

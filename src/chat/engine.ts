@@ -1,4 +1,3 @@
-import { AsyncLocalStorage } from 'node:async_hooks';
 import fs from 'node:fs';
 import path from 'node:path';
 import type { Logger } from '../log/logger';
@@ -15,8 +14,9 @@ import { containsSecret, redactSecrets } from '../shared/secrets';
 import type { ChannelStore } from '../memory/store';
 import { assemblePrompt, AssembledPrompt } from '../prompt/assemble';
 import { BOT_INSTRUCTIONS } from '../prompt/instructions';
-import { clipMessage, conversationFile, InboundMessage, loadConversation, mergeUserTurn, renderUserPart, withoutMessage } from './conversation';
-import { ConversationState, emptyConversation } from '../shared/conversation';
+import { clipMessage, InboundMessage, mergeUserTurn, renderUserPart, withoutMessage } from './conversation';
+import type { ConversationState } from '../shared/conversation';
+import type { ConversationStore, TurnListener } from './conversationStore';
 import type { UsageBook } from './usage';
 import { explicitMemoryRequest } from './explicitRequests';
 import { memoryRequestFailedNote, ModelErrorAfterNotes } from './turnFailure';
@@ -33,22 +33,18 @@ export interface ChatSettings {
   recallMaxItems?: number;
 }
 
-/** Upkeep hooks the engine calls; all optional so the engine runs alone in tests. */
-export interface ChatHooks {
-  /** After a turn is stored: upkeep decides off the reply path whether anything is due. */
-  afterTurn?(ref: ChannelRef, conversation: ConversationState): void;
-  /** A "context too long" answer: compact now, then the engine retries once. */
-  compactNow?(ref: ChannelRef): Promise<void>;
-}
-
 export interface ChatEngineOptions {
   store: ChannelStore;
   model: ModelClient;
   recall: RecallService;
+  /** The stored conversations, shared with upkeep. */
+  conversations: ConversationStore;
   settings: ChatSettings;
   logger: Logger;
   clock?: () => Date;
-  hooks?: ChatHooks;
+  listeners?: TurnListener[];
+  /** Timing marks for the load benchmark (set by the composition root): the model request leaves, its answer returns. */
+  trace?: (messages: InboundMessage[], stage: 'model-sent' | 'model-done') => void;
   instructions?: string;
   usage: UsageBook;
 }
@@ -65,8 +61,6 @@ const EXPLICIT_REQUEST = /\b(remember|note|forget)\b/i;
 
 export interface TurnOptions {
   onText?: (delta: string) => void;
-  /** Timing marks for the load benchmark: when the model request leaves and its answer returns. */
-  trace?: (stage: 'model-sent' | 'model-done') => void;
 }
 
 export interface ChatReply {
@@ -83,12 +77,12 @@ export interface ChatReply {
  * (within the model limiter).
  */
 export class ChatEngine {
+  /**
+   * Turns of one conversation in order, and the changes that must come after a turn in flight
+   * (/new, a deleted message). Upkeep's changes do not wait here: they apply to the conversation as
+   * it stands, through the conversation store, whenever they are ready.
+   */
   private readonly turns = new KeyedQueue();
-  private readonly conversations = new Map<string, ConversationState>();
-  /** Which conversation's turn the current async call chain belongs to. */
-  private readonly turnContext = new AsyncLocalStorage<string>();
-  /** Conversation writes not yet landed (idle() waits for them). */
-  private readonly saves = new Set<Promise<void>>();
   private readonly clock: () => Date;
   /** CONTEXT.md, SOUL.md and AGENTS.md change rarely: re-read only when their stat changes. */
   private readonly files = new StatCachedFiles((file, err) =>
@@ -100,47 +94,21 @@ export class ChatEngine {
   }
 
   respond(ref: ChannelRef, messages: InboundMessage[], opts: TurnOptions = {}): Promise<ChatReply> {
-    const key = this.key(ref);
-    return this.turns.run(key, () => this.turnContext.run(key, () => this.turn(ref, messages, opts)));
+    return this.turns.run(this.key(ref), () => this.turn(ref, messages, opts));
   }
 
-  /** The conversation as the engine holds it (loaded from disk on first use). */
-  async conversation(ref: ChannelRef): Promise<ConversationState> {
-    const key = this.key(ref);
-    const held = this.heldOrNew(ref);
-    if (held) return held;
-    const loaded = await loadConversation(this.o.store, ref);
-    const c = this.conversations.get(key) ?? loaded;
-    this.conversations.set(key, c);
-    return c;
+  /** The stored conversation as it stands. */
+  conversation(ref: ChannelRef): Promise<ConversationState> {
+    return this.o.conversations.get(ref);
   }
 
-  /**
-   * The conversation when no file read is needed: already held, or new (no file yet). Synchronous,
-   * so a channel's first turn does not wait behind a burst's other events for an empty answer.
-   */
-  private heldOrNew(ref: ChannelRef): ConversationState | undefined {
-    const key = this.key(ref);
-    let c = this.conversations.get(key);
-    if (!c && !fs.existsSync(conversationFile(this.o.store, ref))) {
-      c = emptyConversation();
-      this.conversations.set(key, c);
-    }
-    return c;
-  }
-
-  /** Replaces the conversation (compaction, /new) inside the turn queue, so no turn interleaves. */
+  /** Replaces the conversation (/new) after the turns already queued, so no turn interleaves. */
   replaceConversation(ref: ChannelRef, change: (c: ConversationState) => ConversationState): Promise<ConversationState> {
-    const apply = async () => {
-      const next = change(await this.conversation(ref));
-      this.conversations.set(this.key(ref), next);
-      await this.persist(ref, next);
-      return next;
-    };
-    // Called from inside this conversation's turn (a "context too long" compaction), the turn is
-    // waiting for this: queueing behind it would deadlock. Anyone else (upkeep) waits its turn.
-    if (this.turnContext.getStore() === this.key(ref)) return apply();
-    return this.turns.run(this.key(ref), apply);
+    return this.turns.run(this.key(ref), async () => {
+      const { state, saved } = await this.o.conversations.update(ref, change);
+      await saved;
+      return state;
+    });
   }
 
   /** A deleted message leaves the stored conversation (and so every later prompt and upkeep). */
@@ -171,19 +139,7 @@ export class ChatEngine {
   /** Turns done and their conversation writes landed. */
   async idle(): Promise<void> {
     await this.turns.idle();
-    await Promise.all([...this.saves]);
-  }
-
-  /**
-   * Queues the conversation's write and returns its promise. A turn does not wait for it: the
-   * reply goes out first; the store lands one file's writes in order.
-   */
-  private persist(ref: ChannelRef, state: ConversationState): Promise<void> {
-    const file = conversationFile(this.o.store, ref);
-    const saved = this.o.store.writePrivateState(file, state).catch((err) => this.o.logger.error({ err, file }, 'could not save the conversation'));
-    this.saves.add(saved);
-    void saved.then(() => this.saves.delete(saved));
-    return saved;
+    await this.o.conversations.idle();
   }
 
   /** CONTEXT.md as the prompt carries it: its template until the file exists (a new channel). */
@@ -234,18 +190,19 @@ export class ChatEngine {
         newest,
         recallBlock: block,
       });
-    let conversation = this.heldOrNew(ref) ?? (await this.conversation(ref));
+    let conversation = this.o.conversations.peek(ref) ?? (await this.o.conversations.get(ref));
     let prompt = build(conversation);
     let res;
-    opts.trace?.('model-sent');
+    this.o.trace?.(messages, 'model-sent');
     try {
       try {
         res = await this.o.model.complete({ purpose: 'chat', system: prompt.system, messages: prompt.messages, onText: opts.onText });
       } catch (err) {
-        if (!(err instanceof ModelError && err.kind === 'context_too_long' && this.o.hooks?.compactNow)) throw err;
+        const shorten = (this.o.listeners ?? []).filter((l) => l.contextTooLong);
+        if (!(err instanceof ModelError && err.kind === 'context_too_long' && shorten.length)) throw err;
         this.o.logger.warn({ channel: p.convDir }, 'provider says the context is too long; compacting now and retrying once');
-        await this.o.hooks.compactNow(ref);
-        conversation = await this.conversation(ref);
+        for (const l of shorten) await l.contextTooLong!(ref);
+        conversation = await this.o.conversations.get(ref);
         prompt = build(conversation);
         res = await this.o.model
           .complete({ purpose: 'chat', system: prompt.system, messages: prompt.messages, onText: opts.onText })
@@ -265,28 +222,26 @@ export class ChatEngine {
       throw err;
     }
 
-    opts.trace?.('model-done');
+    this.o.trace?.(messages, 'model-done');
     // The model may repeat a secret (one it was shown before the detector knew the wording, or one
     // it made up): the reply is stored, logged and shown with the same redaction as a message.
     const replyText = redactSecrets(res.text);
     const at = this.clock().toISOString();
-    const next: ConversationState = {
-      ...conversation,
+    // Appended to the conversation as it stands now (a compaction may have landed meanwhile); the
+    // reply does not wait for the write.
+    const { state: stored } = await this.o.conversations.update(ref, (c) => ({
+      ...c,
       turns: [
-        ...conversation.turns,
+        ...c.turns,
         { role: 'user', content: newest, at, ids: messages.map((m) => m.id), parts: messages.map(renderUserPart) },
         { role: 'assistant', content: replyText, at },
       ],
-    };
-    this.conversations.set(this.key(ref), next);
-    void this.persist(ref, next);
+    }));
     void this.o.usage.add(ref, res.model, 'chat', res.usage, this.clock());
     void store
       .appendJsonl(ref, p.log, { type: 'reply', at, content: replyText, inReplyTo: messages.map((m) => m.id), model: res.model })
       .catch((err) => this.o.logger.warn({ err }, 'could not append to log.jsonl'));
-    // Upkeep starts its own work here; it must not run as part of this turn's context (it would
-    // bypass the turn queue when it replaces the conversation).
-    this.turnContext.exit(() => this.o.hooks?.afterTurn?.(ref, next));
+    for (const l of this.o.listeners ?? []) l.turnStored?.(ref, stored);
     // The person should know a password they typed was kept out of memory (unless a note said so).
     if (messages.some((m) => m.addressed !== false && containsSecret(m.content)) && !memoryNotes.some((n) => /not stored/.test(n))) {
       memoryNotes.push(SECRET_NOT_STORED);

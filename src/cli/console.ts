@@ -60,7 +60,14 @@ const COMMAND_LIKE = /^\/[a-z]+$/i;
 
 export async function runConsole(o: ConsoleOptions): Promise<void> {
   const { runtime, ref } = o;
-  const ctx: CommandContext = { store: runtime.store, engine: runtime.engine, clock: runtime.clock, usage: runtime.usage, actor: o.userName ?? 'console' };
+  const ctx: CommandContext = {
+    store: runtime.store,
+    engine: runtime.engine,
+    clock: runtime.clock,
+    usage: runtime.usage,
+    upkeep: runtime.upkeep,
+    actor: o.userName ?? 'console',
+  };
   const rl = readline.createInterface({ input: o.input, terminal: false, crlfDelay: Infinity });
   const stopReading = () => rl.close();
   if (o.stop?.aborted) stopReading();

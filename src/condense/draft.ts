@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import type { ChannelRef } from '../memory/paths';
 import { clipWords } from '../memory/entries';
-import { runSideTask, SideTaskDeps } from '../upkeep/sideTask';
+import { runSideTask, SideTaskDeps } from '../llm/sideTask';
 import { chunkTranscript, formatMessage } from './transcript';
 import { CONSTRAINT_SLICE, DECISION_SLICE, sliceFor } from './decisionSlice';
 import type { CondensationDraft, TranscriptMessage } from './types';

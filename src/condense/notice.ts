@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import type { ChannelRef } from '../memory/paths';
 import { tagged } from '../prompt/tags';
-import { runSideTask, SideTaskDeps } from '../upkeep/sideTask';
+import { runSideTask, SideTaskDeps } from '../llm/sideTask';
 
 /**
  * Noticing a decision nobody condensed. A cheap rule in code first — enough discussion (at least

@@ -3,7 +3,7 @@ import { refLabel } from '../memory/paths';
 import { redactSecrets } from '../shared/secrets';
 import { MalformedStateError } from '../memory/storeErrors';
 import { ModelError } from '../llm/errors';
-import type { SideTaskDeps } from '../upkeep/sideTask';
+import type { SideTaskDeps } from '../llm/sideTask';
 import { decisionIdFor } from './contextDoc';
 import { LEASE_MS, LeaseHolder, leaseHolderGone, LedgerEntry, mutateLedger, mutateLedgerLocked, thisProcess } from './ledger';
 import {

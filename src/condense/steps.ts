@@ -1,7 +1,7 @@
 import { renderHistoryBlock } from '../memory/history';
 import type { ChannelPaths, ChannelRef } from '../memory/paths';
 import type { ChannelStore } from '../memory/store';
-import type { SideTaskDeps } from '../upkeep/sideTask';
+import type { SideTaskDeps } from '../llm/sideTask';
 import { droppedNow } from './actionItems';
 import { activeConstraints, ContextData, currentDecisions } from './contextDoc';
 import { readContext, writeContextFiles } from './contextFiles';

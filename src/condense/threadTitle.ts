@@ -2,7 +2,7 @@ import { z } from 'zod';
 import type { ChannelRef } from '../memory/paths';
 import { redactSecrets } from '../shared/secrets';
 import { tagged } from '../prompt/tags';
-import { runSideTask, SideTaskDeps } from '../upkeep/sideTask';
+import { runSideTask, SideTaskDeps } from '../llm/sideTask';
 
 /**
  * The Secretary's title for a thread it opens (🧵, /thread): a short name for the topic and one

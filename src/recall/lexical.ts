@@ -33,8 +33,6 @@ export interface RecallOptions {
   clock?: () => Date;
   /** For tests: a stand-in for node:fs. */
   fs?: FsLike;
-  /** For benchmarks: override scoring constants. */
-  tuning?: Partial<RecallTuning>;
 }
 
 export interface Recall {
@@ -74,10 +72,17 @@ const MS_PER_DAY = 86_400_000;
 const MAX_CACHED_INDEXES = 16;
 
 export function createRecall(opts: RecallOptions = {}): LexicalRecall {
+  return createTunedRecall(DEFAULT_TUNING, opts);
+}
+
+/**
+ * Recall with other scoring constants: the recall benches build it to compare settings (their own
+ * composition root); the product always runs DEFAULT_TUNING through createRecall.
+ */
+export function createTunedRecall(tuning: RecallTuning, opts: RecallOptions = {}): LexicalRecall {
   const logger = opts.logger ?? silentLogger();
   const clock = opts.clock ?? (() => new Date());
   const sources = new SourceCache(logger, opts.fs);
-  const tuning: RecallTuning = { ...DEFAULT_TUNING, ...opts.tuning };
   /** Per conversation (its folders), the index and the key of the file versions it was built from. */
   const indexes = new Map<string, { key: string; index: Index }>();
 

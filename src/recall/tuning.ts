@@ -1,6 +1,6 @@
 import type { Candidate } from './sources';
 
-/** Scoring constants. Exposed (via `RecallOptions.tuning`) for the benchmarks only. */
+/** Scoring constants: the product runs DEFAULT_TUNING; the recall benches compare others through createTunedRecall. */
 export interface RecallTuning {
   /** BM25 parameters (Lucene defaults). */
   k1: number;

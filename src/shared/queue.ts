@@ -38,6 +38,11 @@ export class KeyedQueue {
     }
   }
 
+  /** Whether a task for this key is queued or running. */
+  busy(key: string): boolean {
+    return this.tails.has(key);
+  }
+
   get pendingKeys(): number {
     return this.tails.size;
   }

@@ -1,10 +1,10 @@
 import path from 'node:path';
 import { z } from 'zod';
 import { ConversationState, conversationTokens, Turn } from '../shared/conversation';
-import type { ChatEngine } from '../chat/engine';
+import type { ConversationStore } from '../chat/conversationStore';
 import { appendHistoryBlock } from '../memory/history';
 import type { ChannelRef } from '../memory/paths';
-import { runSideTask, SideTaskDeps, transcriptOf } from './sideTask';
+import { runSideTask, SideTaskDeps, transcriptOf } from '../llm/sideTask';
 import { tagged } from '../prompt/tags';
 import { redactSecrets } from '../shared/secrets';
 
@@ -78,11 +78,11 @@ function pendingFile(deps: SideTaskDeps, ref: ChannelRef): string {
  */
 export async function compactConversation(
   deps: SideTaskDeps,
-  engine: ChatEngine,
+  conversations: ConversationStore,
   ref: ChannelRef,
   o: { budgetTokens: number; keepRecent: number; force?: boolean; memoryCursor?: number },
 ): Promise<'compacted' | 'trimmed' | 'not-needed'> {
-  const conv = await engine.conversation(ref);
+  const conv = await conversations.get(ref);
   const maxCut = o.memoryCursor === undefined ? Infinity : o.memoryCursor - conv.compactedTurns;
   const pendingState = await deps.store.readState(pendingFile(deps, ref), PendingSummary);
   const pending = pendingState?.turns ?? [];
@@ -93,14 +93,16 @@ export async function compactConversation(
   const input = [tagged('earlier_summary', conv.summary), tagged('turns_to_summarize', transcriptOf(old, 60_000))].filter(Boolean).join('\n');
   const cutTurns = conv.turns.slice(0, plan.cut);
   let swapped = false;
-  const swap = (summary: string | undefined) =>
-    engine.replaceConversation(ref, (cur) => {
+  const swap = async (summary: string | undefined) => {
+    const { saved } = await conversations.update(ref, (cur) => {
       // Turns appended while the summary was being written stay: only the summarized ones go.
       const stillThere = cur.turns.slice(0, plan.cut).every((t, i) => t.at === cutTurns[i].at && t.content === cutTurns[i].content);
       if (!stillThere) return cur;
       swapped = true;
       return { ...cur, summary: summary ?? cur.summary, turns: cur.turns.slice(plan.cut), compactedTurns: cur.compactedTurns + plan.cut };
     });
+    await saved;
+  };
   let summary: Summary;
   try {
     summary = await runSideTask(deps, {

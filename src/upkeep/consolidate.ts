@@ -4,7 +4,7 @@ import type { ConversationState } from '../shared/conversation';
 import type { MemoryOp } from '../memory/memoryOps';
 import { redactSecrets } from '../shared/secrets';
 import type { ChannelRef } from '../memory/paths';
-import { runSideTask, SideTaskDeps, transcriptOf } from './sideTask';
+import { runSideTask, SideTaskDeps, transcriptOf } from '../llm/sideTask';
 import { memorySlice } from './memorySlice';
 import { tagged } from '../prompt/tags';
 import { explicitMemoryRequest } from '../chat/explicitRequests';

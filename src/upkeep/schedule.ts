@@ -2,7 +2,7 @@
  * Pure decisions for upkeep: which jobs are due for one conversation, from cheap facts only
  * (no file reads, no model calls). The scheduler calls this every tick for every active channel.
  */
-import type { UpkeepState } from '../shared/upkeepState';
+import type { UpkeepState } from './state';
 
 export interface UpkeepTuning {
   /** Refresh SESSION.md after this many new exchanges even without a pause. */

@@ -5,7 +5,7 @@ import { clipWords as clip } from '../memory/entries';
 import type { ChannelRef } from '../memory/paths';
 import { redactSecrets } from '../shared/secrets';
 import { TEMPLATES } from '../memory/templates';
-import { runSideTask, SideTaskDeps, transcriptOf } from './sideTask';
+import { runSideTask, SideTaskDeps, transcriptOf } from '../llm/sideTask';
 import { tagged } from '../prompt/tags';
 
 /**

@@ -1,19 +1,19 @@
 import { sectionText, SESSION_SECTIONS } from '../memory/grammar';
 import cron, { type ScheduledTask } from 'node-cron';
 import { conversationTokens } from '../shared/conversation';
-import type { ChatEngine } from '../chat/engine';
+import type { ConversationStore, TurnListener } from '../chat/conversationStore';
 import { appendHistoryBlock, foldHistoryIfLarge } from '../memory/history';
 import { ChannelRef, refLabel } from '../memory/paths';
 import { compactConversation } from './compact';
 import { consolidateMemory } from './consolidate';
-import { emptyUpkeepState, UpkeepState, upkeepStateFile } from '../shared/upkeepState';
+import { emptyUpkeepState, UpkeepState, upkeepStateFile } from './state';
 import { backoff, dueJobs, Job, succeeded, UpkeepTuning } from './schedule';
 import { refreshSession } from './session';
-import type { SideTaskDeps } from './sideTask';
+import type { SideTaskDeps } from '../llm/sideTask';
 
 export interface UpkeepOptions {
   deps: SideTaskDeps;
-  engine: ChatEngine;
+  conversations: ConversationStore;
   tuning: UpkeepTuning;
   keepRecentTurns: number;
   /** node-cron expression for the tick; every minute by default. */
@@ -25,7 +25,7 @@ export interface UpkeepOptions {
  * asks `dueJobs` (cheap, pure) what is due, and runs it. A failed or malformed side task changes
  * nothing on disk, is logged, and is retried after a backoff; cursors move only on success.
  */
-export class Upkeep {
+export class Upkeep implements TurnListener {
   /**
    * Only conversations this process served a turn in, never the data root's folders: Discord sends a
    * guild's events to its shard alone, so under sharding each process keeps up its own guilds only.
@@ -37,15 +37,15 @@ export class Upkeep {
 
   constructor(private readonly o: UpkeepOptions) {}
 
-  /** Called by the engine after each stored turn. */
-  noteTurn(ref: ChannelRef): void {
+  /** The engine stored a turn: decide off the reply path whether anything is due. */
+  turnStored(ref: ChannelRef): void {
     this.active.set(this.o.deps.store.paths(ref).convDir, ref);
     void this.enqueue(async () => {
       const state = await this.loadState(ref);
       await this.saveState(ref, { ...state, lastTurnAt: this.o.deps.clock().toISOString() });
       // Over budget: compact soon, but never on the reply path (this runs after the reply). The
       // conversation is read now, not when the turn was noted: a compaction may have run since.
-      const conv = await this.o.engine.conversation(ref);
+      const conv = await this.o.conversations.get(ref);
       if (conversationTokens(conv) > this.o.tuning.tokenBudget) await this.runDue(ref);
     });
   }
@@ -70,10 +70,14 @@ export class Upkeep {
     });
   }
 
-  /** Compacts now (a provider said the context is too long): SESSION.md first, then memory. */
-  async compactNow(ref: ChannelRef): Promise<void> {
+  /** A provider said the context is too long: compacts now, SESSION.md first, then memory. */
+  async contextTooLong(ref: ChannelRef): Promise<void> {
     await this.runJobs(ref, ['session', 'memory'], { forceCompact: true });
-    await compactConversation(this.o.deps, this.o.engine, ref, { budgetTokens: this.o.tuning.tokenBudget, keepRecent: this.o.keepRecentTurns, force: true });
+    await compactConversation(this.o.deps, this.o.conversations, ref, {
+      budgetTokens: this.o.tuning.tokenBudget,
+      keepRecent: this.o.keepRecentTurns,
+      force: true,
+    });
   }
 
   async stop(): Promise<void> {
@@ -83,13 +87,18 @@ export class Upkeep {
     await this.running;
   }
 
-  /** For tests and /status. */
+  /** Job → ISO time it last succeeded, for /status. */
+  async lastRuns(ref: ChannelRef): Promise<Record<string, string>> {
+    return (await this.loadState(ref)).lastRun;
+  }
+
+  /** For tests. */
   loadState(ref: ChannelRef): Promise<UpkeepState> {
     return this.o.deps.store.readState(this.stateFile(ref), UpkeepState).then((s) => s ?? emptyUpkeepState());
   }
 
   async runDue(ref: ChannelRef, opts: { forceIdle?: boolean } = {}): Promise<Job[]> {
-    const conv = await this.o.engine.conversation(ref);
+    const conv = await this.o.conversations.get(ref);
     const state = await this.loadState(ref);
     const jobs = dueJobs({
       state,
@@ -107,7 +116,7 @@ export class Upkeep {
     const { deps } = this.o;
     for (const job of jobs) {
       if (this.stopped) return;
-      const conv = await this.o.engine.conversation(ref);
+      const conv = await this.o.conversations.get(ref);
       const total = conv.compactedTurns + conv.turns.length;
       let state = await this.loadState(ref);
       try {
@@ -118,7 +127,7 @@ export class Upkeep {
           const r = await consolidateMemory(deps, ref, conv, state.cursors.memory);
           state = { ...state, cursors: { ...state.cursors, memory: r.cursor } };
         } else if (job === 'compact' && !opts.forceCompact) {
-          const outcome = await compactConversation(deps, this.o.engine, ref, {
+          const outcome = await compactConversation(deps, this.o.conversations, ref, {
             budgetTokens: this.o.tuning.tokenBudget,
             keepRecent: this.o.keepRecentTurns,
             memoryCursor: state.cursors.memory,

@@ -53,6 +53,52 @@ describe('the bot chatting in project channels', () => {
     expect(chatCalls(h)[1].lastUserText).not.toContain('recalled_memory');
   });
 
+  it('the probes handed to the composition root see each stage of a turn, in order, for the message that triggered it', async () => {
+    await h.close();
+    const marks: { id: string; stage: string; at: number }[] = [];
+    h = await startHarness({
+      setup: (d) => {
+        const b = d.setupBasic({ channelName: 'general' });
+        general = b.channel;
+        alice = b.user;
+      },
+      probes: { trace: (id, stage, at) => marks.push({ id, stage, at }) },
+    });
+    h.model.setHandler(() => 'traced');
+    const q = h.discord.userSays(general.id, alice.id, 'ping', { mentionsBot: true });
+    await h.discord.waitForBotMessage(general.id, { after: q.id });
+    // The last mark follows the send's response, which may land just after the fake shows the message.
+    for (let i = 0; i < 200 && !marks.some((m) => m.stage === 'send-done'); i++) await new Promise((r) => setTimeout(r, 10));
+    const mine = marks.filter((m) => m.id === q.id);
+    expect(mine.map((m) => m.stage)).toEqual(['received', 'model-sent', 'model-done', 'send-issued', 'send-done']);
+    expect(mine.map((m) => m.at)).toEqual([...mine.map((m) => m.at)].sort((a, b) => a - b));
+  });
+
+  it('answers through the channel object the message carried, without looking the channel up again', async () => {
+    await h.close();
+    let evicted = false;
+    h = await startHarness({
+      setup: (d) => {
+        const b = d.setupBasic({ channelName: 'general' });
+        general = b.channel;
+        alice = b.user;
+      },
+      // The moment the message is received, the client forgets the channel: a lookup by id would
+      // have to ask Discord for it again.
+      probes: {
+        trace: (_id, stage) => {
+          if (stage === 'received' && !evicted) evicted = h.bot.client.channels.cache.delete(general.id);
+        },
+      },
+    });
+    h.model.setHandler(() => 'straight back');
+    const q = h.discord.userSays(general.id, alice.id, 'ping', { mentionsBot: true });
+    const reply = await h.discord.waitForBotMessage(general.id, { after: q.id });
+    expect(evicted).toBe(true);
+    expect(reply.content).toBe('straight back');
+    expect(h.discord.requestsTo((r) => r.method === 'GET' && r.path === `/channels/${general.id}`)).toEqual([]);
+  });
+
   it('ignores messages that do not mention it, other bots, and itself', async () => {
     h.model.setHandler(() => 'hi');
     h.discord.userSays(general.id, alice.id, 'just talking among ourselves');

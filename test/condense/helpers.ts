@@ -3,7 +3,7 @@ import { createModelClient } from '../../src/llm/provider';
 import type { ModelClient } from '../../src/llm/types';
 import { ChannelStore } from '../../src/memory/store';
 import type { Poster, PinOutcome, TranscriptMessage } from '../../src/condense/types';
-import type { SideTaskDeps } from '../../src/upkeep/sideTask';
+import type { SideTaskDeps } from '../../src/llm/sideTask';
 import type { FakeModelServer } from '../fakes/model/server';
 import type { FakeRequest } from '../fakes/model/types';
 

@@ -2,6 +2,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import type { ShardSet } from '../../src/bot/ownership';
 import { launchBot, RunningBot } from '../../src/bot/start';
+import type { Probes } from '../../src/app/probes';
 import type { Settings } from '../../src/config/load';
 import { ConfigFileSchema } from '../../src/config/schema';
 import { createLogger, type Logger } from '../../src/log/logger';
@@ -45,7 +46,7 @@ export function capturedLogger(): { logger: Logger; logs: Record<string, unknown
 }
 
 /** The real bot in this process, resolved once its client is ready. */
-export async function launchReady(settings: Settings, logger: Logger, opts: { shards?: ShardSet } = {}): Promise<RunningBot> {
+export async function launchReady(settings: Settings, logger: Logger, opts: { shards?: ShardSet; probes?: Probes } = {}): Promise<RunningBot> {
   const b = await launchBot(settings, logger, opts);
   await new Promise<void>((resolve) => (b.client.isReady() ? resolve() : b.client.once('clientReady', () => resolve())));
   return b;
@@ -61,6 +62,8 @@ export async function startHarness(
     shards?: ShardSet;
     /** Recall by meaning (default off here: the model costs a worker thread per bot). */
     semantic?: Settings['semantic'];
+    /** Timing marks and fault points, handed to the composition root as a benchmark does. */
+    probes?: Probes;
   } = {},
 ): Promise<BotHarness> {
   const tmp = makeTmpDir();
@@ -79,7 +82,7 @@ export async function startHarness(
     semantic: o.semantic ?? { mode: 'off', cacheDir: '' },
   };
   const { logger, logs } = capturedLogger();
-  const start = () => launchReady(settings, logger, { shards: o.shards });
+  const start = () => launchReady(settings, logger, { shards: o.shards, probes: o.probes });
   // Without launch the caller starts the bot itself (in a child process, say) and later calls launch().
   let bot = (o.launch ?? true) ? await start() : (undefined as unknown as RunningBot);
   return {

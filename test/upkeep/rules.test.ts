@@ -3,7 +3,7 @@ import { foldHistory } from '../../src/memory/history';
 import { planCompaction } from '../../src/upkeep/compact';
 import { explicitMemoryOps, gateOps } from '../../src/upkeep/consolidate';
 import { DEFAULT_UPKEEP, dueJobs, backoff } from '../../src/upkeep/schedule';
-import { emptyUpkeepState } from '../../src/shared/upkeepState';
+import { emptyUpkeepState } from '../../src/upkeep/state';
 import { renderSession } from '../../src/upkeep/session';
 
 const now = new Date('2026-11-21T12:00:00Z');

@@ -5,7 +5,7 @@ import type { ModelClient } from '../../src/llm/types';
 import type { ChannelRef } from '../../src/memory/paths';
 import { TEMPLATES } from '../../src/memory/templates';
 import { refreshSession } from '../../src/upkeep/session';
-import type { SideTaskDeps } from '../../src/upkeep/sideTask';
+import type { SideTaskDeps } from '../../src/llm/sideTask';
 import { sideDeps } from '../condense/helpers';
 import { startFakeModelServer, FakeModelServer } from '../fakes/model/server';
 import { manualClock } from '../helpers/runtime';

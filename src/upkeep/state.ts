@@ -2,8 +2,8 @@ import path from 'node:path';
 import { z } from 'zod';
 
 /**
- * Memory upkeep's cursors and schedule for one conversation, `.minutes/upkeep.json`: written by
- * upkeep, read by it and by /status (a lower layer, hence here). The zod schema and the type it
+ * Memory upkeep's cursors and schedule for one conversation, `.minutes/upkeep.json`: written and
+ * read by upkeep alone (/status asks Upkeep.lastRuns). The zod schema and the type it
  * accepts share the name; objects are loose, so keys this version does not know survive a rewrite.
  */
 export const UpkeepState = z.looseObject({

@@ -1,11 +1,15 @@
 import type { z } from 'zod';
-import type { UsageBook } from '../chat/usage';
 import type { Logger } from '../log/logger';
-import { completeJson } from '../llm/json';
-import type { ChatMessage, ModelClient } from '../llm/types';
+import { completeJson } from './json';
+import type { ChatMessage, ModelClient, Usage } from './types';
 import type { RecallService } from '../recall/service';
 import type { ChannelRef } from '../memory/paths';
 import type { ChannelStore } from '../memory/store';
+
+/** Where a side task's tokens are counted per channel (the chat layer's UsageBook). */
+export interface UsageRecorder {
+  add(ref: ChannelRef, model: string, purpose: 'side', u: Usage, at: Date): Promise<void>;
+}
 
 /**
  * The one function every side model call passes through (SESSION.md refresh, consolidation,
@@ -17,7 +21,7 @@ export interface SideTaskDeps {
   logger: Logger;
   clock: () => Date;
   /** Where side-task tokens are counted; absent in tools that do not report usage. */
-  usage?: UsageBook;
+  usage?: UsageRecorder;
   /** Recall, for tasks that show the model only the memory that matters (consolidation). */
   recall?: RecallService;
 }

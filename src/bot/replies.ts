@@ -1,0 +1,150 @@
+import { DiscordAPIError, GuildBasedChannel, Message, RESTJSONErrorCodes, TextBasedChannel } from 'discord.js';
+import type { InboundMessage } from '../chat/conversation';
+import type { Probes } from '../app/probes';
+import type { Logger } from '../log/logger';
+import { ModelError } from '../llm/errors';
+import type { ChannelRef } from '../memory/paths';
+import { refLabel } from '../memory/paths';
+import { NO_PINGS } from './client';
+import type { Pending } from './inbox';
+import { botPermissionsIn, canSpeak, missingPermissions } from './permissions';
+import { splitReply } from './split';
+
+/** Discord shows "typing" for about 10 s; renew a little before it lapses. */
+const TYPING_RENEW_MS = 8_000;
+/**
+ * Typing starts only when an answer takes longer than this: a quick answer needs no indicator,
+ * and each typing call spends one of discord.js's 50 REST requests a second.
+ */
+export const TYPING_DELAY_MS = 400;
+/** Discord error codes for a missing permission or access in a channel. */
+const PERMISSION_CODES = new Set<number>([RESTJSONErrorCodes.MissingAccess, RESTJSONErrorCodes.MissingPermissions]);
+
+/** The channel a triggering message arrived in: the reply goes back through this same object. */
+export type ReplyChannel = Message['channel'];
+
+export interface ReplySenderOptions {
+  /** One turn of the chat pipeline (ChatEngine.respond). */
+  respond(ref: ChannelRef, messages: InboundMessage[]): Promise<{ text: string }>;
+  logger: Logger;
+  trace?: Probes['trace'];
+  /** Wait before showing "typing" (default TYPING_DELAY_MS). */
+  typingDelayMs?: number;
+}
+
+/**
+ * The sending half of the bot: for a batch the inbox hands over, it checks the bot may speak in
+ * the channel, shows typing while the turn runs, and sends the reply in parts, never pinging. A
+ * permission the bot lacks is reported once per channel, whether a check before the turn or
+ * Discord's answer to a send found it.
+ */
+export class ReplySender {
+  private readonly reportedPermission = new Set<string>();
+
+  constructor(private readonly o: ReplySenderOptions) {}
+
+  async answer(batch: Pending<ReplyChannel>): Promise<void> {
+    const { ref, channel } = batch;
+    if (!channel || !('send' in channel)) return;
+    if (!channel.isDMBased()) {
+      const missing = missingPermissions(botPermissionsIn(channel as GuildBasedChannel & TextBasedChannel), channel.isThread());
+      if (missing.length && !(await this.reportMissing(channel as GuildBasedChannel & TextBasedChannel, ref, missing))) return;
+    }
+    const stopTyping = this.keepTyping(channel, ref);
+    let text: string;
+    try {
+      text = (await this.o.respond(ref, batch.messages)).text;
+    } catch (err) {
+      text = this.failureMessage(err, ref);
+    } finally {
+      stopTyping();
+    }
+    const trace = this.o.trace;
+    const parts = splitReply(text);
+    try {
+      for (let i = 0; i < parts.length; i++) {
+        if (i === 0 && trace) batch.messages.forEach((m) => trace(m.id, 'send-issued', performance.now()));
+        await channel.send({
+          content: parts[i],
+          allowedMentions: NO_PINGS,
+          ...(i === 0 && batch.replyTo ? { reply: { messageReference: batch.replyTo, failIfNotExists: false } } : {}),
+        });
+      }
+      if (trace) batch.messages.forEach((m) => trace(m.id, 'send-done', performance.now()));
+    } catch (err) {
+      this.reportSendFailure(err, ref);
+    }
+  }
+
+  private get log(): Logger {
+    return this.o.logger;
+  }
+
+  private failureMessage(err: unknown, ref: ChannelRef): string {
+    if (err instanceof ModelError) {
+      this.log.warn({ channel: refLabel(ref), kind: err.kind, err }, 'model call failed; told the channel');
+      return err.userMessage();
+    }
+    this.log.error({ channel: refLabel(ref), err }, 'turn failed');
+    return 'Something went wrong on my side while answering; the operator can find the details in the log.';
+  }
+
+  private keepTyping(channel: TextBasedChannel, ref: ChannelRef): () => void {
+    const send = () => {
+      if ('sendTyping' in channel) channel.sendTyping().catch((err) => this.reportSendFailure(err, ref));
+    };
+    let renew: NodeJS.Timeout | undefined;
+    const first = setTimeout(() => {
+      send();
+      renew = setInterval(send, TYPING_RENEW_MS);
+      renew.unref();
+    }, this.o.typingDelayMs ?? TYPING_DELAY_MS);
+    first.unref();
+    return () => {
+      clearTimeout(first);
+      if (renew) clearInterval(renew);
+    };
+  }
+
+  /** True the first time a channel's missing permission is seen: it is reported once per channel. */
+  private firstReport(label: string): boolean {
+    if (this.reportedPermission.has(label)) return false;
+    this.reportedPermission.add(label);
+    return true;
+  }
+
+  /**
+   * A permission the bot lacks here, found before the turn: logged and, when the bot can still
+   * post, said in the channel; false when it cannot answer at all.
+   */
+  private async reportMissing(channel: GuildBasedChannel & TextBasedChannel, ref: ChannelRef, missing: string[]): Promise<boolean> {
+    const speak = canSpeak(missing, channel.isThread());
+    const label = refLabel(ref);
+    if (this.firstReport(label)) {
+      this.log.error({ channel: label, missing }, 'missing Discord permissions in this channel; grant them in the channel settings');
+      if (speak && 'send' in channel) {
+        await channel
+          .send({
+            content: `I am missing these permissions here: ${missing.join(', ')}. An admin can grant them in this channel's settings.`,
+            allowedMentions: NO_PINGS,
+          })
+          .catch((err) => this.log.warn({ err, channel: label }, 'could not say which permissions are missing'));
+      }
+    }
+    return speak;
+  }
+
+  /** Discord refused a send or typing call; a missing permission is logged once, and the bot serves the other channels. */
+  private reportSendFailure(err: unknown, ref: ChannelRef): void {
+    const label = refLabel(ref);
+    if (err instanceof DiscordAPIError && PERMISSION_CODES.has(Number(err.code))) {
+      if (!this.firstReport(label)) return;
+      this.log.error(
+        { channel: label, code: err.code },
+        'missing Discord permission in this channel (needs View Channel, Send Messages, Read Message History, Send Messages in Threads); grant it in the channel settings',
+      );
+      return;
+    }
+    this.log.warn({ channel: label, err }, 'could not send to Discord');
+  }
+}
