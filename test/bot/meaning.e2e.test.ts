@@ -41,6 +41,7 @@ describe('recall by meaning in Discord', () => {
     dataDir = h.dataDir;
     // A generous wait for the question's vector: on a loaded machine the default (150 ms) can pass
     // and recall would go by words, which is not what this test is about.
+    // The waits for the replies below are longer still: the first loads the model while it asks.
     h.settings.semantic = { mode: 'local', cacheDir: cacheDir(dataDir), queryTimeoutMs: 10_000 };
     await h.launch();
   });
@@ -52,18 +53,18 @@ describe('recall by meaning in Discord', () => {
     h.seed(guild.id, general.id, 'MEMORY.md', MEMORY);
     h.model.setHandler(() => 'noted');
     const q1 = h.discord.userSays(general.id, alice.id, QUESTION, { mentionsBot: true });
-    await h.discord.waitForBotMessage(general.id, { after: q1.id });
+    await h.discord.waitForBotMessage(general.id, { after: q1.id, timeoutMs: 30_000 });
     // The line had no vector yet: the reply did not wait for indexing, and words alone share nothing specific.
     expect(chatCalls(h)[0].lastUserText).not.toContain('recalled_memory');
 
     await h.bot.runtime.recall.idle();
     const q2 = h.discord.userSays(general.id, alice.id, QUESTION, { mentionsBot: true });
-    await h.discord.waitForBotMessage(general.id, { after: q2.id });
+    await h.discord.waitForBotMessage(general.id, { after: q2.id, timeoutMs: 30_000 });
     expect(chatCalls(h)[1].lastUserText).toContain('The nightly backup job runs at 02:00 UTC on the db-3 host');
     expect(chatCalls(h)[1].lastUserText).not.toContain('Priya owns the payments service');
 
     // Vectors live in the data root's cache, never in the memory files.
     expect(fs.readFileSync(path.join(dataDir, guild.id, general.id, 'MEMORY.md'), 'utf8')).toBe(MEMORY);
     expect(fs.readdirSync(path.join(dataDir, '.cache', 'vectors')).some((n) => n.endsWith('.vec'))).toBe(true);
-  });
+  }, 90_000);
 });
