@@ -177,7 +177,7 @@ export class MinutesBot {
     this.o.trace?.(m.id, 'received', receivedAt);
     if (decision === 'answer') this.inbox.trigger(ref, inbound);
     else this.inbox.note(ref, inbound);
-    await this.o.runtime.store.appendJsonl(ref, this.o.runtime.store.paths(ref).log, {
+    await this.o.runtime.store.appendJsonl(this.o.runtime.store.paths(ref).log, {
       type: 'message',
       id: m.id,
       author: { id: m.author.id, name: inbound.authorName },
@@ -191,14 +191,14 @@ export class MinutesBot {
     if (!ref || !this.isActive(ref)) return;
     this.inbox.drop(ref, m.id);
     await this.o.runtime.engine.forgetMessage(ref, m.id);
-    await this.o.runtime.store.appendJsonl(ref, this.o.runtime.store.paths(ref).log, { type: 'delete', id: m.id, at: this.o.runtime.clock().toISOString() });
+    await this.o.runtime.store.appendJsonl(this.o.runtime.store.paths(ref).log, { type: 'delete', id: m.id, at: this.o.runtime.clock().toISOString() });
   }
 
   private async onEdit(m: Message | PartialMessage): Promise<void> {
     const ref = this.refFor(m);
     if (!ref || !this.isActive(ref) || m.content === null) return;
     this.inbox.edit(ref, m.id, m.content);
-    await this.o.runtime.store.appendJsonl(ref, this.o.runtime.store.paths(ref).log, {
+    await this.o.runtime.store.appendJsonl(this.o.runtime.store.paths(ref).log, {
       type: 'edit',
       id: m.id,
       at: this.o.runtime.clock().toISOString(),

@@ -7,7 +7,7 @@ import { StoreError } from '../memory/storeErrors';
 import type { ChatEngine } from './engine';
 import { emptyConversation } from '../shared/conversation';
 import { stripInternalMarkers } from '../shared/markers';
-import { UpkeepState, upkeepStateFile } from '../shared/upkeepState';
+import { UpkeepState } from '../shared/upkeepState';
 import type { UsageBook } from './usage';
 import { appendHistoryBlock } from '../memory/history';
 
@@ -116,7 +116,7 @@ export async function statusCommand(ctx: CommandContext, ref: ChannelRef): Promi
     const st = await fs.stat(file).catch(() => null);
     lines.push(`- ${name}: ${st ? `${st.size} bytes, changed ${st.mtime.toISOString().slice(0, 16).replace('T', ' ')} UTC` : 'not created yet'}`);
   }
-  const upkeep = await ctx.store.readState(upkeepStateFile(p.stateDir), UpkeepState);
+  const upkeep = await ctx.store.readState(p.upkeep, UpkeepState);
   lines.push('', '**Upkeep**');
   const runs = Object.entries(upkeep?.lastRun ?? {});
   if (!runs.length) lines.push('- has not run yet');

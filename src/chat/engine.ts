@@ -5,7 +5,7 @@ import type { Logger } from '../log/logger';
 import { ModelError } from '../llm/errors';
 import type { ModelClient, Usage } from '../llm/types';
 import type { ChannelRef } from '../memory/paths';
-import { recallDirs, workspaceDir } from '../memory/paths';
+import { recallDirs, workspaceDir } from '../memory/layout';
 import { KeyedQueue } from '../shared/queue';
 import type { RecallItem, RecallResult } from '../recall/types';
 import type { RecallService } from '../recall/service';
@@ -258,7 +258,7 @@ export class ChatEngine {
       // failed turn is never just missing.
       const error = err instanceof ModelError ? err.userMessage() : err instanceof Error ? err.message.split('\n')[0] : String(err);
       void store
-        .appendJsonl(ref, p.log, { type: 'error', at: this.clock().toISOString(), inReplyTo: messages.map((m) => m.id), error })
+        .appendJsonl(p.log, { type: 'error', at: this.clock().toISOString(), inReplyTo: messages.map((m) => m.id), error })
         .catch((e) => this.o.logger.warn({ err: e }, 'could not append to log.jsonl'));
       // Memory was already changed above: the failure must not hide what was saved or forgotten.
       if (memoryNotes.length && err instanceof ModelError) throw new ModelErrorAfterNotes(err, memoryNotes);
@@ -282,7 +282,7 @@ export class ChatEngine {
     void this.persist(ref, next);
     void this.o.usage.add(ref, res.model, 'chat', res.usage, this.clock());
     void store
-      .appendJsonl(ref, p.log, { type: 'reply', at, content: replyText, inReplyTo: messages.map((m) => m.id), model: res.model })
+      .appendJsonl(p.log, { type: 'reply', at, content: replyText, inReplyTo: messages.map((m) => m.id), model: res.model })
       .catch((err) => this.o.logger.warn({ err }, 'could not append to log.jsonl'));
     // Upkeep starts its own work here; it must not run as part of this turn's context (it would
     // bypass the turn queue when it replaces the conversation).

@@ -1,8 +1,8 @@
 import fs from 'node:fs';
-import type { ChannelPaths, ChannelRef } from '../memory/paths';
+import type { ChannelRef } from '../memory/paths';
+import type { ChannelPaths } from '../memory/layout';
 import type { ChannelStore } from '../memory/store';
 import { archiveNeeded, composeContext, composeContextArchive, ContextData, EMPTY_CONTEXT } from './contextDoc';
-import { contextFile } from './ledger';
 
 /**
  * The conversation's context.json, or an empty one when there is none yet. Strict: one that does
@@ -10,7 +10,7 @@ import { contextFile } from './ledger';
  * context would leave CONTEXT.md with only the newest decision.
  */
 export async function readContext(store: ChannelStore, ref: ChannelRef): Promise<ContextData> {
-  return (await store.readState(contextFile(store.paths(ref), ref), ContextData, { strict: true })) ?? structuredClone(EMPTY_CONTEXT);
+  return (await store.readState(store.paths(ref).contextData, ContextData, { strict: true })) ?? structuredClone(EMPTY_CONTEXT);
 }
 
 /**

@@ -1,7 +1,8 @@
 import fs from 'node:fs/promises';
 import path from 'node:path';
 import { atomicWrite, readTextForWrite, readTextIfExists, replaceIfUnchanged } from '../memory/atomicWrite';
-import { ChannelPaths, ChannelRef, refLabel } from '../memory/paths';
+import { ChannelRef, refLabel } from '../memory/paths';
+import { ChannelPaths } from '../memory/layout';
 import type { ChannelStore } from '../memory/store';
 import { redactSecrets } from '../shared/secrets';
 import type { ContextData } from './contextDoc';

@@ -1,7 +1,6 @@
 import os from 'node:os';
-import path from 'node:path';
 import { z } from 'zod';
-import type { ChannelPaths, ChannelRef } from '../memory/paths';
+import type { ChannelRef } from '../memory/paths';
 import { ChannelStore } from '../memory/store';
 import { MalformedStateError } from '../memory/storeErrors';
 import { CondensationDraft, CondensationFacts, PinOutcome } from './types';
@@ -96,25 +95,9 @@ export const MAX_ATTEMPTS = 5;
 /** How long a running condensation holds its key against a second run. */
 export const LEASE_MS = 10 * 60_000;
 
-/** The ledger of a conversation: a private thread keeps its own; everything else the channel's. */
-export function ledgerFile(p: ChannelPaths, ref: ChannelRef): string {
-  return path.join(ref.privateThread ? p.stateDir : p.channelStateDir, 'ledger.json');
-}
-
-/**
- * Resolved threads the audit found without a condensation (`minutes audit --fix`, or the bot's daily
- * audit), one JSON line each, in the channel's `.minutes/`; the bot's sweep condenses them and takes
- * the file (renamed with `.taking` while it works).
- */
-export const CONDENSE_QUEUE_FILE = 'condense-queue.jsonl';
-
-export function contextFile(p: ChannelPaths, ref: ChannelRef): string {
-  return path.join(ref.privateThread ? p.stateDir : p.channelStateDir, 'context.json');
-}
-
 /** Strict: a ledger that does not parse is refused, not read as empty (that would redo every condensation). */
 export async function readLedger(store: ChannelStore, ref: ChannelRef): Promise<Ledger> {
-  const l = await store.readState(ledgerFile(store.paths(ref), ref), Ledger, { strict: true });
+  const l = await store.readState(store.paths(ref).ledger, Ledger, { strict: true });
   return l ?? { ...EMPTY_LEDGER, entries: {} };
 }
 
@@ -126,7 +109,7 @@ export async function mutateLedgerLocked<T>(store: ChannelStore, ref: ChannelRef
   const p = store.paths(ref);
   const l = await readLedger(store, ref);
   const out = fn(l);
-  await store.writeStateLocked(p, ledgerFile(p, ref), l);
+  await store.writeStateLocked(p, p.ledger, l);
   return out;
 }
 

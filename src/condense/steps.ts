@@ -1,5 +1,6 @@
 import { renderHistoryBlock } from '../memory/history';
-import type { ChannelPaths, ChannelRef } from '../memory/paths';
+import type { ChannelRef } from '../memory/paths';
+import type { ChannelPaths } from '../memory/layout';
 import type { ChannelStore } from '../memory/store';
 import type { SideTaskDeps } from '../upkeep/sideTask';
 import { droppedNow } from './actionItems';
@@ -8,7 +9,7 @@ import { readContext, writeContextFiles } from './contextFiles';
 import { draftCondensation } from './draft';
 import { fileCondensation, historyBody, redactDraft } from './filing';
 import { foldCondensation } from './fold';
-import { contextFile, latestForThread, Ledger, LedgerEntry, readLedger } from './ledger';
+import { latestForThread, Ledger, LedgerEntry, readLedger } from './ledger';
 import { condensationMemoryStep } from './memoryStep';
 import { markerFor, renderCondensation, renderPost, RenderInput, SupersededRef } from './render';
 import type { CondensationDraft, CondenseTarget, Poster, TranscriptMessage } from './types';
@@ -160,7 +161,7 @@ export const contextStep: CondenseStep<DraftedRun> = async (run, crashPoint) => 
     // CONTEXT.md first: a crash before context.json leaves a file whose hash still matches.
     await writeContextFiles(store, p, prev, next);
   }
-  await store.writeStateLocked(p, contextFile(p, ref), next);
+  await store.writeStateLocked(p, p.contextData, next);
   await crashPoint();
   return (e) => {
     e.steps.context = ref.privateThread ? 'skipped' : 'done';
@@ -171,7 +172,7 @@ export const contextStep: CondenseStep<DraftedRun> = async (run, crashPoint) => 
 export const memoryStep: CondenseStep<DraftedRun> = async (run, crashPoint) => {
   const { store, p, ref } = run;
   const mem = await condensationMemoryStep(
-    { store, now: run.deps.clock(), readContext: () => readContext(store, ref), contextFile: contextFile(p, ref) },
+    { store, now: run.deps.clock(), readContext: () => readContext(store, ref), contextFile: p.contextData },
     p,
     ref,
     {
