@@ -1,4 +1,4 @@
-import fs from 'node:fs';
+import { existsSync } from '../memory/dataFiles';
 import {
   ChatInputCommandInteraction,
   PermissionFlagsBits,
@@ -227,7 +227,7 @@ export class MinutesBot {
     const dir = this.o.runtime.store.paths(ref).convDir;
     if (this.active.has(dir)) return true;
     // A folder on disk means the bot has worked here before (this or an earlier run).
-    if (fs.existsSync(dir)) {
+    if (existsSync(dir)) {
       this.active.add(dir);
       return true;
     }

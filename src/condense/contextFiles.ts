@@ -1,4 +1,4 @@
-import fs from 'node:fs';
+import { existsSync } from '../memory/dataFiles';
 import type { ChannelRef } from '../memory/paths';
 import type { ChannelPaths } from '../memory/layout';
 import type { ChannelStore } from '../memory/store';
@@ -24,7 +24,7 @@ export async function readContext(store: ChannelStore, ref: ChannelRef): Promise
  * every line that left is in the archive, and hand-written lines are kept under Notes.
  */
 export async function writeContextFiles(store: ChannelStore, p: ChannelPaths, prev: ContextData, next: ContextData): Promise<void> {
-  const archived = archiveNeeded(next) || fs.existsSync(p.contextArchive);
+  const archived = archiveNeeded(next) || existsSync(p.contextArchive);
   if (archived) await store.updateLocked(p, 'CONTEXT.archive.md', (cur) => composeContextArchive(cur || null, prev, next), { template: false });
   await store.updateLocked(p, 'CONTEXT.md', (cur) => composeContext(cur, prev, next), { allowShrink: archived });
 }

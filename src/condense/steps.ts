@@ -171,17 +171,12 @@ export const contextStep: CondenseStep<DraftedRun> = async (run, crashPoint) => 
 /** 5. MEMORY.md by operations. */
 export const memoryStep: CondenseStep<DraftedRun> = async (run, crashPoint) => {
   const { store, p, ref } = run;
-  const mem = await condensationMemoryStep(
-    { store, now: run.deps.clock(), readContext: () => readContext(store, ref), contextFile: p.contextData },
-    p,
-    ref,
-    {
-      decisionId: run.decisionId,
-      draft: run.draft,
-      supersedes: run.supersedes,
-      fileName: run.entry.steps.filed as string,
-    },
-  );
+  const mem = await condensationMemoryStep({ store, now: run.deps.clock(), readContext: () => readContext(store, ref), contextFile: p.contextData }, p, ref, {
+    decisionId: run.decisionId,
+    draft: run.draft,
+    supersedes: run.supersedes,
+    fileName: run.entry.steps.filed as string,
+  });
   await crashPoint();
   return (e) => {
     e.steps.memory = mem;
