@@ -1,7 +1,7 @@
 import type { ChatInputCommandInteraction, GuildMember } from 'discord.js';
 import type { Runtime } from '../app/runtime';
 import { closeItem, formatItem, openItems } from '../condense/actionItems';
-import { ContextData } from '../condense/contextDoc';
+import { ContextData } from '../condense/contextData';
 import { readContext, writeContextFiles } from '../condense/contextFiles';
 import type { ChannelRef } from '../memory/paths';
 import { MalformedStateError } from '../memory/storeErrors';

@@ -1,6 +1,7 @@
 import { ChannelType, Client } from 'discord.js';
 import { autoGate } from '../condense/gate';
-import { lastCondensedMessageId, readLedger, skipIfMalformed } from '../condense/ledger';
+import { lastCondensedMessageId } from '../condense/ledgerQueries';
+import { readLedger, skipIfMalformed } from '../condense/ledgerFile';
 import { humanMessages, messagesSince } from '../condense/transcript';
 import type { ChannelRef } from '../memory/paths';
 import type { ChannelStore } from '../memory/store';

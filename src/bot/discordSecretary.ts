@@ -2,7 +2,7 @@ import { ChatInputCommandInteraction, Client, Events } from 'discord.js';
 import cron, { type ScheduledTask } from 'node-cron';
 import { noteServersSeen } from './firstSeen';
 import { watchNames } from './names';
-import { ensureFirstRun } from '../condense/ledger';
+import { ensureFirstRun } from '../condense/firstRun';
 import type { SecretaryOptions } from '../condense/secretary';
 import type { Runtime } from '../app/runtime';
 import { ChannelRef } from '../memory/paths';

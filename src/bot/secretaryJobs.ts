@@ -1,7 +1,9 @@
 import { dropTaken } from '../memory/jsonlQueue';
 import { AnyThreadChannel, ChannelType, Client } from 'discord.js';
 import { botThereSince } from './firstSeen';
-import { listRetryable, readLedger, releaseLeases, skipIfMalformed } from '../condense/ledger';
+import { listRetryable } from '../condense/retryPolicy';
+import { readLedger, skipIfMalformed } from '../condense/ledgerFile';
+import { releaseLeases } from '../condense/leases';
 import { CondenseResult } from '../condense/secretary';
 import { auditChannel, formatAudit, listChannelRefs } from '../condense/audit';
 import type { Runtime } from '../app/runtime';

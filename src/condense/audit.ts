@@ -6,9 +6,10 @@ import { ChannelRef, isLocalName, isSnowflake, refLabel } from '../memory/paths'
 import { ChannelStore } from '../memory/store';
 import { MalformedStateError } from '../memory/storeErrors';
 import { ActionItem, staleItems } from './actionItems';
-import { archiveStaleness, ContextData, ContextDecision, contextStaleness } from './contextDoc';
+import { archiveStaleness, contextStaleness } from './contextStaleness';
+import { ContextData, ContextDecision } from './contextData';
 import { readContext, writeContextFiles } from './contextFiles';
-import { readLedger } from './ledger';
+import { readLedger } from './ledgerFile';
 import { pointSuperseded } from './memoryLink';
 import { readFrontmatter } from './render';
 

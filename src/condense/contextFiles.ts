@@ -2,7 +2,9 @@ import { existsSync } from '../memory/dataFiles';
 import type { ChannelRef } from '../memory/paths';
 import type { ChannelPaths } from '../memory/layout';
 import type { ChannelStore } from '../memory/store';
-import { archiveNeeded, composeContext, composeContextArchive, ContextData, EMPTY_CONTEXT } from './contextDoc';
+import { archiveNeeded } from './contextRender';
+import { composeContext, composeContextArchive } from './contextHandEdits';
+import { ContextData, EMPTY_CONTEXT } from './contextData';
 
 /**
  * The conversation's context.json, or an empty one when there is none yet. Strict: one that does

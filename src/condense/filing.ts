@@ -3,8 +3,8 @@ import { ChannelRef, refLabel } from '../memory/paths';
 import { ChannelPaths } from '../memory/layout';
 import type { ChannelStore } from '../memory/store';
 import { redactSecrets } from '../shared/secrets';
-import type { ContextData } from './contextDoc';
-import type { LedgerEntry } from './ledger';
+import type { ContextData } from './contextData';
+import type { LedgerEntry } from './ledgerSchema';
 import { markFileSuperseded, readFrontmatter, renderFile, slugify } from './render';
 import type { CondensationDraft, CondenseTarget } from './types';
 

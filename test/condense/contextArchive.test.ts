@@ -1,7 +1,8 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { auditChannel } from '../../src/condense/audit';
-import { CONTEXT_SHOWN, ContextData, renderContextBody } from '../../src/condense/contextDoc';
+import { CONTEXT_SHOWN, renderContextBody } from '../../src/condense/contextRender';
+import { ContextData } from '../../src/condense/contextData';
 import { writeContextFiles } from '../../src/condense/contextFiles';
 import { silentLogger } from '../../src/log/logger';
 import type { ChannelRef } from '../../src/memory/paths';
