@@ -37,10 +37,10 @@ const { silentLogger } = require('../src/log/logger.ts');
 const { Secretary } = require('../src/condense/secretary.ts');
 const { ActionCommands } = require('../src/bot/actionCommands.ts');
 const { parseMemory } = require('../src/memory/entries.ts');
-const { recallDirs } = require('../src/memory/paths.ts');
+const { recallDirs } = require('../src/memory/layout.ts');
 const { DEFAULT_MODELS } = require('../src/llm/provider.ts');
 const { draftCondensation } = require('../src/condense/draft.ts');
-const { currentDecisions, activeConstraints } = require('../src/condense/contextDoc.ts');
+const { currentDecisions, activeConstraints } = require('../src/condense/contextData.ts');
 const { createWorld, SUBJECTS } = require('./lifetime-world.js');
 const { makeLifetimeHandler, taskOf, subjectOf } = require('./lifetime-fake.js');
 

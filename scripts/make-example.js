@@ -123,7 +123,7 @@ async function makeExample(outDir) {
       now = new Date(start + minutes * 60_000);
       const id = `console-${now.getTime()}-${++seq}`;
       // As console mode logs a person's line (both sides go to log.jsonl; this script plays only people).
-      await store.appendJsonl(ref, p.log, { type: 'message', id, author: { id: author, name: author }, at: now.toISOString(), content });
+      await store.appendJsonl(p.log, { type: 'message', id, author: { id: author, name: author }, at: now.toISOString(), content });
       messages.push({ id, authorId: author, authorName: author, at: new Date(now), content, isBot: false });
       // "remember that …" is applied at once, as the chat engine does.
       const memory = (await store.read(ref, 'MEMORY.md')) ?? '';

@@ -1,4 +1,5 @@
 import fs from 'node:fs';
+import os from 'node:os';
 import path from 'node:path';
 
 /**
@@ -46,6 +47,30 @@ function relativeImports(text: string): string[] {
 }
 
 const folderOf = (file: string): string => path.relative(SRC, file).split(path.sep)[0];
+
+/** Folders that reach the data root only through the store (src/memory/): no file I/O of their own. */
+const NO_FS = ['bot', 'chat', 'condense', 'dashboard'];
+const FS_MODULE = /^(?:node:)?fs(?:\/promises)?$/;
+
+/** Every module a source text imports, requires or import()s, relative or not. */
+function importedModules(text: string): string[] {
+  const re =
+    /(?:^|\n)\s*(?:import|export)\s[^'"]*?from\s+['"]([^'"]+)['"]|require\(\s*['"]([^'"]+)['"]\s*\)|import\(\s*['"]([^'"]+)['"]\s*\)|(?:^|\n)\s*import\s+['"]([^'"]+)['"]/g;
+  return [...text.matchAll(re)].map((m) => (m[1] ?? m[2] ?? m[3] ?? m[4]) as string);
+}
+
+/** Files under `src` in a NO_FS folder that import fs in any form, as `folder/file: module`. */
+export function fsImportsIn(src: string): string[] {
+  return NO_FS.flatMap((folder) => {
+    const dir = path.join(src, folder);
+    if (!fs.existsSync(dir)) return [];
+    return sourceFiles(dir).flatMap((file) =>
+      importedModules(fs.readFileSync(file, 'utf8'))
+        .filter((m) => FS_MODULE.test(m))
+        .map((m) => `${path.relative(src, file).split(path.sep).join('/')}: ${m}`),
+    );
+  });
+}
 
 /**
  * The computed import()s and require()s allowed in src/, each with its reason: a specifier that is
@@ -207,6 +232,41 @@ describe('the shape of src/', () => {
       .map((f) => path.relative(SRC, f).split(path.sep).join('/'))
       .filter((rel) => !takesRuntime.has(rel) && relativeImports(fs.readFileSync(path.join(SRC, rel), 'utf8')).includes('../app/runtime'));
     expect(wrong).toEqual([]);
+  });
+
+  it(`${NO_FS.join(', ')} do no file I/O of their own: every read and write goes through the store`, () => {
+    expect(fsImportsIn(SRC)).toEqual([]);
+  });
+
+  it('the fs rule fails on a synthetic file that imports fs (in each form)', () => {
+    const tmp = fs.mkdtempSync(path.join(os.tmpdir(), 'minutes-arch-'));
+    try {
+      fs.mkdirSync(path.join(tmp, 'bot'), { recursive: true });
+      fs.mkdirSync(path.join(tmp, 'memory'), { recursive: true });
+      fs.writeFileSync(path.join(tmp, 'bot', 'ok.ts'), "import path from 'node:path';\nimport { x } from '../memory/fsLike';\n");
+      expect(fsImportsIn(tmp)).toEqual([]);
+      fs.writeFileSync(
+        path.join(tmp, 'bot', 'sneaky.ts'),
+        [
+          "import fs from 'node:fs';",
+          "import * as f2 from 'fs';",
+          "import { readFile } from 'fs/promises';",
+          "const f4 = require('node:fs/promises');",
+          "void import('fs');",
+        ].join('\n'),
+      );
+      // The store's own folder may: only the listed layers are held to it.
+      fs.writeFileSync(path.join(tmp, 'memory', 'store.ts'), "import fs from 'node:fs';\n");
+      expect(fsImportsIn(tmp)).toEqual([
+        'bot/sneaky.ts: node:fs',
+        'bot/sneaky.ts: fs',
+        'bot/sneaky.ts: fs/promises',
+        'bot/sneaky.ts: node:fs/promises',
+        'bot/sneaky.ts: fs',
+      ]);
+    } finally {
+      fs.rmSync(tmp, { recursive: true, force: true });
+    }
   });
 
   it(`no source file is over ${MAX_LINES} lines`, () => {

@@ -4,7 +4,7 @@ import { createModelClient } from '../llm/provider';
 import type { ModelClient } from '../llm/types';
 import { stoppable } from '../llm/shutdown';
 import { buildRecallService, RecallService } from '../recall/service';
-import { recallDirs } from '../memory/paths';
+import { recallDirs } from '../memory/layout';
 import { ChannelStore } from '../memory/store';
 import { ChatEngine } from '../chat/engine';
 import { ConversationStore } from '../chat/conversationStore';

@@ -2,9 +2,8 @@ import type { ChatInputCommandInteraction, GuildMember } from 'discord.js';
 import type { Logger } from '../log/logger';
 import type { ChannelStore } from '../memory/store';
 import { closeItem, formatItem, openItems } from '../condense/actionItems';
-import { ContextData } from '../condense/contextDoc';
+import { ContextData } from '../condense/contextData';
 import { readContext, writeContextFiles } from '../condense/contextFiles';
-import { contextFile } from '../condense/ledger';
 import type { ChannelRef } from '../memory/paths';
 import { MalformedStateError } from '../memory/storeErrors';
 
@@ -35,7 +34,7 @@ export class ActionCommands {
   private async done(ix: ChatInputCommandInteraction, ref: ChannelRef, id: string, admin: boolean): Promise<string> {
     const { store, clock } = this.rt;
     const p = store.paths(ref);
-    const file = contextFile(p, ref);
+    const file = p.contextData;
     const who = (ix.member as GuildMember | null)?.displayName ?? ix.user.username;
     const names = [who, ix.user.username, ix.user.globalName ?? ''].filter(Boolean);
     const date = clock().toISOString().slice(0, 10);

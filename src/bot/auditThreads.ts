@@ -1,13 +1,12 @@
-import fs from 'node:fs/promises';
-import path from 'node:path';
 import { ChannelType, Client } from 'discord.js';
 import { autoGate } from '../condense/gate';
-import { lastCondensedMessageId, readLedger, skipIfMalformed, CONDENSE_QUEUE_FILE } from '../condense/ledger';
+import { lastCondensedMessageId } from '../condense/ledgerQueries';
+import { readLedger, skipIfMalformed } from '../condense/ledgerFile';
 import { humanMessages, messagesSince } from '../condense/transcript';
 import type { ChannelRef } from '../memory/paths';
 import type { ChannelStore } from '../memory/store';
 import { botThereSince } from './firstSeen';
-import { parsedJsonLines } from '../shared/jsonLines';
+import { takeJsonlQueue } from '../memory/jsonlQueue';
 import { gatherAll } from './gather';
 import { placeAllowed } from './gate';
 import type { ConfigFile } from '../config/schema';
@@ -54,7 +53,7 @@ export async function findMissingCondensations(client: Client<true>, store: Chan
 
 /** `audit --fix` queues them; the running bot condenses queued threads on its next sweep. */
 export function queueFile(store: ChannelStore, ref: ChannelRef): string {
-  return path.join(store.paths(ref).channelStateDir, CONDENSE_QUEUE_FILE);
+  return store.paths(ref).condenseQueue;
 }
 
 /**
@@ -64,18 +63,8 @@ export function queueFile(store: ChannelStore, ref: ChannelRef): string {
  * are done, so a crash leaves it to be taken again (a finished thread reports "already").
  */
 export async function takeQueuedThreads(store: ChannelStore, ref: ChannelRef): Promise<{ ids: Set<string>; taken: string }> {
-  const file = queueFile(store, ref);
-  const taken = `${file}.taking`;
-  // Silent: another process took the queue file first, or there is none (an empty queue).
-  if (
-    !(await fs.stat(taken).then(
-      () => true,
-      () => false,
-    ))
-  )
-    await fs.rename(file, taken).catch(() => undefined);
-  const text = await fs.readFile(taken, 'utf8').catch(() => '');
+  const { records: all, taken } = await takeJsonlQueue(queueFile(store, ref));
   // A torn line (or one that is not a record) is skipped.
-  const records = parsedJsonLines(text).filter((r): r is { threadId: string } => typeof r === 'object' && r !== null);
+  const records = all.filter((r): r is { threadId: string } => typeof r === 'object' && r !== null);
   return { ids: new Set(records.map((r) => r.threadId)), taken };
 }

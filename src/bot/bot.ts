@@ -1,4 +1,4 @@
-import fs from 'node:fs';
+import { existsSync } from '../memory/dataFiles';
 import { ChatInputCommandInteraction, PermissionFlagsBits, Client, Events, Guild, Interaction, Message, MessageFlags, PartialMessage } from 'discord.js';
 import type { CommandContext } from '../chat/commands';
 import type { ChatEngine } from '../chat/engine';
@@ -164,7 +164,7 @@ export class MinutesBot {
     this.o.trace?.(m.id, 'received', receivedAt);
     if (decision === 'answer') this.inbox.trigger(ref, inbound, channel);
     else this.inbox.note(ref, inbound);
-    await this.o.store.appendJsonl(ref, this.o.store.paths(ref).log, {
+    await this.o.store.appendJsonl(this.o.store.paths(ref).log, {
       type: 'message',
       id: m.id,
       author: { id: m.author.id, name: inbound.authorName },
@@ -178,14 +178,14 @@ export class MinutesBot {
     if (!ref || !this.isActive(ref)) return;
     this.inbox.drop(ref, m.id);
     await this.o.engine.forgetMessage(ref, m.id);
-    await this.o.store.appendJsonl(ref, this.o.store.paths(ref).log, { type: 'delete', id: m.id, at: this.o.clock().toISOString() });
+    await this.o.store.appendJsonl(this.o.store.paths(ref).log, { type: 'delete', id: m.id, at: this.o.clock().toISOString() });
   }
 
   private async onEdit(m: Message | PartialMessage): Promise<void> {
     const ref = this.refFor(m);
     if (!ref || !this.isActive(ref) || m.content === null) return;
     this.inbox.edit(ref, m.id, m.content);
-    await this.o.store.appendJsonl(ref, this.o.store.paths(ref).log, {
+    await this.o.store.appendJsonl(this.o.store.paths(ref).log, {
       type: 'edit',
       id: m.id,
       at: this.o.clock().toISOString(),
@@ -214,7 +214,7 @@ export class MinutesBot {
     const dir = this.o.store.paths(ref).convDir;
     if (this.active.has(dir)) return true;
     // A folder on disk means the bot has worked here before (this or an earlier run).
-    if (fs.existsSync(dir)) {
+    if (existsSync(dir)) {
       this.active.add(dir);
       return true;
     }

@@ -60,7 +60,7 @@ export class DecisionNoticer {
     const window = this.windows.get(key) ?? [];
     if (!this.mayPost(m)) return;
     const parent = rt.store.parentRef(ref);
-    const file = `${rt.store.paths(parent).channelStateDir}/noticed.json`;
+    const file = rt.store.paths(parent).noticed;
     const state: NoticedState = (await rt.store.readState(file, NoticedState)) ?? { version: 1, threads: {}, offers: [] };
     const threadId = ref.kind === 'discord' ? ref.threadId : undefined;
     if (threadId && state.threads[threadId]) return;

@@ -1,7 +1,8 @@
 import { AnyThreadChannel, ChannelType, Client, SendableChannels, TextBasedChannel } from 'discord.js';
 import { autoGate } from '../condense/gate';
 import { botThereSince } from './firstSeen';
-import { lastCondensedMessageId, readLedger } from '../condense/ledger';
+import { lastCondensedMessageId } from '../condense/ledgerQueries';
+import { readLedger } from '../condense/ledgerFile';
 import { Secretary, CondenseResult } from '../condense/secretary';
 import { humanMessages, messagesSince } from '../condense/transcript';
 import type { CondenseTarget, TranscriptMessage } from '../condense/types';

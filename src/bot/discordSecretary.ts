@@ -2,7 +2,7 @@ import { ChatInputCommandInteraction, Client, Events } from 'discord.js';
 import cron, { type ScheduledTask } from 'node-cron';
 import { noteServersSeen } from './firstSeen';
 import { watchNames } from './names';
-import { ensureFirstRun, ledgerFile } from '../condense/ledger';
+import { ensureFirstRun } from '../condense/firstRun';
 import type { Runtime } from '../app/runtime';
 import { ChannelRef } from '../memory/paths';
 import { OncePerKey } from '../shared/queue';
@@ -121,14 +121,14 @@ export class DiscordSecretary implements SecretaryCommands {
   noteChannel(ref: ChannelRef): Promise<void> {
     const { store } = this.o.runtime;
     // Keyed by the ledger the record goes to: a private thread keeps its own, apart from its channel's.
-    const key = ledgerFile(store.paths(ref), ref);
+    const key = store.paths(ref).ledger;
     return this.firstRuns.run(key, () => ensureFirstRun(store, ref, this.o.runtime.clock()).then(() => undefined));
   }
 
   /** Waits for a first-run record this process started for the conversation's ledger, if any. */
   private async firstRunNoted(ref: ChannelRef): Promise<void> {
     // Silent on purpose: the first-run record logs its own failure where it is made.
-    await this.firstRuns.get(ledgerFile(this.o.runtime.store.paths(ref), ref))?.catch(() => undefined);
+    await this.firstRuns.get(this.o.runtime.store.paths(ref).ledger)?.catch(() => undefined);
   }
 
   // The slash commands (secretarySlash.ts) and scheduled jobs (secretaryJobs.ts), reachable from here.

@@ -1,4 +1,4 @@
-import path from 'node:path';
+import { firstSeenFile } from '../memory/layout';
 import type { Client } from 'discord.js';
 import { z } from 'zod';
 import type { Logger } from '../log/logger';
@@ -16,10 +16,6 @@ import { ownsGuild, shardsOf } from './ownership';
  */
 const FirstSeen = z.looseObject({ version: z.literal(1), firstSeenAt: z.string() });
 type FirstSeen = z.infer<typeof FirstSeen>;
-
-export function firstSeenFile(root: string, guildId: string): string {
-  return path.join(root, guildId, '.minutes', 'first-seen.json');
-}
 
 /** Records the servers this shard owns that have no record yet; a failure is logged, never thrown. */
 export async function noteServersSeen(client: Client, store: ChannelStore, guildIds: string[], now: Date, log: Logger): Promise<void> {

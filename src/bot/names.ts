@@ -2,7 +2,8 @@ import { ChannelType, Events, type Client, type Guild } from 'discord.js';
 import type { Logger } from '../log/logger';
 import { isSnowflake } from '../memory/paths';
 import type { ChannelStore } from '../memory/store';
-import { GuildNames, namesFile } from './namesFile';
+import { GuildNames } from './namesFile';
+import { namesFile } from '../memory/layout';
 import { ownsGuild, shardsOf } from './ownership';
 
 /**

@@ -1,4 +1,3 @@
-import path from 'node:path';
 import { z } from 'zod';
 
 /**
@@ -15,7 +14,3 @@ export const GuildNames = z.looseObject({
   channels: z.record(z.string(), z.string()),
 });
 export type GuildNames = z.infer<typeof GuildNames>;
-
-export function namesFile(root: string, guildId: string): string {
-  return path.join(root, guildId, '.minutes', 'names.json');
-}

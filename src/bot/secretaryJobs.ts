@@ -1,7 +1,9 @@
-import fs from 'node:fs/promises';
+import { dropTaken } from '../memory/jsonlQueue';
 import { AnyThreadChannel, ChannelType, Client } from 'discord.js';
 import { botThereSince } from './firstSeen';
-import { listRetryable, readLedger, releaseLeases, skipIfMalformed } from '../condense/ledger';
+import { listRetryable } from '../condense/retryPolicy';
+import { readLedger, skipIfMalformed } from '../condense/ledgerFile';
+import { releaseLeases } from '../condense/leases';
 import { CondenseResult } from '../condense/secretary';
 import { auditChannel, formatAudit, listChannelRefs } from '../condense/audit';
 import type { Runtime } from '../app/runtime';
@@ -110,7 +112,7 @@ export class SecretaryJobs {
     for (const id of ids) {
       if (this.h.closing()) {
         // Shutting down: put the rest back for the next start.
-        await store.appendJsonl(ref, file, { threadId: id, at: this.h.runtime.clock().toISOString() });
+        await store.appendJsonl(file, { threadId: id, at: this.h.runtime.clock().toISOString() });
         continue;
       }
       // Silent on purpose: gone, or not visible to the bot: treated as absent.
@@ -123,10 +125,10 @@ export class SecretaryJobs {
       } catch (err) {
         // Back in the queue for the next sweep rather than dropped.
         this.h.log.warn({ thread: id, err }, 'a queued condensation failed; it stays queued');
-        await store.appendJsonl(ref, file, { threadId: id, at: this.h.runtime.clock().toISOString() });
+        await store.appendJsonl(file, { threadId: id, at: this.h.runtime.clock().toISOString() });
       }
     }
-    await fs.rm(taken, { force: true });
+    await dropTaken(taken);
     return n;
   }
 
@@ -141,7 +143,7 @@ export class SecretaryJobs {
     for (const m of await findMissingCondensations(this.h.client, this.h.runtime.store, this.h.config)) {
       this.h.log.warn({ thread: m.threadId }, `audit: thread "${m.name}" was resolved with enough discussion but has no condensation; queued`);
       const ref: ChannelRef = { kind: 'discord', guildId: m.guildId, channelId: m.channelId };
-      await this.h.runtime.store.appendJsonl(ref, queueFile(this.h.runtime.store, ref), { threadId: m.threadId, at: this.h.runtime.clock().toISOString() });
+      await this.h.runtime.store.appendJsonl(queueFile(this.h.runtime.store, ref), { threadId: m.threadId, at: this.h.runtime.clock().toISOString() });
     }
     await this.resumeInterrupted();
   }

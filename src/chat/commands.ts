@@ -1,4 +1,4 @@
-import fs from 'node:fs/promises';
+import { statOrNull } from '../memory/dataFiles';
 import { parseMemory } from '../memory/entries';
 import type { RecallItem } from '../recall/types';
 import type { ChannelRef } from '../memory/paths';
@@ -114,7 +114,7 @@ export async function statusCommand(ctx: CommandContext, ref: ChannelRef): Promi
     ['HISTORY.md', p.history],
   ] as const) {
     // Silent on purpose: a missing file or folder is the empty case.
-    const st = await fs.stat(file).catch(() => null);
+    const st = await statOrNull(file);
     lines.push(`- ${name}: ${st ? `${st.size} bytes, changed ${st.mtime.toISOString().slice(0, 16).replace('T', ' ')} UTC` : 'not created yet'}`);
   }
   lines.push('', '**Upkeep**');

@@ -1,11 +1,10 @@
-import path from 'node:path';
 import { redactSecrets } from '../shared/secrets';
 import type { ChannelStore } from '../memory/store';
 import type { ChannelRef } from '../memory/paths';
 import { ConversationState, emptyConversation } from '../shared/conversation';
 
 export function conversationFile(store: ChannelStore, ref: ChannelRef): string {
-  return path.join(store.paths(ref).stateDir, 'conversation.json');
+  return store.paths(ref).conversation;
 }
 
 export async function loadConversation(store: ChannelStore, ref: ChannelRef): Promise<ConversationState> {

@@ -1,4 +1,4 @@
-import fs from 'node:fs';
+import { existsSync } from '../memory/dataFiles';
 import type { Logger } from '../log/logger';
 import type { ChannelRef } from '../memory/paths';
 import type { ChannelStore } from '../memory/store';
@@ -88,7 +88,7 @@ export class ConversationStore {
   private heldOrNew(ref: ChannelRef): ConversationState | undefined {
     const key = this.key(ref);
     let c = this.held.get(key);
-    if (!c && !fs.existsSync(conversationFile(this.o.store, ref))) {
+    if (!c && !existsSync(conversationFile(this.o.store, ref))) {
       c = emptyConversation();
       this.held.set(key, c);
     }

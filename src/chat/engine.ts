@@ -1,10 +1,9 @@
-import fs from 'node:fs';
-import path from 'node:path';
+import { StatCachedFiles } from '../memory/statCachedFiles';
 import type { Logger } from '../log/logger';
 import { ModelError } from '../llm/errors';
 import type { ModelClient, Usage } from '../llm/types';
 import type { ChannelRef } from '../memory/paths';
-import { recallDirs, workspaceDir } from '../memory/paths';
+import { recallDirs, workspaceFiles } from '../memory/layout';
 import { KeyedQueue } from '../shared/queue';
 import type { RecallItem, RecallResult } from '../recall/types';
 import type { RecallService } from '../recall/service';
@@ -166,10 +165,10 @@ export class ChatEngine {
     // first message in a channel needs none of them (missing files read as empty, and CONTEXT.md
     // as its template), and every write below creates what it needs.
     void store.ensureChannel(ref).catch((err) => this.o.logger.error({ channel: p.convDir, err }, 'could not create the channel folder; check the data root'));
-    const ws = workspaceDir(store.root);
+    const ws = workspaceFiles(store.root);
     const context = this.channelContext(ref);
-    const soul = this.files.read(path.join(ws, 'SOUL.md'));
-    const agents = this.files.read(path.join(ws, 'AGENTS.md'));
+    const soul = this.files.read(ws.soul);
+    const agents = this.files.read(ws.agents);
     // Awaits only when there is work: each await on this path waits behind a burst's other events.
     const asking = messages.filter((m) => m.addressed !== false && EXPLICIT_REQUEST.test(m.content));
     const memoryNotes = asking.length ? await this.applyExplicitRequests(ref, asking) : [];
@@ -215,7 +214,7 @@ export class ChatEngine {
       // failed turn is never just missing.
       const error = err instanceof ModelError ? err.userMessage() : err instanceof Error ? err.message.split('\n')[0] : String(err);
       void store
-        .appendJsonl(ref, p.log, { type: 'error', at: this.clock().toISOString(), inReplyTo: messages.map((m) => m.id), error })
+        .appendJsonl(p.log, { type: 'error', at: this.clock().toISOString(), inReplyTo: messages.map((m) => m.id), error })
         .catch((e) => this.o.logger.warn({ err: e }, 'could not append to log.jsonl'));
       // Memory was already changed above: the failure must not hide what was saved or forgotten.
       if (memoryNotes.length && err instanceof ModelError) throw new ModelErrorAfterNotes(err, memoryNotes);
@@ -239,7 +238,7 @@ export class ChatEngine {
     }));
     void this.o.usage.add(ref, res.model, 'chat', res.usage, this.clock());
     void store
-      .appendJsonl(ref, p.log, { type: 'reply', at, content: replyText, inReplyTo: messages.map((m) => m.id), model: res.model })
+      .appendJsonl(p.log, { type: 'reply', at, content: replyText, inReplyTo: messages.map((m) => m.id), model: res.model })
       .catch((err) => this.o.logger.warn({ err }, 'could not append to log.jsonl'));
     for (const l of this.o.listeners ?? []) l.turnStored?.(ref, stored);
     // The person should know a password they typed was kept out of memory (unless a note said so).
@@ -312,40 +311,4 @@ function stillTooLong(err: ModelError): ModelError {
     cause: err,
     hint: "This is too long for the model even after compacting the conversation, and nothing of it was stored: send a shorter message (or an admin can lower conversation.maxMessageChars to fit the model's window).",
   });
-}
-
-/**
- * CONTEXT.md, SOUL.md and AGENTS.md, re-read only when their size or mtime changes. Synchronous on
- * purpose: a stat takes microseconds, while an async one waits for the thread pool, which a burst
- * of messages keeps busy with log appends (recall stats its files the same way).
- */
-class StatCachedFiles {
-  private readonly cache = new Map<string, { mtimeMs: number; size: number; text: string }>();
-  /** Files reported unreadable, so the log says it once, not every turn. */
-  private readonly reported = new Set<string>();
-
-  constructor(private readonly onUnreadable: (file: string, err: Error) => void) {}
-
-  read(file: string): string | null {
-    try {
-      const st = fs.statSync(file, { throwIfNoEntry: false });
-      if (!st) {
-        this.cache.delete(file);
-        return null;
-      }
-      const hit = this.cache.get(file);
-      if (hit && hit.mtimeMs === st.mtimeMs && hit.size === st.size) return hit.text;
-      const text = fs.readFileSync(file, 'utf8');
-      this.cache.set(file, { mtimeMs: st.mtimeMs, size: st.size, text });
-      this.reported.delete(file);
-      return text;
-    } catch (err) {
-      // Unreadable (permissions, a folder in its place): treated as absent, the turn goes on.
-      if (!this.reported.has(file)) {
-        this.reported.add(file);
-        this.onUnreadable(file, err as Error);
-      }
-      return null;
-    }
-  }
 }

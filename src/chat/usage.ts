@@ -1,4 +1,3 @@
-import path from 'node:path';
 import { z, type ZodType } from 'zod';
 import type { Usage } from '../llm/types';
 import type { ChannelRef } from '../memory/paths';
@@ -24,7 +23,7 @@ export const UsageRecord = z.looseObject({
 export type UsageRecord = z.infer<typeof UsageRecord>;
 
 export function usageFile(store: ChannelStore, ref: ChannelRef): string {
-  return path.join(store.paths(ref).stateDir, 'usage.json');
+  return store.paths(ref).usage;
 }
 
 /**

@@ -2,7 +2,8 @@ import readline from 'node:readline';
 import type { Runtime } from '../app/runtime';
 import { contextCommand, forgetCommand, memoryCommand, newCommand, recallCommand, statusCommand, CommandContext } from '../chat/commands';
 import { ModelError } from '../llm/errors';
-import { recallDirs, type ChannelRef } from '../memory/paths';
+import { type ChannelRef } from '../memory/paths';
+import { recallDirs } from '../memory/layout';
 
 /**
  * Console mode. At a terminal it is a chat; when stdin is not a terminal it is a protocol for
@@ -128,7 +129,7 @@ export async function runConsole(o: ConsoleOptions): Promise<void> {
     const message = { id: `console-${Date.now()}-${seq}`, authorName: o.userName ?? 'you', content: line, at: runtime.clock() };
     // Both sides go to the cold log, as in Discord (the engine appends the reply, or the error), so
     // a console discussion can be condensed from it (`minutes condense --channel-dir DIR`).
-    await runtime.store.appendJsonl(ref, paths.log, {
+    await runtime.store.appendJsonl(paths.log, {
       type: 'message',
       id: message.id,
       author: { id: message.authorName, name: message.authorName },

@@ -1,6 +1,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
-import { LeaseHolder, leaseHolderGone, thisProcess } from '../condense/ledger';
+import { LeaseHolder } from '../condense/ledgerSchema';
+import { leaseHolderGone, thisProcess } from '../condense/leases';
 
 /**
  * One console session per channel. Each session holds the conversation in memory and writes it

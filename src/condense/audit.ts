@@ -1,13 +1,15 @@
-import fs from 'node:fs/promises';
+import { listFolders, listNames, readTextOrNull as readText } from '../memory/dataFiles';
+import { channelLayout, channelPaths, guildDir, localRoot } from '../memory/layout';
 import path from 'node:path';
 import { normalizeForCompare, parseMemory } from '../memory/entries';
 import { ChannelRef, isLocalName, isSnowflake, refLabel } from '../memory/paths';
 import { ChannelStore } from '../memory/store';
 import { MalformedStateError } from '../memory/storeErrors';
 import { ActionItem, staleItems } from './actionItems';
-import { archiveStaleness, ContextData, ContextDecision, contextStaleness } from './contextDoc';
+import { archiveStaleness, contextStaleness } from './contextStaleness';
+import { ContextData, ContextDecision } from './contextData';
 import { readContext, writeContextFiles } from './contextFiles';
-import { readLedger } from './ledger';
+import { readLedger } from './ledgerFile';
 import { pointSuperseded } from './memoryLink';
 import { readFrontmatter } from './render';
 
@@ -107,14 +109,6 @@ export function restatesSuperseded(line: string, oldText: string, newText: strin
   return common >= Math.min(2, o.size) && common / o.size >= 0.5 && oldOnly > 0 && newOnly === 0;
 }
 
-async function readText(file: string): Promise<string | null> {
-  try {
-    return await fs.readFile(file, 'utf8');
-  } catch {
-    return null;
-  }
-}
-
 async function readContextData(store: ChannelStore, ref: ChannelRef): Promise<ContextData | MalformedStateError> {
   try {
     return await readContext(store, ref);
@@ -134,9 +128,9 @@ async function unfoldedCondensations(store: ChannelStore, ref: ChannelRef, data:
   const knownFiles = new Set(data.decisions.map((d) => d.file).filter(Boolean));
   const knownDecisions = new Set(data.decisions.map((d) => d.id));
   const out = new Set<string>();
-  // Silent on purpose: a missing file or folder is the empty case.
-  const names = await fs.readdir(p.condensations).catch(() => [] as string[]);
-  for (const n of names.filter((x) => x.endsWith('.md')).sort()) {
+  // A missing file or folder is the empty case.
+  const names = await listNames(p.condensations);
+  for (const n of names.filter((x) => x.endsWith('.md'))) {
     const fm = readFrontmatter((await readText(path.join(p.condensations, n))) ?? '');
     if (fm?.ledger_key && !knownFiles.has(n)) out.add(n);
   }
@@ -230,9 +224,8 @@ export async function auditChannel(o: AuditOptions): Promise<ChannelAudit> {
   // SESSION.md files are re-rendered by code from the model's notes: report them, never edit them.
   const sessions = [p.session];
   if (!ref.threadId) {
-    // Silent on purpose: a missing file or folder is the empty case.
-    const threads = await fs.readdir(path.join(p.channelDir, 'threads')).catch(() => [] as string[]);
-    for (const t of threads.sort()) sessions.push(path.join(p.channelDir, 'threads', t, 'SESSION.md'));
+    // A missing file or folder is the empty case.
+    for (const t of await listNames(p.threads)) sessions.push(channelLayout(p.channelDir, { threadId: t }).session);
   }
   for (const s of sessions) {
     for (const h of check(s, await readText(s))) {
@@ -256,27 +249,18 @@ export async function auditChannel(o: AuditOptions): Promise<ChannelAudit> {
  */
 export async function listChannelRefs(root: string): Promise<ChannelRef[]> {
   const refs: ChannelRef[] = [];
-  // Silent on purpose: a missing file or folder is the empty case.
-  const ls = (d: string) =>
-    fs
-      .readdir(d, { withFileTypes: true })
-      .then((es) =>
-        es
-          .filter((e) => e.isDirectory())
-          .map((e) => e.name)
-          .sort(),
-      )
-      .catch(() => [] as string[]);
-  for (const name of await ls(path.join(root, 'local'))) if (isLocalName(name)) refs.push({ kind: 'local', name });
-  for (const g of await ls(root)) {
+  // A missing file or folder is the empty case.
+  for (const name of await listFolders(localRoot(root))) if (isLocalName(name)) refs.push({ kind: 'local', name });
+  for (const g of await listFolders(root)) {
     if (!isSnowflake(g)) continue;
-    for (const c of await ls(path.join(root, g))) {
+    for (const c of await listFolders(guildDir(root, g))) {
       if (!isSnowflake(c)) continue;
-      refs.push({ kind: 'discord', guildId: g, channelId: c });
-      for (const t of await ls(path.join(root, g, c, 'threads'))) {
+      const channel: ChannelRef = { kind: 'discord', guildId: g, channelId: c };
+      refs.push(channel);
+      for (const t of await listFolders(channelPaths(root, channel).threads)) {
         if (!isSnowflake(t)) continue;
-        const own = await readText(path.join(root, g, c, 'threads', t, '.minutes', 'context.json'));
-        if (own !== null) refs.push({ kind: 'discord', guildId: g, channelId: c, threadId: t, privateThread: true });
+        const thread: ChannelRef = { ...channel, threadId: t, privateThread: true };
+        if ((await readText(channelPaths(root, thread).contextData)) !== null) refs.push(thread);
       }
     }
   }

@@ -1,8 +1,10 @@
-import fs from 'node:fs';
-import type { ChannelPaths, ChannelRef } from '../memory/paths';
+import { existsSync } from '../memory/dataFiles';
+import type { ChannelRef } from '../memory/paths';
+import type { ChannelPaths } from '../memory/layout';
 import type { ChannelStore } from '../memory/store';
-import { archiveNeeded, composeContext, composeContextArchive, ContextData, EMPTY_CONTEXT } from './contextDoc';
-import { contextFile } from './ledger';
+import { archiveNeeded } from './contextRender';
+import { composeContext, composeContextArchive } from './contextHandEdits';
+import { ContextData, EMPTY_CONTEXT } from './contextData';
 
 /**
  * The conversation's context.json, or an empty one when there is none yet. Strict: one that does
@@ -10,7 +12,7 @@ import { contextFile } from './ledger';
  * context would leave CONTEXT.md with only the newest decision.
  */
 export async function readContext(store: ChannelStore, ref: ChannelRef): Promise<ContextData> {
-  return (await store.readState(contextFile(store.paths(ref), ref), ContextData, { strict: true })) ?? structuredClone(EMPTY_CONTEXT);
+  return (await store.readState(store.paths(ref).contextData, ContextData, { strict: true })) ?? structuredClone(EMPTY_CONTEXT);
 }
 
 /**
@@ -24,7 +26,7 @@ export async function readContext(store: ChannelStore, ref: ChannelRef): Promise
  * every line that left is in the archive, and hand-written lines are kept under Notes.
  */
 export async function writeContextFiles(store: ChannelStore, p: ChannelPaths, prev: ContextData, next: ContextData): Promise<void> {
-  const archived = archiveNeeded(next) || fs.existsSync(p.contextArchive);
+  const archived = archiveNeeded(next) || existsSync(p.contextArchive);
   if (archived) await store.updateLocked(p, 'CONTEXT.archive.md', (cur) => composeContextArchive(cur || null, prev, next), { template: false });
   await store.updateLocked(p, 'CONTEXT.md', (cur) => composeContext(cur, prev, next), { allowShrink: archived });
 }

@@ -1,11 +1,10 @@
-import fs from 'node:fs/promises';
-import path from 'node:path';
-import { atomicWrite, readTextForWrite, readTextIfExists, replaceIfUnchanged } from '../memory/atomicWrite';
-import { ChannelPaths, ChannelRef, refLabel } from '../memory/paths';
+import { filedCondensations, readCondensationFile, rewriteCondensationFile, writeCondensationFile } from '../memory/condensationFiles';
+import { ChannelRef, refLabel } from '../memory/paths';
+import { ChannelPaths } from '../memory/layout';
 import type { ChannelStore } from '../memory/store';
 import { redactSecrets } from '../shared/secrets';
-import type { ContextData } from './contextDoc';
-import type { LedgerEntry } from './ledger';
+import type { ContextData } from './contextData';
+import type { LedgerEntry } from './ledgerSchema';
 import { markFileSuperseded, readFrontmatter, renderFile, slugify } from './render';
 import type { CondensationDraft, CondenseTarget } from './types';
 
@@ -30,11 +29,10 @@ export async function fileCondensation(
 ): Promise<string> {
   const { p, ref, key, target, entry, draft, body, supersedes, ctx, posted } = o;
   const dir = p.condensations;
-  await fs.mkdir(dir, { recursive: true });
-  const names = (await fs.readdir(dir)).filter((n) => n.endsWith('.md')).sort();
+  const names = await filedCondensations(dir);
   let name: string | undefined;
   for (const n of names) {
-    const fm = readFrontmatter((await readTextIfExists(path.join(dir, n))) ?? '');
+    const fm = readFrontmatter((await readCondensationFile(dir, n)) ?? '');
     if (fm?.ledger_key === key) {
       name = n;
       break;
@@ -69,19 +67,11 @@ export async function fileCondensation(
       },
       body,
     );
-    await atomicWrite(path.join(dir, name), text);
+    await writeCondensationFile(dir, name, text);
   }
   for (const f of replacedFiles) {
     if (f === name) continue;
-    const file = path.join(dir, f);
-    // Strict: this file is written back, and a lenient decode would destroy bytes a person put there.
-    // Compared again before the rename, like memory files: a person may be editing an old record.
-    for (let attempt = 0; attempt < 5; attempt++) {
-      const cur = await readTextForWrite(file);
-      if (cur === null) break;
-      const next = markFileSuperseded(cur, name);
-      if (next === cur || (await replaceIfUnchanged(file, cur, next))) break;
-    }
+    await rewriteCondensationFile(dir, f, (cur) => markFileSuperseded(cur, name as string));
   }
   return name;
 }

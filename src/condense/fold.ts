@@ -1,5 +1,5 @@
 import { foldActionItems } from './actionItems';
-import type { ContextData, ContextDecision } from './contextDoc';
+import type { ContextData, ContextDecision } from './contextData';
 import type { CondensationDraft, CondensationFacts } from './types';
 
 export interface FoldInput {

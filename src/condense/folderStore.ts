@@ -1,6 +1,6 @@
 import path from 'node:path';
 import { ChannelStore, StoreOptions } from '../memory/store';
-import { channelLayout } from '../memory/paths';
+import { folderLayout } from '../memory/layout';
 
 /**
  * A store over one channel folder of any name (`minutes condense --channel-dir DIR`): every ref
@@ -10,6 +10,6 @@ import { channelLayout } from '../memory/paths';
 export class FolderStore extends ChannelStore {
   constructor(dir: string, opts: Omit<StoreOptions, 'root' | 'layout'> = {}) {
     const folder = path.resolve(dir);
-    super({ ...opts, root: path.dirname(folder), layout: () => channelLayout(folder, { kind: 'local', name: 'channel' }) });
+    super({ ...opts, root: path.dirname(folder), layout: () => folderLayout(folder) });
   }
 }

@@ -1,18 +1,15 @@
-import fs from 'node:fs/promises';
+import path from 'node:path';
+import { listNames, readTextOrNull } from '../memory/dataFiles';
 import { readFrontmatter } from './render';
 
 /** `/condensations`: the channel's condensations, newest first, each with its date, topic and post. */
 export async function listCondensations(dir: string): Promise<string> {
-  // Silent on purpose: a missing file or folder is the empty case.
-  const files = (await fs.readdir(dir).catch(() => [] as string[]))
-    .filter((f) => f.endsWith('.md'))
-    .sort()
-    .reverse();
+  // A missing folder or file is the empty case.
+  const files = (await listNames(dir)).filter((f) => f.endsWith('.md')).reverse();
   if (!files.length) return 'No condensations in this channel yet.';
   const lines: string[] = [];
   for (const f of files) {
-    // Silent on purpose: a missing file or folder is the empty case.
-    const fm = readFrontmatter(await fs.readFile(`${dir}/${f}`, 'utf8').catch(() => ''));
+    const fm = readFrontmatter((await readTextOrNull(path.join(dir, f))) ?? '');
     const title = (fm?.topic as string | undefined) ?? f.replace(/\.md$/, '');
     const url = fm?.post_url as string | undefined;
     const gone = fm?.superseded_by ? ' (superseded)' : '';

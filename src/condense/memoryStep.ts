@@ -1,8 +1,9 @@
 import type { MemoryOp } from '../memory/memoryOps';
-import type { ChannelPaths, ChannelRef } from '../memory/paths';
+import type { ChannelRef } from '../memory/paths';
+import type { ChannelPaths } from '../memory/layout';
 import type { ChannelStore } from '../memory/store';
 import { ActionItem, dueSuffix } from './actionItems';
-import { ContextData, lapsedConstraintMemoryIds } from './contextDoc';
+import { ContextData, lapsedConstraintMemoryIds } from './contextData';
 import { findEntryId, pointSuperseded } from './memoryLink';
 import type { CondensationDraft } from './types';
 

@@ -4,8 +4,10 @@ import { redactSecrets } from '../shared/secrets';
 import { MalformedStateError } from '../memory/storeErrors';
 import { ModelError } from '../llm/errors';
 import type { SideTaskDeps } from '../llm/sideTask';
-import { decisionIdFor } from './contextDoc';
-import { LEASE_MS, LeaseHolder, leaseHolderGone, LedgerEntry, mutateLedger, mutateLedgerLocked, thisProcess } from './ledger';
+import { decisionIdFor } from './contextData';
+import { LEASE_MS, leaseHolderGone, thisProcess } from './leases';
+import { LeaseHolder, LedgerEntry } from './ledgerSchema';
+import { mutateLedger, mutateLedgerLocked } from './ledgerFile';
 import {
   ClaimedRun,
   CondenseStep,

@@ -1,14 +1,17 @@
 import { renderHistoryBlock } from '../memory/history';
-import type { ChannelPaths, ChannelRef } from '../memory/paths';
+import type { ChannelRef } from '../memory/paths';
+import type { ChannelPaths } from '../memory/layout';
 import type { ChannelStore } from '../memory/store';
 import type { SideTaskDeps } from '../llm/sideTask';
 import { droppedNow } from './actionItems';
-import { activeConstraints, ContextData, currentDecisions } from './contextDoc';
+import { activeConstraints, ContextData, currentDecisions } from './contextData';
 import { readContext, writeContextFiles } from './contextFiles';
 import { draftCondensation } from './draft';
 import { fileCondensation, historyBody, redactDraft } from './filing';
 import { foldCondensation } from './fold';
-import { contextFile, latestForThread, Ledger, LedgerEntry, readLedger } from './ledger';
+import { latestForThread } from './ledgerQueries';
+import { Ledger, LedgerEntry } from './ledgerSchema';
+import { readLedger } from './ledgerFile';
 import { condensationMemoryStep } from './memoryStep';
 import { markerFor, renderCondensation, renderPost, RenderInput, SupersededRef } from './render';
 import type { CondensationDraft, CondenseTarget, Poster, TranscriptMessage } from './types';
@@ -160,7 +163,7 @@ export const contextStep: CondenseStep<DraftedRun> = async (run, crashPoint) => 
     // CONTEXT.md first: a crash before context.json leaves a file whose hash still matches.
     await writeContextFiles(store, p, prev, next);
   }
-  await store.writeStateLocked(p, contextFile(p, ref), next);
+  await store.writeStateLocked(p, p.contextData, next);
   await crashPoint();
   return (e) => {
     e.steps.context = ref.privateThread ? 'skipped' : 'done';
@@ -170,17 +173,12 @@ export const contextStep: CondenseStep<DraftedRun> = async (run, crashPoint) => 
 /** 5. MEMORY.md by operations. */
 export const memoryStep: CondenseStep<DraftedRun> = async (run, crashPoint) => {
   const { store, p, ref } = run;
-  const mem = await condensationMemoryStep(
-    { store, now: run.deps.clock(), readContext: () => readContext(store, ref), contextFile: contextFile(p, ref) },
-    p,
-    ref,
-    {
-      decisionId: run.decisionId,
-      draft: run.draft,
-      supersedes: run.supersedes,
-      fileName: run.entry.steps.filed as string,
-    },
-  );
+  const mem = await condensationMemoryStep({ store, now: run.deps.clock(), readContext: () => readContext(store, ref), contextFile: p.contextData }, p, ref, {
+    decisionId: run.decisionId,
+    draft: run.draft,
+    supersedes: run.supersedes,
+    fileName: run.entry.steps.filed as string,
+  });
   await crashPoint();
   return (e) => {
     e.steps.memory = mem;

@@ -1,5 +1,5 @@
-import fs from 'node:fs/promises';
-import path from 'node:path';
+import { folderSignature } from '../memory/dataFiles';
+import { folderLayout } from '../memory/layout';
 import type { Unit } from './data';
 
 /**
@@ -9,29 +9,10 @@ import type { Unit } from './data';
  * channel folder, its condensations and its `.minutes/` state. Writes by the bot are atomic
  * renames, so any change moves at least one of these.
  */
-async function statsOf(dir: string): Promise<string> {
-  let names: string[];
-  try {
-    names = (await fs.readdir(dir)).sort();
-  } catch {
-    return `${dir}:-`;
-  }
-  const parts = await Promise.all(
-    names.map(async (n) => {
-      try {
-        const s = await fs.stat(path.join(dir, n));
-        return `${n}:${s.size}:${s.mtimeMs}`;
-      } catch {
-        return `${n}:?`;
-      }
-    }),
-  );
-  return `${dir}|${parts.join('|')}`;
-}
-
 export async function unitSignature(u: Unit): Promise<string> {
-  const dirs = [u.dir, path.join(u.dir, 'condensations'), path.join(u.dir, '.minutes'), ...u.recallDirs.filter((d) => d !== u.dir)];
-  return (await Promise.all(dirs.map(statsOf))).join('\n');
+  const own = folderLayout(u.dir);
+  const dirs = [u.dir, own.condensations, own.stateDir, ...u.recallDirs.filter((d) => d !== u.dir)];
+  return (await Promise.all(dirs.map(folderSignature))).join('\n');
 }
 
 /** One value per key, recomputed when its signature changes. Per dashboard instance. */

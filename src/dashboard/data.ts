@@ -1,9 +1,10 @@
-import fs from 'node:fs/promises';
+import { exists, listFolders, listNames, readTextOrNull, statOrNull } from '../memory/dataFiles';
 import path from 'node:path';
 import { parseMemory, MemoryLine } from '../memory/entries';
 import { ChannelRef, isLocalName, isSnowflake } from '../memory/paths';
 import { readFrontmatter } from '../condense/render';
-import { GuildNames, namesFile } from '../bot/namesFile';
+import { GuildNames } from '../bot/namesFile';
+import { channelPaths, folderLayout, guildDir, localDir, localRoot, NAMES, namesFile, threadDir } from '../memory/layout';
 
 /**
  * The dashboard's view of the data root. Everything is found by listing folders whose names pass
@@ -39,54 +40,30 @@ export interface Condensation {
 
 const COND_NAME = /^[A-Za-z0-9][A-Za-z0-9._-]{0,200}\.md$/;
 
-async function listDir(dir: string): Promise<string[]> {
-  try {
-    return (await fs.readdir(dir, { withFileTypes: true })).filter((d) => d.isDirectory()).map((d) => d.name);
-  } catch {
-    return [];
-  }
-}
-
-async function exists(p: string): Promise<boolean> {
-  try {
-    await fs.stat(p);
-    return true;
-  } catch {
-    return false;
-  }
-}
-
-export async function readText(file: string): Promise<string | null> {
-  try {
-    return await fs.readFile(file, 'utf8');
-  } catch {
-    return null;
-  }
-}
-
 /** Every channel, private thread and console channel of the root. */
 export async function listUnits(root: string): Promise<Unit[]> {
   const out: Unit[] = [];
-  for (const g of (await listDir(root)).sort()) {
-    if (g === 'local') {
-      for (const n of (await listDir(path.join(root, g))).sort()) {
+  for (const g of await listFolders(root)) {
+    if (g === NAMES.local) {
+      for (const n of await listFolders(localRoot(root))) {
         if (!isLocalName(n)) continue;
-        const dir = path.join(root, g, n);
+        const dir = localDir(root, n);
         out.push({ key: `local/${n}`, ref: { kind: 'local', name: n }, dir, recallDirs: [dir] });
       }
       continue;
     }
     if (!isSnowflake(g)) continue;
-    for (const c of (await listDir(path.join(root, g))).sort()) {
+    for (const c of await listFolders(guildDir(root, g))) {
       if (!isSnowflake(c)) continue;
-      const dir = path.join(root, g, c);
+      const dir = channelPaths(root, { kind: 'discord', guildId: g, channelId: c }).channelDir;
       out.push({ key: `${g}/${c}`, ref: { kind: 'discord', guildId: g, channelId: c }, dir, recallDirs: [dir], guildId: g, channelId: c });
       // A thread folder with its own durable memory is a private thread: it is its own unit and
       // nothing of it is shown in the parent's pages or search.
-      for (const t of (await listDir(path.join(dir, 'threads'))).sort()) {
+      for (const t of await listFolders(folderLayout(dir).threads)) {
         if (!isSnowflake(t)) continue;
-        const tdir = path.join(dir, 'threads', t);
-        if (!(await exists(path.join(tdir, 'MEMORY.md'))) && !(await exists(path.join(tdir, 'condensations')))) continue;
+        const tdir = threadDir(dir, t);
+        const own = folderLayout(tdir);
+        if (!(await exists(own.memory)) && !(await exists(own.condensations))) continue;
         out.push({
           key: `${g}/${c}/${t}`,
           ref: { kind: 'discord', guildId: g, channelId: c, threadId: t, privateThread: true },
@@ -120,16 +97,13 @@ export type ParseCache = Map<string, { sig: string; text: string; data: Record<s
 async function parsed(file: string, cache?: ParseCache): Promise<{ text: string; data: Record<string, unknown> } | null> {
   let sig = '';
   if (cache) {
-    try {
-      const st = await fs.stat(file);
-      sig = `${st.size}:${st.mtimeMs}`;
-    } catch {
-      return null;
-    }
+    const st = await statOrNull(file);
+    if (!st) return null;
+    sig = `${st.size}:${st.mtimeMs}`;
     const hit = cache.get(file);
     if (hit && hit.sig === sig) return hit;
   }
-  const text = await readText(file);
+  const text = await readTextOrNull(file);
   if (text === null) return null;
   const v = { sig, text, data: readFrontmatter(text) ?? {} };
   cache?.set(file, v);
@@ -138,13 +112,8 @@ async function parsed(file: string, cache?: ParseCache): Promise<{ text: string;
 
 /** The unit's condensations, oldest first, with `superseded by` filled from either side. */
 export async function readCondensations(u: Unit, cache?: ParseCache): Promise<Condensation[]> {
-  const dir = path.join(u.dir, 'condensations');
-  let names: string[];
-  try {
-    names = (await fs.readdir(dir)).filter((n) => COND_NAME.test(n)).sort();
-  } catch {
-    return [];
-  }
+  const dir = folderLayout(u.dir).condensations;
+  const names = (await listNames(dir)).filter((n) => COND_NAME.test(n));
   const out: Condensation[] = [];
   await Promise.all(
     names.map(async (n) => {
@@ -208,7 +177,7 @@ export function chainOf(all: Condensation[], id: string): Condensation[] {
 }
 
 export async function readMemory(u: Unit): Promise<MemoryLine[]> {
-  const text = await readText(path.join(u.dir, 'MEMORY.md'));
+  const text = await readTextOrNull(folderLayout(u.dir).memory);
   return text === null ? [] : parseMemory(text).filter((l) => l.kind === 'entry');
 }
 
@@ -216,7 +185,7 @@ export type Names = Pick<GuildNames, 'guild' | 'channels'>;
 
 /** Names the bot recorded (`<guild>/.minutes/names.json`, checked as the bot reads it); ids when none. */
 export async function readNames(root: string, guildId: string): Promise<Names> {
-  const text = await readText(namesFile(root, guildId));
+  const text = await readTextOrNull(namesFile(root, guildId));
   try {
     // Read-only: a file of the wrong shape is shown as ids, never set aside as the bot would.
     const v = GuildNames.safeParse(text ? JSON.parse(text) : null);

@@ -1,15 +1,14 @@
 import crypto from 'node:crypto';
-import fs from 'node:fs';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
-import path from 'node:path';
 import { auditChannel } from '../condense/audit';
-import { CONDENSE_QUEUE_FILE } from '../condense/ledger';
-import { parsedJsonLines } from '../shared/jsonLines';
+import { peekJsonlQueue } from '../memory/jsonlQueue';
+import { folderLayout } from '../memory/layout';
 import type { RecallService } from '../recall/service';
 import { ChannelStore } from '../memory/store';
 import { SignedCache, unitSignature } from './cache';
-import { Condensation, listUnits, ParseCache, readCondensations, readMemory, readNames, readText, Unit } from './data';
+import { Condensation, listUnits, ParseCache, readCondensations, readMemory, readNames, Unit } from './data';
+import { readTextOrNull as readText } from '../memory/dataFiles';
 import { createMarkdown, page } from './html';
 import { channelBody, condensationBody, HomeRow, homeBody, searchBody, SearchHit, ViewCtx } from './views';
 
@@ -168,14 +167,14 @@ export function createDashboard(o: DashboardOptions): { server: http.Server; lis
       return c ? page(c.topic, condensationBody(ctx, unit, c, conds)) : null;
     }
     // A private thread has no CONTEXT.md of its own: the parent's is not shown under it either.
-    const context = unit.threadId ? null : await readText(path.join(unit.dir, 'CONTEXT.md'));
-    const archive = unit.threadId ? null : await readText(path.join(unit.dir, 'CONTEXT.archive.md'));
+    const context = unit.threadId ? null : await readText(folderLayout(unit.dir).context);
+    const archive = unit.threadId ? null : await readText(folderLayout(unit.dir).contextArchive);
     const body = channelBody(ctx, unit, {
       context,
       archive,
       conds,
       memory: await readMemory(unit),
-      history: await readText(path.join(unit.dir, 'HISTORY.md')),
+      history: await readText(folderLayout(unit.dir).history),
       filter: url.searchParams.get('filter') ?? '',
     });
     return page(label, body);
@@ -271,11 +270,8 @@ export function createDashboard(o: DashboardOptions): { server: http.Server; lis
 /** Threads the bot's audit queued as resolved without a condensation (the dashboard has no Discord access of its own). */
 async function queuedThreads(channelDir: string): Promise<number> {
   const ids = new Set<string>();
-  for (const name of [CONDENSE_QUEUE_FILE, `${CONDENSE_QUEUE_FILE}.taking`]) {
-    // Silent on purpose: no queue file is an empty queue.
-    const text = await fs.promises.readFile(path.join(channelDir, '.minutes', name), 'utf8').catch(() => '');
-    for (const r of parsedJsonLines(text)) if (r && typeof (r as { threadId?: unknown }).threadId === 'string') ids.add((r as { threadId: string }).threadId);
-  }
+  for (const r of await peekJsonlQueue(folderLayout(channelDir).condenseQueue))
+    if (r && typeof (r as { threadId?: unknown }).threadId === 'string') ids.add((r as { threadId: string }).threadId);
   return ids.size;
 }
 

@@ -1,13 +1,13 @@
 import fs from 'node:fs/promises';
 import path from 'node:path';
 import { atomicWrite, isTempName } from './atomicWrite';
-import type { ChannelPaths } from './paths';
+import type { ChannelPaths } from './layout';
 
 /** Backups kept per file: enough to undo a bad day, few enough not to grow without bound. */
 export const BACKUPS_KEPT = 5;
 
 export function backupDir(p: ChannelPaths): string {
-  return path.join(p.channelStateDir, 'backups');
+  return p.backups;
 }
 
 /**

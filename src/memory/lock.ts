@@ -1,6 +1,6 @@
 import fs from 'node:fs/promises';
-import path from 'node:path';
 import lockfile from 'proper-lockfile';
+import { lockFile } from './layout';
 
 /**
  * A lock whose holder was killed is taken over after this long. The holder refreshes the lock
@@ -28,7 +28,7 @@ export interface ChannelLockOptions {
  */
 export async function withChannelLock<T>(stateDir: string, task: () => Promise<T>, o: ChannelLockOptions = {}): Promise<T> {
   await fs.mkdir(stateDir, { recursive: true });
-  const lockPath = path.join(stateDir, 'lock');
+  const lockPath = lockFile(stateDir);
   await removeStrayLock(lockPath, o.onStrayLock);
   const release = await lockfile.lock(stateDir, {
     lockfilePath: lockPath,

@@ -6,7 +6,8 @@ import { atomicWrite, NotUtf8Error, readTextForWrite, readTextIfExists, replaceI
 import { backedUpWithinBurst, keepBackup, sweepLeftovers } from './backups';
 import { withChannelLock } from './lock';
 import { applyMemoryOps, ApplyOpsResult, MemoryOp } from './memoryOps';
-import { ChannelPaths, channelPaths, ChannelRef } from './paths';
+import { ChannelRef } from './paths';
+import { ChannelPaths, channelPaths } from './layout';
 import { KeyedQueue, OncePerKey } from '../shared/queue';
 import { TEMPLATES, TemplateFile } from './templates';
 import { makeTombstone, Tombstone } from './tombstones';
@@ -227,7 +228,7 @@ export class ChannelStore {
   }
 
   tombstoneFile(p: ChannelPaths): string {
-    return path.join(p.channelStateDir, 'tombstones.jsonl');
+    return p.tombstones;
   }
 
   async loadTombstones(p: ChannelPaths): Promise<Tombstone[]> {
@@ -241,7 +242,7 @@ export class ChannelStore {
    * No queue or lock: one O_APPEND write of one line never interleaves with another, and a crash
    * can only tear the last line, which readers skip.
    */
-  async appendJsonl(_ref: ChannelRef, file: string, record: unknown): Promise<void> {
+  async appendJsonl(file: string, record: unknown): Promise<void> {
     await this.ordered.append(file, record);
   }
 

@@ -1,4 +1,3 @@
-import path from 'node:path';
 import { z } from 'zod';
 import { ConversationState, conversationTokens, Turn } from '../shared/conversation';
 import type { ConversationStore } from '../chat/conversationStore';
@@ -68,7 +67,7 @@ const INSTRUCTIONS = [
 const PendingSummary = z.looseObject({ turns: z.array(Turn) });
 
 function pendingFile(deps: SideTaskDeps, ref: ChannelRef): string {
-  return path.join(deps.store.paths(ref).stateDir, 'pending-summary.json');
+  return deps.store.paths(ref).pendingSummary;
 }
 
 /**

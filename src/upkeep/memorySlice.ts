@@ -1,6 +1,6 @@
 import type { RecallService } from '../recall/service';
 import { MemoryLine, parseMemory } from '../memory/entries';
-import { recallDirs, type ChannelPaths } from '../memory/paths';
+import { recallDirs, type ChannelPaths } from '../memory/layout';
 import { WordRanker } from '../recall/wordRank';
 
 /**

@@ -1,4 +1,3 @@
-import path from 'node:path';
 import { z } from 'zod';
 
 /**
@@ -23,9 +22,4 @@ export type UpkeepState = z.infer<typeof UpkeepState>;
 
 export function emptyUpkeepState(): UpkeepState {
   return { version: 1, cursors: { session: 0, memory: 0 }, lastRun: {}, failures: {} };
-}
-
-/** Where a conversation's upkeep state lives, given its `.minutes/` folder (ChannelPaths.stateDir). */
-export function upkeepStateFile(stateDir: string): string {
-  return path.join(stateDir, 'upkeep.json');
 }

@@ -6,7 +6,7 @@ import { appendHistoryBlock, foldHistoryIfLarge } from '../memory/history';
 import { ChannelRef, refLabel } from '../memory/paths';
 import { compactConversation } from './compact';
 import { consolidateMemory } from './consolidate';
-import { emptyUpkeepState, UpkeepState, upkeepStateFile } from './state';
+import { emptyUpkeepState, UpkeepState } from './state';
 import { backoff, dueJobs, Job, succeeded, UpkeepTuning } from './schedule';
 import { refreshSession } from './session';
 import type { SideTaskDeps } from '../llm/sideTask';
@@ -167,7 +167,7 @@ export class Upkeep implements TurnListener {
   }
 
   private stateFile(ref: ChannelRef): string {
-    return upkeepStateFile(this.o.deps.store.paths(ref).stateDir);
+    return this.o.deps.store.paths(ref).upkeep;
   }
 
   private saveState(ref: ChannelRef, s: UpkeepState): Promise<void> {

@@ -1,7 +1,7 @@
 import type { Client } from 'discord.js';
 import { DiscordSecretary } from '../../src/bot/discordSecretary';
 import type { Runtime } from '../../src/app/runtime';
-import { readLedger } from '../../src/condense/ledger';
+import { readLedger } from '../../src/condense/ledgerFile';
 import type { ChannelRef } from '../../src/memory/paths';
 import { startFakeModelServer, type FakeModelServer } from '../fakes/model/server';
 import { makeTmpDir } from '../helpers/tmp';

@@ -1,9 +1,9 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { auditChannel } from '../../src/condense/audit';
-import { CONTEXT_SHOWN, ContextData, renderContextBody } from '../../src/condense/contextDoc';
+import { CONTEXT_SHOWN, renderContextBody } from '../../src/condense/contextRender';
+import { ContextData } from '../../src/condense/contextData';
 import { writeContextFiles } from '../../src/condense/contextFiles';
-import { contextFile } from '../../src/condense/ledger';
 import { silentLogger } from '../../src/log/logger';
 import type { ChannelRef } from '../../src/memory/paths';
 import { ChannelStore } from '../../src/memory/store';
@@ -37,7 +37,7 @@ describe('CONTEXT.md over a year of decisions', () => {
   const write = async (prev: ContextData, next: ContextData) => {
     const p = await store.ensureChannel(ref);
     await store.exclusive(p, () => writeContextFiles(store, p, prev, next));
-    await store.writeState(ref, contextFile(p, ref), next);
+    await store.writeState(ref, p.contextData, next);
     return p;
   };
 

@@ -1,4 +1,8 @@
-import { composeContext, ContextData, contextStaleness, NOTES_HEADING, renderContextBody } from '../../src/condense/contextDoc';
+import { composeContext } from '../../src/condense/contextHandEdits';
+import { ContextData } from '../../src/condense/contextData';
+import { contextStaleness } from '../../src/condense/contextStaleness';
+import { NOTES_HEADING } from '../../src/condense/contextHash';
+import { renderContextBody } from '../../src/condense/contextRender';
 import { cleanDraft, DRAFT_CAPS } from '../../src/condense/draft';
 import { foldCondensation } from '../../src/condense/fold';
 import { autoGate } from '../../src/condense/gate';

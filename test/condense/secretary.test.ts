@@ -1,7 +1,8 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { Secretary, FaultPoint } from '../../src/condense/secretary';
-import { readLedger, listRetryable } from '../../src/condense/ledger';
+import { readLedger } from '../../src/condense/ledgerFile';
+import { listRetryable } from '../../src/condense/retryPolicy';
 import { readFrontmatter } from '../../src/condense/render';
 import type { CondenseTarget, TranscriptMessage } from '../../src/condense/types';
 import { parseMemory } from '../../src/memory/entries';

@@ -3,7 +3,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { ChannelType, type Client } from 'discord.js';
 import { noteNames, watchNames } from '../../src/bot/names';
-import { namesFile } from '../../src/bot/namesFile';
+import { namesFile } from '../../src/memory/layout';
 import { readNames } from '../../src/dashboard/data';
 import { silentLogger } from '../../src/log/logger';
 import { ChannelStore } from '../../src/memory/store';

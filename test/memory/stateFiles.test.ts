@@ -2,10 +2,11 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { Writable } from 'node:stream';
 import { noteNames } from '../../src/bot/names';
-import { namesFile } from '../../src/bot/namesFile';
+import { namesFile } from '../../src/memory/layout';
 import { loadConversation } from '../../src/chat/conversation';
 import { auditChannel, formatAudit } from '../../src/condense/audit';
-import { contextFile, ensureFirstRun, ledgerFile, mutateLedger, readLedger } from '../../src/condense/ledger';
+import { ensureFirstRun } from '../../src/condense/firstRun';
+import { mutateLedger, readLedger } from '../../src/condense/ledgerFile';
 import { createLogger, silentLogger } from '../../src/log/logger';
 import type { ChannelRef } from '../../src/memory/paths';
 import { ChannelStore } from '../../src/memory/store';
@@ -58,7 +59,7 @@ function entry(key: string, extra: Record<string, unknown> = {}) {
 describe('a state file of the wrong shape', () => {
   it('is refused when strict (the ledger): one line naming the file and the field, and the file is left as it is', async () => {
     const p = await store.ensureChannel(ref);
-    const file = ledgerFile(p, ref);
+    const file = p.ledger;
     const text = json({ version: 1, entries: 'every condensation so far' });
     fs.writeFileSync(file, text);
     const err = await readLedger(store, ref).catch((e: unknown) => e);
@@ -77,14 +78,14 @@ describe('a state file of the wrong shape', () => {
     const p = await store.ensureChannel(ref);
     const broken = entry('k1');
     delete (broken.facts as Partial<typeof broken.facts>).date;
-    fs.writeFileSync(ledgerFile(p, ref), json({ version: 1, entries: { k1: broken } }));
+    fs.writeFileSync(p.ledger, json({ version: 1, entries: { k1: broken } }));
     await expect(readLedger(store, ref)).rejects.toThrow(/ledger\.json does not have the expected shape \(entries\.k1\.facts\.date: .*\); fix or remove it$/);
   });
 
   it('context.json of the wrong shape is reported by the audit, and CONTEXT.md is not re-rendered from it', async () => {
     const p = await store.ensureChannel(ref);
     const decision = { id: 'd-1', kind: 'maybe', topic: 'db', text: 'Postgres', date: '2026-11-20', ledgerKey: 'k1' };
-    fs.writeFileSync(contextFile(p, ref), json({ version: 1, decisions: [decision], constraints: [] }));
+    fs.writeFileSync(p.contextData, json({ version: 1, decisions: [decision], constraints: [] }));
     const before = fs.readFileSync(p.context, 'utf8');
     const report = await auditChannel({ store, ref, fix: true, now: NOW });
     expect(formatAudit(report)).toEqual([
@@ -120,7 +121,7 @@ describe('a state file of the wrong shape', () => {
 describe('what a schema does not know', () => {
   it('survives a read-modify-write of the ledger, in its place: only the changed field differs', async () => {
     const p = await store.ensureChannel(ref);
-    const file = ledgerFile(p, ref);
+    const file = p.ledger;
     // Keys in an order of their own, and keys from a newer version at every level.
     const ledger = {
       entries: { k1: { fromNewerVersion: { reviewers: ['bea'] }, ...entry('k1'), steps: { history: 'done', posted: 'skipped', archived: 'done' } } },

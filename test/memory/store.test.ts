@@ -3,7 +3,8 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { ChannelStore } from '../../src/memory/store';
 import { StoreError } from '../../src/memory/storeErrors';
-import { ChannelRef, channelPaths, InvalidChannelError } from '../../src/memory/paths';
+import { ChannelRef, InvalidChannelError } from '../../src/memory/paths';
+import { channelPaths } from '../../src/memory/layout';
 import { parseMemory } from '../../src/memory/entries';
 import { TEMPLATES } from '../../src/memory/templates';
 import { makeTmpDir } from '../helpers/tmp';
@@ -157,9 +158,9 @@ describe('logs and private state', () => {
   it('a burst of appends to one log keeps every line, in call order, each whole', async () => {
     const log = store.paths(ref).log;
     const n = 300;
-    const writes = Array.from({ length: n }, (_, i) => store.appendJsonl(ref, log, { i, text: 'x'.repeat(i % 50) }));
+    const writes = Array.from({ length: n }, (_, i) => store.appendJsonl(log, { i, text: 'x'.repeat(i % 50) }));
     await Promise.all(writes);
-    await store.appendJsonl(ref, log, { i: n, text: 'after' });
+    await store.appendJsonl(log, { i: n, text: 'after' });
     const lines = fs
       .readFileSync(log, 'utf8')
       .trimEnd()
@@ -182,7 +183,7 @@ describe('logs and private state', () => {
 
   it('an append waits for nothing but its own write: shutdown (idle) sees every line on disk', async () => {
     const log = store.paths(ref).log;
-    for (let i = 0; i < 50; i++) void store.appendJsonl(ref, log, { i });
+    for (let i = 0; i < 50; i++) void store.appendJsonl(log, { i });
     await store.idle();
     expect(fs.readFileSync(log, 'utf8').trimEnd().split('\n')).toHaveLength(50);
   });

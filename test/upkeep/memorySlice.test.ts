@@ -2,7 +2,8 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { silentLogger } from '../../src/log/logger';
 import { buildRecallService } from '../../src/recall/service';
-import { channelPaths, type ChannelRef } from '../../src/memory/paths';
+import { type ChannelRef } from '../../src/memory/paths';
+import { channelPaths } from '../../src/memory/layout';
 import { memorySlice, SLICE } from '../../src/upkeep/memorySlice';
 import { makeTmpDir } from '../helpers/tmp';
 

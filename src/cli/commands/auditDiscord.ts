@@ -16,7 +16,7 @@ export async function auditDiscord(settings: Settings, fix: boolean, logger: Log
     const lines: string[] = [];
     for (const m of missing) {
       const ref = { kind: 'discord' as const, guildId: m.guildId, channelId: m.channelId };
-      if (fix) await store.appendJsonl(ref, queueFile(store, ref), { threadId: m.threadId, at: new Date().toISOString() });
+      if (fix) await store.appendJsonl(queueFile(store, ref), { threadId: m.threadId, at: new Date().toISOString() });
       lines.push(
         `${m.guildId}/${m.channelId}: thread "${m.name}" (${m.threadId}) was resolved with enough discussion but has no condensation${fix ? ' — queued; the running bot condenses it on its next sweep' : ''}`,
       );

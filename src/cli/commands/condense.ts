@@ -14,7 +14,8 @@ import type { CliIO } from '../../shared/cliIO';
 import { quietLoggerFor } from './quietLogger';
 import { settingsFor } from './common';
 import { jsonLines } from '../../shared/jsonLines';
-import { lastCondensedMessageId, readLedger } from '../../condense/ledger';
+import { lastCondensedMessageId } from '../../condense/ledgerQueries';
+import { readLedger } from '../../condense/ledgerFile';
 import { transcriptFromLog } from '../../condense/logTranscript';
 import { messagesSince } from '../../condense/transcript';
 

@@ -1,0 +1,78 @@
+import fs from 'node:fs';
+import fsp from 'node:fs/promises';
+import path from 'node:path';
+
+/**
+ * Reading the data root for those that only look (the audit, the dashboard, /status, the chat
+ * engine's quick checks): every missing or unreadable file or folder is the empty case, never an
+ * error, and nothing here creates or changes anything. Writes go through the store.
+ */
+
+/** A file's text, or null when it is missing or cannot be read. */
+export async function readTextOrNull(file: string): Promise<string | null> {
+  try {
+    return await fsp.readFile(file, 'utf8');
+  } catch {
+    return null;
+  }
+}
+
+/** The names in a folder, sorted; none when it is missing. */
+export async function listNames(dir: string): Promise<string[]> {
+  return (await fsp.readdir(dir).catch(() => [] as string[])).sort();
+}
+
+/** The names of the folders in a folder (not following symlinks), sorted; none when it is missing. */
+export async function listFolders(dir: string): Promise<string[]> {
+  try {
+    return (await fsp.readdir(dir, { withFileTypes: true }))
+      .filter((d) => d.isDirectory())
+      .map((d) => d.name)
+      .sort();
+  } catch {
+    return [];
+  }
+}
+
+export interface FileStat {
+  size: number;
+  mtimeMs: number;
+  mtime: Date;
+}
+
+export async function statOrNull(file: string): Promise<FileStat | null> {
+  return fsp.stat(file).catch(() => null);
+}
+
+export async function exists(file: string): Promise<boolean> {
+  return (await statOrNull(file)) !== null;
+}
+
+/** For the few synchronous checks on the hot path (is there a conversation file yet?). */
+export function existsSync(file: string): boolean {
+  return fs.existsSync(file);
+}
+
+/**
+ * The name, size and mtime of every entry of a folder, as one string: it changes whenever anything
+ * in the folder does, since the store writes by atomic rename.
+ */
+export async function folderSignature(dir: string): Promise<string> {
+  let names: string[];
+  try {
+    names = (await fsp.readdir(dir)).sort();
+  } catch {
+    return `${dir}:-`;
+  }
+  const parts = await Promise.all(
+    names.map(async (n) => {
+      try {
+        const s = await fsp.stat(path.join(dir, n));
+        return `${n}:${s.size}:${s.mtimeMs}`;
+      } catch {
+        return `${n}:?`;
+      }
+    }),
+  );
+  return `${dir}|${parts.join('|')}`;
+}
