@@ -9,6 +9,7 @@ const base = require('./jest.config');
 module.exports = {
   ...base,
   testMatch: [
+    '<rootDir>/test/memory/grammar.test.ts',
     '<rootDir>/test/memory/entries.test.ts',
     '<rootDir>/test/memory/secrets.test.ts',
     '<rootDir>/test/memory/secretCorpus.test.ts',

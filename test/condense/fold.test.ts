@@ -53,6 +53,9 @@ describe('folding a condensation into the structured context', () => {
     ]);
     const c = fold(b, { decisionId: 'd-c', date: '2026-11-09', supersedes: ['d-a'] });
     expect(c.decisions.find((d) => d.id === 'd-a')).toMatchObject({ supersededBy: 'd-b', supersededDate: '2026-11-05' });
+    // The one named, not the first listed.
+    const d = fold(c, { decisionId: 'd-d', date: '2026-11-12', supersedes: ['d-c'] });
+    expect(d.decisions.filter((x) => x.supersededBy === 'd-d').map((x) => x.id)).toEqual(['d-c']);
   });
 
   it("a decision's constraints are added once, whatever their case; another decision may state the same one", () => {
