@@ -10,6 +10,7 @@ describe('the memory files grammar', () => {
     expect(frontmatterEnd(lines('  ---  \na: 1\n...   \nbody'))).toBe(3);
     expect(frontmatterEnd(lines('---\na: 1\n--- not a close\n---'))).toBe(4);
     expect(frontmatterEnd(lines('---\na: 1\n -- -\nbody'))).toBe(0);
+    expect(frontmatterEnd(lines('---\nrule: a line ---\nbody'))).toBe(0);
     // An opening line that is never closed is not frontmatter, nor is a close 200 lines down.
     expect(frontmatterEnd(lines('---\na: 1\nbody'))).toBe(0);
     expect(frontmatterEnd(['---', ...Array.from({ length: 198 }, (_, i) => `k${i}: v`), '---'])).toBe(200);
