@@ -8,7 +8,7 @@ const js = require('@eslint/js');
 const tseslint = require('typescript-eslint');
 
 module.exports = tseslint.config(
-  { ignores: ['dist/**', 'bench/out/**', 'node_modules/**', 'coverage/**', 'channels/**', 'examples/**'] },
+  { ignores: ['dist/**', 'bench/out/**', 'node_modules/**', 'coverage/**', 'channels/**', 'examples/**', 'reports/**', '.stryker-tmp/**'] },
   js.configs.recommended,
   ...tseslint.configs.recommended,
   {

@@ -6,7 +6,9 @@ try {
   main = require('../dist/cli/main.js');
 } catch (err) {
   if (err && err.code === 'MODULE_NOT_FOUND' && String(err.message).includes('dist/cli/main.js')) {
-    process.stderr.write('minutes: not built yet; run `npm ci` (or `npm run build`) in the project root first\n');
+    process.stderr.write(
+      'minutes: not built yet; run `npm ci` (or `npm run build`) in the project root first (for production: `npm ci && npm run build && npm prune --omit=dev`)\n',
+    );
     process.exit(1);
   }
   throw err;

@@ -1,3 +1,6 @@
+import fs from 'node:fs';
+import path from 'node:path';
+import type { RunningBot } from '../../src/bot/start';
 import type { FakeRequest } from '../fakes/model/types';
 import type { FakeChannel, FakeGuild, FakeUser } from '../fakes/discord/state';
 import { BotHarness, startHarness } from '../helpers/botHarness';
@@ -24,6 +27,7 @@ describe('the Secretary notices decisions nobody condensed', () => {
   let h: BotHarness;
   let guild: FakeGuild;
   let general: FakeChannel;
+  let control: FakeChannel;
   let alice: FakeUser;
   let bo: FakeUser;
 
@@ -36,6 +40,7 @@ describe('the Secretary notices decisions nobody condensed', () => {
         general = b.channel;
         alice = b.user;
         bo = d.addMember(guild.id, { username: 'bo' });
+        control = d.createTextChannel(guild.id, { name: 'control' });
       },
     });
     h.model.setHandler(model);
@@ -45,7 +50,17 @@ describe('the Secretary notices decisions nobody condensed', () => {
   });
 
   const say = (ch: FakeChannel, lines: string[], people: FakeUser[]) => lines.map((l, i) => h.discord.userSays(ch.id, people[i % people.length].id, l));
-  const settle = () => new Promise((r) => setTimeout(r, 400));
+  /**
+   * Everything said so far was taken in, and every judgement it started has finished: a mention in
+   * another channel is answered (the gateway delivers events in order, and a message reaches the
+   * noticer before anything is awaited), then the bot stops, which waits for the noticer's work.
+   */
+  const processed = async () => {
+    const q = h.discord.userSays(control.id, alice.id, 'are you there?', { mentionsBot: true });
+    await h.discord.waitForBotMessage(control.id, { after: q.id });
+    await h.bot.stop();
+    h.bot = undefined as unknown as RunningBot;
+  };
   const calls = () => h.model.requests.filter(isNotice).length;
 
   it('a thread that ends on agreement gets one offer (no ping), and never a second one', async () => {
@@ -58,8 +73,15 @@ describe('the Secretary notices decisions nobody condensed', () => {
     );
     expect(h.discord.pingsNobody(offer)).toBe(true);
     expect(calls()).toBe(1);
+    // The judgement is over once the offer is on record; until then the thread counts as busy.
+    const noticed = path.join(h.bot.runtime.store.paths({ kind: 'discord', guildId: guild.id, channelId: general.id }).channelStateDir, 'noticed.json');
+    await h.discord.waitFor(
+      () => (fs.existsSync(noticed) && /"offered":\s*true/.test(fs.readFileSync(noticed, 'utf8')) ? true : undefined),
+      5000,
+      'the offer on record',
+    );
     say(thread, ['One more thing: backups.', 'Nightly is fine.', 'Sure.', 'OK.', 'Then it is settled.', 'Agreed, ship it.'], [alice, bo]);
-    await settle();
+    await processed();
     expect(calls()).toBe(1);
     expect(h.discord.botMessagesIn(thread.id)).toHaveLength(1);
   });
@@ -71,7 +93,7 @@ describe('the Secretary notices decisions nobody condensed', () => {
     say(solo, AGREED, [alice]);
     const chat = h.discord.createThread(general.id, { name: 'chat', ownerId: alice.id });
     say(chat, ['morning', 'hi!', 'coffee?', 'yes please', 'the rain again', 'see you at lunch', 'lol'], [alice, bo]);
-    await settle();
+    await processed();
     expect(calls()).toBe(0);
     expect(h.discord.botMessagesIn(general.id)).toHaveLength(0);
   });
@@ -79,13 +101,13 @@ describe('the Secretary notices decisions nobody condensed', () => {
   it('nothing is asked where the bot may not post, or when the config turns offers off', async () => {
     await start({ limits: { maxRetries: 2, requestsPerMinute: 0 }, discord: { offerCondense: false } });
     say(general, AGREED, [alice, bo]);
-    await settle();
+    await processed();
     expect(calls()).toBe(0);
     await h.close();
     await start();
     h.discord.setBotPermissions(general.id, { SendMessages: false });
     say(general, AGREED, [alice, bo]);
-    await settle();
+    await processed();
     expect(calls()).toBe(0);
   });
 });

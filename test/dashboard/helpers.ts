@@ -34,3 +34,12 @@ export function hashTree(root: string): string {
   walk(root);
   return h.digest('hex');
 }
+
+/** The search page's score columns, row by row: score, words, meaning (null for "—"). */
+export function scoreRows(html: string): { score: number; lexical: number; semantic: number | null }[] {
+  return [...html.matchAll(/<td class="score">([^<]*)<\/td><td class="score">([^<]*)<\/td><td class="score">([^<]*)<\/td>/g)].map((m) => ({
+    score: Number(m[1]),
+    lexical: Number(m[2]),
+    semantic: m[3] === '—' ? null : Number(m[3]),
+  }));
+}

@@ -9,7 +9,7 @@ import { CandidateVectors } from '../../src/recall/vectors';
 import { conceptEmbedder } from '../helpers/embedder';
 import { generateDataRoot } from '../helpers/dashboardData';
 import { makeTmpDir } from '../helpers/tmp';
-import { hashTree } from './helpers';
+import { hashTree, scoreRows } from './helpers';
 
 describe('dashboard search with meaning', () => {
   it('shows semantic scores, and its vector cache fills outside the data root, which stays unchanged', async () => {
@@ -33,7 +33,11 @@ describe('dashboard search with meaning', () => {
       const body = await (await fetch(q)).text();
       expect(body).toContain('recall meaning: local');
       // score, lexical, then a semantic cosine (not the "—" of an entry without a vector).
-      expect(body).toMatch(/<td class="score">\d\.\d{3}<\/td><td class="score">\d\.\d{3}<\/td><td class="score">-?\d\.\d{3}<\/td>/);
+      const rows = scoreRows(body);
+      expect(rows.length).toBeGreaterThan(0);
+      expect(rows.every((x) => x.semantic !== null)).toBe(true);
+      // "database" and "postgres" are one concept here: the best line is close in meaning, not 0.000.
+      expect(Math.max(...rows.map((x) => x.semantic ?? 0))).toBeGreaterThan(0.5);
       expect(fs.readdirSync(cacheDir).length).toBeGreaterThan(0);
       expect(hashTree(root)).toBe(before);
     } finally {
@@ -74,8 +78,10 @@ describe('dashboard search with meaning', () => {
       const second = await (await fetch(q)).text();
       expect(first).toBe(second);
       // Found by meaning too: every recalled line has its cosine, none the "—" of a line without a vector.
-      expect(first).toMatch(/<td class="score">\d\.\d{3}<\/td><td class="score">\d\.\d{3}<\/td><td class="score">-?\d\.\d{3}<\/td>/);
-      expect(first).not.toContain('<td class="score">—</td>');
+      const rows = scoreRows(first);
+      expect(rows.length).toBeGreaterThan(0);
+      expect(rows.every((x) => x.semantic !== null)).toBe(true);
+      expect(Math.max(...rows.map((x) => x.semantic ?? 0))).toBeGreaterThan(0.5);
     } finally {
       await d.close();
       await recall.close();
