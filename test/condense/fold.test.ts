@@ -1,4 +1,4 @@
-import type { ContextData } from '../../src/condense/contextDoc';
+import type { ContextData } from '../../src/condense/contextData';
 import { foldCondensation, FoldInput } from '../../src/condense/fold';
 import { autoGate } from '../../src/condense/gate';
 import type { CondensationDraft } from '../../src/condense/types';
