@@ -36,21 +36,6 @@ function rules() {
       what: 'meaning admits this many lines that share no word with the message',
       grid: [t('0', { denseCandidates: 0 }), t('20', { denseCandidates: 20 }), t('50', { denseCandidates: 50 }), t('100', { denseCandidates: 100 })],
     },
-    {
-      name: 'who',
-      what: 'a person the message names favours lines that mention them (focus.ts)',
-      grid: [t('0', { whoWeight: 0 }), t('0.2', { whoWeight: 0.2 }), t('0.5', { whoWeight: 0.5 }), t('1', { whoWeight: 1 })],
-    },
-    {
-      name: 'time',
-      what: 'a period the message asks about favours lines dated in it (focus.ts)',
-      grid: [t('0', { timeWeight: 0 }), t('0.2', { timeWeight: 0.2 }), t('0.5', { timeWeight: 0.5 }), t('1', { timeWeight: 1 })],
-    },
-    {
-      name: 'nearDup',
-      what: 'several facts about one subject: near-duplicates of a taken line wait (pack.ts)',
-      grid: [t('0', { nearDup: 0 }), t('0.4', { nearDup: 0.4 }), t('0.5', { nearDup: 0.5 }), t('0.7', { nearDup: 0.7 })],
-    },
     // Core constants with no "off": the first value is the shipped one (the comparison is against it).
     {
       name: 'denseWeight*',
