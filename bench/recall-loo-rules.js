@@ -27,6 +27,16 @@ function rules() {
       grid: [t('0', { rareFloor: 0 }), t('0.5', { rareFloor: 0.5 }), t('0.75', { rareFloor: 0.75 }), t('1', { rareFloor: 1 })],
     },
     {
+      name: 'rareWord',
+      what: 'one word rare in the language and in the channel opens the gate (rareDfMax/rareWordMin)',
+      grid: [
+        t('off', { rareDfMax: 0 }),
+        t('3/0.7', { rareDfMax: 3, rareWordMin: 0.7 }),
+        t('6/0.7', { rareDfMax: 6, rareWordMin: 0.7 }),
+        t('3/0.5', { rareDfMax: 3, rareWordMin: 0.5 }),
+      ],
+    },
+    {
       name: 'charsPerItem',
       what: 'the item cap grows with the budget (one item per this many characters, at least 16)',
       grid: [t('0', { charsPerItem: 0 }), t('125', { charsPerItem: 125 }), t('250', { charsPerItem: 250 })],

@@ -7,6 +7,7 @@ import { pack } from './pack';
 import { TopK } from './topK';
 import { DenseScorer, fuse } from './fusion';
 import { DEFAULT_TUNING, RecallTuning } from './tuning';
+import { rareQueryStems } from './rareWords';
 
 /**
  * Targeted recall: before each model call, the few entries of the channel's memory that matter for
@@ -188,6 +189,8 @@ function score(index: Index, input: RecallInput, P: RecallTuning, dense?: DenseS
   const { score: acc, evidence: ev, matched, mark, touched } = index.scratch;
   let nTouched = 0;
   let stamp = index.scratch.stamp;
+  const rare = P.rareDfMax > 0 ? rareQueryStems(input.query.length > 2_000 ? input.query.slice(0, 2_000) : input.query) : undefined;
+  let rareWord = false;
   for (const t of terms) {
     const df = index.df.get(t) ?? 0;
     if (df === 0) continue;
@@ -198,6 +201,7 @@ function score(index: Index, input: RecallInput, P: RecallTuning, dense?: DenseS
     // channel uses it, so it keeps at least `rareFloor`.
     if (isWeakToken(t)) spec *= P.weakFactor;
     else if (t.length >= 3 || (t.length >= 2 && hasCjk(t))) spec = Math.max(spec, P.rareFloor);
+    if (rare && df <= P.rareDfMax && rare.has(t)) rareWord = true;
     stamp++;
     const p = index.post.get(t)!;
     const k1p = idf * (K1 + 1);
@@ -244,7 +248,7 @@ function score(index: Index, input: RecallInput, P: RecallTuning, dense?: DenseS
     top.push(id, sc, e, m);
   }
   if (stamp > 1e9) index.scratch.stamp = 0;
-  const gate = top.size > 0 && best >= P.gateMin;
+  const gate = top.size > 0 && (best >= P.gateMin || (rareWord && best >= P.rareWordMin));
   const tie = (x: number, y: number) => cands[x].rank - cands[y].rank || x - y;
   let ranked = top.sorted(tie);
   const view = dense?.(index);

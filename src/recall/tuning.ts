@@ -6,6 +6,12 @@
 export interface RecallTuning {
   /** Abstention: recall speaks only when its best line has this much evidence (one specific word gives at most 1). */
   gateMin: number;
+  /**
+   * Abstention: one word rare in the language (rareWords.ts) that the channel uses in at most rareDfMax
+   * entries opens the gate when the best line has rareWordMin ("buildkite?"); 0 = off.
+   */
+  rareDfMax: number;
+  rareWordMin: number;
   /** Once the gate is passed, other lines need only this much evidence (keeps one-common-word matches out). */
   evidenceMin: number;
   /** Abstention: a word common in the language (commonWords.ts) counts this share of its evidence. */
@@ -35,6 +41,8 @@ export interface RecallTuning {
 export const DEFAULT_TUNING: RecallTuning = {
   gateMin: 1.15,
   evidenceMin: 0.3,
+  rareDfMax: 3,
+  rareWordMin: 0.7,
   weakFactor: 0.5,
   rareFloor: 0.75,
   charsPerItem: 125,

@@ -113,3 +113,39 @@ describe('ranking rules', () => {
     }
   });
 });
+
+describe('one specific word is evidence, one everyday word is not', () => {
+  beforeEach(() => {
+    tmp = fs.mkdtempSync(path.join(os.tmpdir(), 'minutes-rare-'));
+    const filler = Array.from(
+      { length: 40 },
+      (_, i) => `- [m-f${String(i).padStart(5, '0')}] The team reviewed item ${i} during the evening planning session. [from: #dev, 2026-10-0${1 + (i % 9)}]`,
+    );
+    write(
+      'MEMORY.md',
+      [
+        '# Channel Memory',
+        '',
+        '- [m-aaaaa1] CI runs on buildkite with two agents. [from: #dev, 2026-11-01]',
+        '- [m-aaaaa2] The staging database is db-staging-3 on port 6543. [from: #dev, 2026-11-02]',
+        ...filler,
+        '',
+      ].join('\n'),
+    );
+  });
+  afterEach(() => fs.rmSync(tmp, { recursive: true, force: true }));
+
+  it.each([
+    ['buildkite?', 'buildkite'],
+    ['what about db-staging-3', 'db-staging-3'],
+    ['is 6543 right', 'port 6543'],
+  ])('"%s" recalls the one line that uses it', (query, expected) => {
+    const r = recallIn(query);
+    expect(r.items.map((i) => i.text).join('\n')).toContain(expected);
+  });
+
+  it('an everyday word the channel uses is not enough alone', () => {
+    expect(recallIn('evening folks').text).toBe('');
+    expect(recallIn('planning?').text).toBe('');
+  });
+});
