@@ -78,7 +78,6 @@ export async function createRuntime(settings: Settings, logger: Logger, opts: Ru
   recall = buildRecallService({
     semantic: settings.semantic,
     logger: logger.child({ component: 'recall' }),
-    clock,
     queryTimeoutMs: settings.semantic.queryTimeoutMs,
   });
   const conversations = new ConversationStore({ store, logger });

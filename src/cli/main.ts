@@ -40,7 +40,7 @@ export async function run(argv: string[], io: CliIO = defaultIO()): Promise<numb
     .option('--queries <file>', 'JSONL of {"id","query"}; prints one JSON line per query')
     .option('--budget-chars <n>', 'character budget of the recall block', parseIntArg)
     .option('--max-items <n>', 'maximum number of recalled items', parseIntArg)
-    .option('--now <date>', 'the current date or date-time (for the recency boost)')
+    .option('--now <date>', 'the current date or date-time (recall does not rank by date; kept for scripts that pass it)')
     .option('--json', 'print the result as one JSON line')
     .option('--semantic <mode>', 'off (words only), local (the packaged sentence model) or api (OpenAI-compatible /v1/embeddings)', 'local')
     .option('--vector-cache <dir>', 'where vectors are cached (default: MINUTES_VECTOR_CACHE, else ~/.cache/minutes/vectors)')

@@ -32,8 +32,6 @@ export interface FuseInput {
   view: DenseView;
   /** The message has a word that names something (not only greetings, small words or numbers). */
   content: boolean;
-  /** The same per-candidate prior (file, length, recency) the lexical score carries. */
-  prior(id: number): number;
   exclude?: Set<string>;
   tuning: RecallTuning;
   tie(a: number, b: number): number;
@@ -76,9 +74,7 @@ export function fuse(f: FuseInput): Scored[] | undefined {
       continue;
     }
     const dense = span > 1e-9 ? (s.semantic - lo) / span : 1;
-    // Entries found by meaning alone carry the same prior the lexical score already includes.
-    const prior = s.lexical > 0 ? 1 : f.prior(s.id);
-    out.push({ ...s, score: ((1 - w) * lex + w * dense) * prior });
+    out.push({ ...s, score: (1 - w) * lex + w * dense });
   }
   return out.sort((a, b) => b.score - a.score || f.tie(a.id, b.id));
 }

@@ -3,9 +3,7 @@ import type { Index, RecallInput, RecallResult } from './types';
 import { silentLogger } from '../log/logger';
 import { Candidate, FsLike, normalizeForExclude, SourceCache } from './sources';
 import { hasCjk, isWeakToken, queryTokens } from './tokenize';
-import { feedback } from './feedback';
-import { pack, termSet } from './pack';
-import { withVariants } from './variants';
+import { pack } from './pack';
 import { TopK } from './topK';
 import { DenseScorer, fuse } from './fusion';
 import { DEFAULT_TUNING, RecallTuning } from './tuning';
@@ -16,13 +14,12 @@ import { rareQueryStems } from './rareWords';
  * the message at hand, and nothing when nothing matters.
  *
  * Candidates are single entries (see sources.ts / markdownBlocks.ts). Scoring is BM25 over the
- * entry bodies (idf term specificity, length normalisation) with a heading field, a small recency
- * boost, a small per-file weight and a mild preference for short entries; a misspelt word or a short
- * form of a name matches its channel word; pseudo-relevance feedback and session context (a matching
- * HISTORY summary lifts that day's entries) re-rank the candidates that match, and never admit any.
+ * entry bodies; session context (a matching HISTORY summary lifts that day's entries) re-ranks the
+ * candidates that match, and never admits any.
  * A candidate is admitted only when its *evidence* clears an absolute threshold: evidence sums a
  * per-term specificity that does not depend on the query's length, so one common word never suffices,
- * and an unrelated message recalls nothing. Duplicates across
+ * and an unrelated message recalls nothing. Every rule here earned its place under
+ * leave-one-conversation-out (docs/benchmarks.md) or on the abstention bench. Duplicates across
  * files keep only the copy highest in SESSION > MEMORY > condensations > workspace > HISTORY. The
  * result is whole verbatim lines/paragraphs grouped under a `[file]` or `[file › heading]` line,
  * within a character budget and an item cap.
@@ -30,7 +27,6 @@ import { rareQueryStems } from './rareWords';
 
 export interface RecallOptions {
   logger?: Logger;
-  clock?: () => Date;
   /** For tests: a stand-in for node:fs. */
   fs?: FsLike;
 }
@@ -60,9 +56,18 @@ export const DEFAULT_BUDGET_CHARS = 2000;
  */
 export const DEFAULT_MAX_ITEMS = 16;
 
+/** BM25 parameters: Lucene's defaults (other values gain nothing under leave-one-out). */
+const K1 = 1.2;
+const B = 0.75;
+/**
+ * A word's evidence: its specificity ln((max(N, N_FLOOR)+1)/(df+0.5)) / SPEC_SCALE, capped at 1, so a
+ * word in one entry of a channel of 100+ entries counts fully and evidence does not depend on the
+ * query's length. N_FLOOR keeps a small channel's every word from looking specific.
+ */
+const N_FLOOR = 100;
+const SPEC_SCALE = 3.5;
 /** Only the best-scored admitted candidates are considered for de-duplication and packing. */
 const SHORTLIST = 200;
-const MS_PER_DAY = 86_400_000;
 /**
  * Indexes kept, one per conversation, least recently used dropped first. With one, a bot answering
  * in two channels by turns rebuilt an index on every message (3.5 ms for a year-old channel, 0.3 ms
@@ -81,7 +86,6 @@ export function createRecall(opts: RecallOptions = {}): LexicalRecall {
  */
 export function createTunedRecall(tuning: RecallTuning, opts: RecallOptions = {}): LexicalRecall {
   const logger = opts.logger ?? silentLogger();
-  const clock = opts.clock ?? (() => new Date());
   const sources = new SourceCache(logger, opts.fs);
   /** Per conversation (its folders), the index and the key of the file versions it was built from. */
   const indexes = new Map<string, { key: string; index: Index }>();
@@ -102,7 +106,7 @@ export function createTunedRecall(tuning: RecallTuning, opts: RecallOptions = {}
     for (const s of list) for (const c of sources.candidates(s)) cands.push(c);
     sources.prune(new Set(list.map((s) => s.abs)));
     linkCondensationEntries(cands);
-    const index = buildIndex(cands, tuning);
+    const index = buildIndex(cands);
     indexes.set(where, { key, index });
     if (indexes.size > MAX_CACHED_INDEXES) indexes.delete(indexes.keys().next().value as string);
     return index;
@@ -113,7 +117,7 @@ export function createTunedRecall(tuning: RecallTuning, opts: RecallOptions = {}
     recall(input: RecallInput, dense?: DenseScorer): RecallResult {
       try {
         const index = indexFor(input);
-        return score(index, input, input.now ?? clock(), tuning, dense);
+        return score(index, input, tuning, dense);
       } catch (err) {
         logger.error({ err }, 'recall failed; recalling nothing');
         return { text: '', items: [] };
@@ -140,7 +144,7 @@ function linkCondensationEntries(cands: Candidate[]): void {
   }
 }
 
-function buildIndex(cands: Candidate[], P: RecallTuning): Index {
+function buildIndex(cands: Candidate[]): Index {
   const df = new Map<string, number>();
   const post = new Map<string, { ids: number[]; tfs: number[] }>();
   const head = new Map<string, number[]>();
@@ -164,7 +168,7 @@ function buildIndex(cands: Candidate[], P: RecallTuning): Index {
   const n = cands.length;
   const avgdl = n ? total / n : 1;
   const lenNorm = new Float64Array(n);
-  for (let i = 0; i < n; i++) lenNorm[i] = P.k1 * (1 - P.b + (P.b * cands[i].len) / avgdl);
+  for (let i = 0; i < n; i++) lenNorm[i] = K1 * (1 - B + (B * cands[i].len) / avgdl);
   const scratch = {
     score: new Float64Array(n),
     evidence: new Float64Array(n),
@@ -176,7 +180,7 @@ function buildIndex(cands: Candidate[], P: RecallTuning): Index {
   return { cands, n, avgdl, df, post, head, sets: new Array(n), lenNorm, scratch };
 }
 
-function score(index: Index, input: RecallInput, now: Date, P: RecallTuning, dense?: DenseScorer): RecallResult {
+function score(index: Index, input: RecallInput, P: RecallTuning, dense?: DenseScorer): RecallResult {
   const empty: RecallResult = { text: '', items: [] };
   if (index.n === 0 || !input.query) return empty;
   const budget = input.budgetChars ?? DEFAULT_BUDGET_CHARS;
@@ -190,58 +194,37 @@ function score(index: Index, input: RecallInput, now: Date, P: RecallTuning, den
   const { score: acc, evidence: ev, matched, mark, touched } = index.scratch;
   let nTouched = 0;
   let stamp = index.scratch.stamp;
-  const topical: { t: string; spec: number }[] = [];
   const rare = P.rareDfMax > 0 ? rareQueryStems(input.query.length > 2_000 ? input.query.slice(0, 2_000) : input.query) : undefined;
   let rareWord = false;
-  for (const { t, w } of P.fuzzyWeight > 0 ? withVariants(index, terms, input.query, P.fuzzyWeight) : terms.map((t) => ({ t, w: 1 }))) {
+  for (const t of terms) {
     const df = index.df.get(t) ?? 0;
-    const hd = index.head.get(t);
-    if (df === 0 && !hd) continue;
-    const idf = w * Math.log(1 + (n - df + 0.5) / (df + 0.5));
-    let spec = w * Math.min(1, Math.log((Math.max(n, P.nFloor) + 1) / ((df > 0 ? df : hd!.length) + 0.5)) / P.specScale);
+    if (df === 0) continue;
+    const idf = Math.log(1 + (n - df + 0.5) / (df + 0.5));
+    let spec = Math.min(1, Math.log((Math.max(n, N_FLOOR) + 1) / (df + 0.5)) / SPEC_SCALE);
     // Language prior: a common word counts only part of its channel specificity; a word rare in the
     // language (a name, a product, a place) that occurs in the channel is topical however often the
     // channel uses it, so it keeps at least `rareFloor`.
     if (isWeakToken(t)) spec *= P.weakFactor;
-    else if (t.length >= 3 || (t.length >= 2 && hasCjk(t))) {
-      spec = Math.max(spec, w * P.rareFloor);
-      if (df > 0) topical.push({ t, spec });
-    }
-    if (rare && w === 1 && df > 0 && df <= P.rareDfMax && rare.has(t)) rareWord = true;
+    else if (t.length >= 3 || (t.length >= 2 && hasCjk(t))) spec = Math.max(spec, P.rareFloor);
+    if (rare && df <= P.rareDfMax && rare.has(t)) rareWord = true;
     stamp++;
-    const p = index.post.get(t);
-    if (p) {
-      const k1p = idf * (P.k1 + 1);
-      for (let k = 0; k < p.ids.length; k++) {
-        const id = p.ids[k];
-        const f = p.tfs[k];
-        if (mark[id] === 0) touched[nTouched++] = id;
-        acc[id] += (k1p * f) / (f + index.lenNorm[id]);
-        ev[id] += spec;
-        matched[id]++;
-        mark[id] = stamp;
-      }
-    }
-    if (hd) {
-      const hidf = P.headingWeight * Math.log(1 + (n - hd.length + 0.5) / (hd.length + 0.5));
-      const hspec = P.headingWeight * spec;
-      for (const id of hd) {
-        if (mark[id] === stamp) continue;
-        if (mark[id] === 0) touched[nTouched++] = id;
-        mark[id] = stamp;
-        acc[id] += hidf;
-        ev[id] += hspec;
-      }
+    const p = index.post.get(t)!;
+    const k1p = idf * (K1 + 1);
+    for (let k = 0; k < p.ids.length; k++) {
+      const id = p.ids[k];
+      const f = p.tfs[k];
+      if (mark[id] === 0) touched[nTouched++] = id;
+      acc[id] += (k1p * f) / (f + index.lenNorm[id]);
+      ev[id] += spec;
+      matched[id]++;
+      mark[id] = stamp;
     }
   }
   index.scratch.stamp = stamp;
-  if (P.prfDocs > 0 && nTouched > P.prfDocs) feedback(index, terms, nTouched, P);
 
-  const today = now.getTime() / MS_PER_DAY;
   const exclude = input.exclude && input.exclude.size ? new Set(Array.from(input.exclude, normalizeForExclude)) : undefined;
   const top = new TopK(SHORTLIST);
   let best = 0;
-  let bestId = -1;
   // Session context: a HISTORY paragraph summarises one dated session; when it matches the message,
   // the dated entries of that day that match too move up (they are the session's facts).
   let dayBest: Map<number, number> | undefined;
@@ -266,55 +249,25 @@ function score(index: Index, input: RecallInput, now: Date, P: RecallTuning, den
     if (e < P.evidenceMin || m === 0) continue;
     const c = cands[id];
     if (exclude && exclude.has(c.norm)) continue;
-    const mult = priorOf(index, c, today, P);
-    if (e > best) {
-      best = e;
-      bestId = id;
-    }
-    top.push(id, sc * mult, e, m);
+    if (e > best) best = e;
+    top.push(id, sc, e, m);
   }
   if (stamp > 1e9) index.scratch.stamp = 0;
-  const gate = top.size > 0 && (passesGate(index, best, bestId, topical, P) || (rareWord && best >= P.rareWordMin));
+  const gate = top.size > 0 && (best >= P.gateMin || (rareWord && best >= P.rareWordMin));
   const tie = (x: number, y: number) => cands[x].rank - cands[y].rank || x - y;
   let ranked = top.sorted(tie);
   const view = dense?.(index);
   if (view) {
-    const prior = (id: number) => priorOf(index, cands[id], today, P);
     const content = terms.some((t) => isContentWord(t));
-    const fused = fuse({ index, lexical: ranked, lexicalGate: gate, view, content, prior, exclude, tuning: P, tie });
+    const fused = fuse({ index, lexical: ranked, lexicalGate: gate, view, content, exclude, tuning: P, tie });
     if (!fused) return empty;
     ranked = fused;
   } else if (!gate) return empty;
   if (ranked.length === 0) return empty;
-  const floor = P.minRelative > 0 ? ranked[0].score * P.minRelative : 0;
-  return pack(index, floor > 0 ? ranked.filter((x) => x.score >= floor) : ranked, budget, maxItems);
+  return pack(index, ranked, budget, maxItems);
 }
 
 /** A word that names something: not common in the language, not a bare number, 3+ letters (or CJK). */
 function isContentWord(t: string): boolean {
   return !isWeakToken(t) && !/^\d+$/.test(t) && (t.length >= 3 || hasCjk(t));
-}
-
-/**
- * Whether the message is about the channel's memory at all: its best candidate has enough evidence,
- * or nearly enough plus topical words (names, products) the channel uses elsewhere.
- */
-function passesGate(index: Index, best: number, bestId: number, topical: { t: string; spec: number }[], P: RecallTuning): boolean {
-  if (best >= P.gateMin) return true;
-  if (P.topicCredit <= 0 || best < P.bestMin) return false;
-  const own = termSet(index, bestId);
-  let credit = 0;
-  for (const x of topical) if (!own.has(x.t)) credit += x.spec * P.topicCredit;
-  return best + credit >= P.gateMin;
-}
-
-/** Per-candidate ranking prior: file weight, a mild preference for short entries, recency. */
-function priorOf(index: Index, c: Candidate, today: number, P: RecallTuning): number {
-  let mult = P.kindWeight[c.kind];
-  if (P.densityPow > 0) mult *= Math.pow(index.avgdl / Math.max(1, c.len), P.densityPow);
-  if (c.day !== undefined) {
-    const age = Math.max(0, today - c.day);
-    mult *= 1 + P.recencyMax * Math.pow(0.5, age / P.recencyHalfLifeDays);
-  }
-  return mult;
 }

@@ -5,7 +5,7 @@ import { isWeakToken, tokenize } from './tokenize';
  * Words that are evidence on their own: "buildkite", "db-staging-3", "6543". A message naming one
  * of them is about the few memory lines that use it, even with no second word in common.
  *
- * "Rare in the language" needs a larger list than commonWords.ts (900 words): the sentence
+ * "Rare in the language" needs a larger list than commonWords.ts (634 words): the sentence
  * model's own vocabulary serves, its 8,000 word pieces being the commonest English words and parts
  * ("evening", "folks", "guitar" are in it; "buildkite", "terraform", "postgres", "staging" are not).
  * A word with a digit is always specific (without the list, only those count). Measured on the

@@ -168,7 +168,6 @@ export function createRecallService(o: RecallServiceOptions): RecallService {
 export interface BuildRecallOptions {
   semantic: SemanticSettings;
   logger: Logger;
-  clock?: () => Date;
   queryTimeoutMs?: number;
   /** Hears, once per outage, that meaning is unavailable (default: a warning in the log). */
   onMeaningUnavailable?: OnMeaningUnavailable;
@@ -179,7 +178,7 @@ export interface BuildRecallOptions {
 /** The recall service for these settings: the packaged model, an embeddings API, or words only. */
 export function buildRecallService(o: BuildRecallOptions): RecallService {
   const logger = o.logger;
-  const lexical = createRecall({ logger, clock: o.clock });
+  const lexical = createRecall({ logger });
   const { mode } = o.semantic;
   if (mode === 'off') return createRecallService({ lexical, logger });
   const onUnavailable = o.onMeaningUnavailable;

@@ -39,14 +39,14 @@ also may might must shall us let lets let's via per etc ever yet else onto upon`
 
 /**
  * Words that shape a question or a chat line but name no topic. Dropped from queries only: an entry
- * that says "the next kind of test" keeps its words, a question "what kind of …" does not match on them.
+ * that says "the next sort of test" keeps its words, a question "what sort of …" does not match on them.
  */
 const QUERY_STOP_WORDS = new Set(
-  `what whats which who whom whose when where why how kind kinds type types sort sorts thing things
+  `what whats which who whom whose when where why how type types sort sorts thing things
 something anything everything stuff tell told say said know knows knew remember recall think thought
 please thanks thank hi hello hey ok okay yes yeah yep nope sure like likely probably maybe perhaps
 guess wonder wondering mean means meant really actually ever anyone someone somebody anybody one
-give describe explain mention mentioned talk talked discuss discussed happen happened way ways`.split(/\s+/),
+give describe explain mention mentioned talk talked discuss discussed happen happened`.split(/\s+/),
 );
 
 /** Chinese/Japanese function characters and particles: not evidence on their own. */

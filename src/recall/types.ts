@@ -29,6 +29,7 @@ export interface RecallInput {
   channelDirs: string[];
   workspaceDir?: string;
   query: string;
+  /** When the message was sent (recall does not rank by date: recency earned nothing under leave-one-out). */
   now?: Date;
   budgetChars?: number;
   maxItems?: number;
@@ -51,8 +52,6 @@ export interface Index {
   head: Map<string, number[]>;
   /** Distinct terms per candidate, for de-duplication. */
   sets: (Set<string> | undefined)[];
-  /** Vocabulary by first letter and length (for typo matching) and by first three letters (for short forms); built on first use. */
-  vocab?: { byLen: Map<string, string[]>; byPrefix: Map<string, string[]> };
   /** BM25 length normalisation per candidate: k1 * (1 - b + b * dl / avgdl). */
   lenNorm: Float64Array;
   scratch: { score: Float64Array; evidence: Float64Array; matched: Uint16Array; mark: Uint32Array; touched: Int32Array; stamp: number };

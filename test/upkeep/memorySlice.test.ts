@@ -64,7 +64,7 @@ describe('the memory slice consolidation shows', () => {
       ...SERVICES.slice(1).map((s, i) => `[2026-11-20 10:0${i} UTC] bo: the ${s} dashboards look fine, ${PROPS[i % PROPS.length]} unchanged`),
       "[2026-11-20 10:30 UTC] al: Let's set the atlas request timeout to 40 units from now on.",
     ];
-    const recall = buildRecallService({ semantic: { mode: 'off', cacheDir: '' }, logger: silentLogger(), clock: () => new Date('2026-11-20T11:00:00Z') });
+    const recall = buildRecallService({ semantic: { mode: 'off', cacheDir: '' }, logger: silentLogger() });
     const slice = await memorySlice({
       memory: fs.readFileSync(p.memory, 'utf8'),
       queries: batch,
