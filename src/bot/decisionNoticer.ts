@@ -1,6 +1,6 @@
 import { Client, Message, PermissionFlagsBits } from 'discord.js';
 import { z } from 'zod';
-import type { Runtime } from '../app/runtime';
+import type { SideTaskDeps } from '../llm/sideTask';
 import { judgeDiscussion, Observed, WINDOW, worthAsking } from '../condense/notice';
 import type { ChannelRef } from '../memory/paths';
 import { NO_PINGS } from './client';
@@ -31,8 +31,16 @@ export class DecisionNoticer {
   private readonly busy = new Set<string>();
   private readonly events: InFlight;
 
-  constructor(private readonly o: { client: Client; runtime: Runtime }) {
-    this.events = new InFlight((err, event) => o.runtime.logger.error({ err, event }, 'decision noticer failed'));
+  constructor(
+    private readonly o: {
+      client: Client;
+      /** `discord.offerCondense`: false turns the noticer off. */
+      offerCondense: boolean;
+      /** The model call that judges a discussion, the store its record goes to, and the log. */
+      deps: SideTaskDeps;
+    },
+  ) {
+    this.events = new InFlight((err, event) => o.deps.logger.error({ err, event }, 'decision noticer failed'));
   }
 
   async stop(): Promise<void> {
@@ -42,7 +50,7 @@ export class DecisionNoticer {
   /** A person's message in a place the bot works; returns at once. */
   observe(m: Message, ref: ChannelRef): void {
     // System messages ("alice started a thread") are not discussion.
-    if (!this.o.runtime.settings.config.discord.offerCondense || m.author.bot || m.system || !m.content.trim()) return;
+    if (!this.o.offerCondense || m.author.bot || m.system || !m.content.trim()) return;
     const key = ref.kind === 'discord' ? (ref.threadId ?? ref.channelId) : ref.name;
     const w = this.windows.get(key) ?? [];
     this.windows.delete(key); // re-inserted last: the map's order is least recent first
@@ -56,22 +64,22 @@ export class DecisionNoticer {
   }
 
   private async judge(key: string, ref: ChannelRef, m: Message): Promise<void> {
-    const rt = this.o.runtime;
+    const { deps } = this.o;
+    const { store } = deps;
     const window = this.windows.get(key) ?? [];
     if (!this.mayPost(m)) return;
-    const parent = rt.store.parentRef(ref);
-    const file = rt.store.paths(parent).noticed;
-    const state: NoticedState = (await rt.store.readState(file, NoticedState)) ?? { version: 1, threads: {}, offers: [] };
+    const parent = store.parentRef(ref);
+    const file = store.paths(parent).noticed;
+    const state: NoticedState = (await store.readState(file, NoticedState)) ?? { version: 1, threads: {}, offers: [] };
     const threadId = ref.kind === 'discord' ? ref.threadId : undefined;
     if (threadId && state.threads[threadId]) return;
-    const at = rt.clock().toISOString();
+    const at = deps.clock().toISOString();
     // Recorded before asking: a crash or a restart never makes the same thread cost a second call.
     if (threadId) {
       state.threads[threadId] = { at, offered: false };
-      await rt.store.writeState(parent, file, state);
+      await store.writeState(parent, file, state);
     }
     this.windows.delete(key);
-    const deps = { model: rt.model, store: rt.store, logger: rt.logger, clock: rt.clock, usage: rt.usage };
     const verdict = await judgeDiscussion(deps, ref, window);
     if (!verdict.decided || !verdict.decision) return;
     const first = window[0];
@@ -86,7 +94,7 @@ export class DecisionNoticer {
     });
     if (threadId) state.threads[threadId] = { at, offered: true };
     else state.offers = [...state.offers, { at, firstMessageId: first.id }].slice(-MAX_OFFERS_KEPT);
-    await rt.store.writeState(parent, file, state);
+    await store.writeState(parent, file, state);
   }
 
   private mayPost(m: Message): boolean {

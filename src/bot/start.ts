@@ -61,12 +61,9 @@ export async function launchBot(
   const runtime = await createRuntime(settings, logger, { scheduleUpkeep: true, ...opts });
   const client = createDiscordClient({ apiUrl: settings.discord.apiUrl, shards: opts.shards });
   const secretary = new DiscordSecretary({ client, runtime });
-  const threads = new ThreadOpener({
-    client,
-    discord: settings.config.discord,
-    deps: { model: runtime.model, store: runtime.store, logger, clock: runtime.clock, usage: runtime.usage },
-  });
-  const noticer = new DecisionNoticer({ client, runtime });
+  const sideTasks = { model: runtime.model, store: runtime.store, logger, clock: runtime.clock, usage: runtime.usage };
+  const threads = new ThreadOpener({ client, discord: settings.config.discord, deps: sideTasks });
+  const noticer = new DecisionNoticer({ client, offerCondense: settings.config.discord.offerCondense, deps: sideTasks });
   const { store, engine, clock, usage, upkeep } = runtime;
   const bot = new MinutesBot({
     client,
