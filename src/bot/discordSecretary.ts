@@ -47,7 +47,7 @@ export class DiscordSecretary implements SecretaryCommands {
     const firstRunNoted = (ref: ChannelRef) => this.firstRunNoted(ref);
     this.condenser = new DiscordCondenser({ client, runtime, firstRunNoted });
     this.triggers = new SecretaryTriggers({ client, runtime, condenser: this.condenser });
-    this.slash = new SecretarySlashCommands({ runtime, condenser: this.condenser });
+    this.slash = new SecretarySlashCommands({ store: runtime.store, logger: runtime.logger, condenser: this.condenser });
     this.jobs = new SecretaryJobs({
       client,
       runtime,

@@ -1,6 +1,7 @@
 import { ChatInputCommandInteraction } from 'discord.js';
 import { listCondensations } from '../condense/listing';
-import type { Runtime } from '../app/runtime';
+import type { Logger } from '../log/logger';
+import type { ChannelStore } from '../memory/store';
 import { ChannelRef } from '../memory/paths';
 import { gatherAll } from './gather';
 import type { SecretaryCommands } from './slash';
@@ -13,7 +14,14 @@ const ARCHIVE_AFTER_ANSWER_MS = 1500;
 
 /** /condense, /resolve and /condensations: each answers with one message for the person who asked. */
 export class SecretarySlashCommands implements SecretaryCommands {
-  constructor(private readonly o: { runtime: Runtime; condenser: DiscordCondenser }) {}
+  constructor(
+    private readonly o: {
+      /** Where /condensations finds a channel's condensation files. */
+      store: ChannelStore;
+      logger: Logger;
+      condenser: DiscordCondenser;
+    },
+  ) {}
 
   async condense(ix: ChatInputCommandInteraction, ref: ChannelRef, topic: string | null): Promise<string> {
     const ch = ix.channel;
@@ -31,12 +39,12 @@ export class SecretarySlashCommands implements SecretaryCommands {
     if (!ch?.isThread()) return '/resolve works in a thread: it condenses the thread, then archives it.';
     const text = describeCondensation(await this.o.condenser.condenseThread(ch, 'explicit'));
     setTimeout(() => {
-      void ch.setArchived(true, 'resolved with /resolve').catch((err) => this.o.runtime.logger.warn({ err }, 'could not archive the thread'));
+      void ch.setArchived(true, 'resolved with /resolve').catch((err) => this.o.logger.warn({ err }, 'could not archive the thread'));
     }, ARCHIVE_AFTER_ANSWER_MS).unref();
     return `${text}\nArchiving this thread.`;
   }
 
   list(ref: ChannelRef): Promise<string> {
-    return listCondensations(this.o.runtime.store.paths(ref).condensations);
+    return listCondensations(this.o.store.paths(ref).condensations);
   }
 }
