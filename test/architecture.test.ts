@@ -223,7 +223,6 @@ describe('the shape of src/', () => {
       'bot/discordSecretary.ts',
       'bot/discordCondenser.ts',
       'bot/secretaryJobs.ts',
-      'bot/secretaryTriggers.ts',
     ]);
     const wrong = files
       .filter((f) => folderOf(f) === 'bot')

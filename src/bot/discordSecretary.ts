@@ -46,7 +46,13 @@ export class DiscordSecretary implements SecretaryCommands {
     this.events = new InFlight((err, event) => runtime.logger.error({ err, event }, 'secretary event failed'));
     const firstRunNoted = (ref: ChannelRef) => this.firstRunNoted(ref);
     this.condenser = new DiscordCondenser({ client, runtime, firstRunNoted });
-    this.triggers = new SecretaryTriggers({ client, runtime, condenser: this.condenser });
+    this.triggers = new SecretaryTriggers({
+      client,
+      logger: runtime.logger,
+      clock: runtime.clock,
+      discord: runtime.settings.config.discord,
+      condenser: this.condenser,
+    });
     this.slash = new SecretarySlashCommands({ store: runtime.store, logger: runtime.logger, condenser: this.condenser });
     this.jobs = new SecretaryJobs({
       client,

@@ -12,7 +12,7 @@ import {
   User,
 } from 'discord.js';
 import type { CondenseResult } from '../condense/secretary';
-import type { Runtime } from '../app/runtime';
+import type { ConfigFile } from '../config/schema';
 import type { Logger } from '../log/logger';
 import { gatherFrom } from './gather';
 import { placeAllowed } from './gate';
@@ -28,13 +28,22 @@ export const RESOLVE_EMOJI = '✅';
  * locked, a forum post newly tagged resolved.
  */
 export class SecretaryTriggers {
-  constructor(private readonly o: { client: Client; runtime: Runtime; condenser: DiscordCondenser }) {}
+  constructor(
+    private readonly o: {
+      client: Client;
+      logger: Logger;
+      clock: () => Date;
+      /** The allowlists, who may condense, and the forum tags that mean resolved. */
+      discord: ConfigFile['discord'];
+      condenser: DiscordCondenser;
+    },
+  ) {}
 
   private get log(): Logger {
-    return this.o.runtime.logger;
+    return this.o.logger;
   }
   private get config() {
-    return this.o.runtime.settings.config.discord;
+    return this.o.discord;
   }
 
   async onReaction(r: MessageReaction | PartialMessageReaction, u: User | PartialUser): Promise<void> {
@@ -72,7 +81,7 @@ export class SecretaryTriggers {
     const archivedNow = (!before.archived && after.archived) || (!before.locked && after.locked);
     const tagged = this.newlyResolvedTag(before, after);
     if (!archivedNow && !tagged) return;
-    await this.o.condenser.autoCondense(after, this.o.runtime.clock());
+    await this.o.condenser.autoCondense(after, this.o.clock());
   }
 
   private newlyResolvedTag(before: AnyThreadChannel, after: AnyThreadChannel): boolean {
