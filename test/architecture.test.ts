@@ -222,7 +222,6 @@ describe('the shape of src/', () => {
       // Not narrowed yet: the Secretary's Discord wiring.
       'bot/discordSecretary.ts',
       'bot/discordCondenser.ts',
-      'bot/secretaryJobs.ts',
     ]);
     const wrong = files
       .filter((f) => folderOf(f) === 'bot')

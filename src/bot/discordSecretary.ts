@@ -56,9 +56,11 @@ export class DiscordSecretary implements SecretaryCommands {
     this.slash = new SecretarySlashCommands({ store: runtime.store, logger: runtime.logger, condenser: this.condenser });
     this.jobs = new SecretaryJobs({
       client,
-      runtime,
+      store: runtime.store,
+      clock: runtime.clock,
       log: runtime.logger,
       config: runtime.settings.config.discord,
+      staleActionDays: runtime.settings.config.actions.staleAfterDays,
       closing: () => this.events.closing,
       firstRunNoted,
       autoCondense: (thread, at) => this.condenser.autoCondense(thread, at),

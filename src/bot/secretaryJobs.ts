@@ -6,7 +6,7 @@ import { readLedger, skipIfMalformed } from '../condense/ledgerFile';
 import { releaseLeases } from '../condense/leases';
 import { CondenseResult } from '../condense/secretary';
 import { auditChannel, formatAudit, listChannelRefs } from '../condense/audit';
-import type { Runtime } from '../app/runtime';
+import type { ChannelStore } from '../memory/store';
 import { ChannelRef, refLabel } from '../memory/paths';
 import { findMissingCondensations, queueFile, takeQueuedThreads } from './auditThreads';
 import { ownsGuild, ownsRef, shardsOf } from './ownership';
@@ -16,9 +16,12 @@ import type { ConfigFile } from '../config/schema';
 /** What the scheduled jobs need from the Secretary on Discord. */
 export interface SecretaryJobHost {
   client: Client;
-  runtime: Runtime;
+  store: ChannelStore;
+  clock: () => Date;
   log: Logger;
   config: ConfigFile['discord'];
+  /** `actions.staleAfterDays`: the audit flags open actions older than this. */
+  staleActionDays: number;
   /** The bot is stopping: jobs stop between threads. */
   closing(): boolean;
   firstRunNoted(ref: ChannelRef): Promise<void>;
@@ -50,8 +53,8 @@ export class SecretaryJobs {
         if (ch.type !== ChannelType.GuildText && ch.type !== ChannelType.GuildForum) continue;
         const ref: ChannelRef = { kind: 'discord', guildId: guild.id, channelId: ch.id };
         await this.h.firstRunNoted(ref);
-        const ledger = await skipIfMalformed(() => readLedger(this.h.runtime.store, ref), null);
-        const since = ledger && (await botThereSince(this.h.runtime.store, guild.id, ledger.firstRunAt));
+        const ledger = await skipIfMalformed(() => readLedger(this.h.store, ref), null);
+        const since = ledger && (await botThereSince(this.h.store, guild.id, ledger.firstRunAt));
         if (!since) continue;
         // Private archived threads need Manage Threads to list; without it they are skipped.
         const lists = await Promise.all(
@@ -80,7 +83,7 @@ export class SecretaryJobs {
    * condensation this process is running right now; it is left to run out on its own.
    */
   async resumeInterrupted(opts: { atStart?: boolean } = {}): Promise<number> {
-    const store = this.h.runtime.store;
+    const store = this.h.store;
     let n = 0;
     for (const ref of await this.ownedRefs()) {
       // Shutting down: what is left is picked up on the next start.
@@ -88,7 +91,7 @@ export class SecretaryJobs {
       if (ref.kind !== 'discord') continue;
       if (opts.atStart && (await skipIfMalformed(() => releaseLeases(store, ref), null)) === null) continue;
       n += await this.condenseQueued(ref);
-      for (const f of await skipIfMalformed(() => listRetryable(store, ref, this.h.runtime.clock()), [])) {
+      for (const f of await skipIfMalformed(() => listRetryable(store, ref, this.h.clock()), [])) {
         const threadId = f.conversation.threadId;
         if (this.h.closing()) return n;
         if (!threadId) continue;
@@ -105,14 +108,14 @@ export class SecretaryJobs {
 
   /** Threads `minutes audit --fix` queued: condensed now (explicitly: a person asked via the audit). */
   private async condenseQueued(ref: ChannelRef): Promise<number> {
-    const store = this.h.runtime.store;
+    const store = this.h.store;
     const file = queueFile(store, ref);
     const { ids, taken } = await takeQueuedThreads(store, ref);
     let n = 0;
     for (const id of ids) {
       if (this.h.closing()) {
         // Shutting down: put the rest back for the next start.
-        await store.appendJsonl(file, { threadId: id, at: this.h.runtime.clock().toISOString() });
+        await store.appendJsonl(file, { threadId: id, at: this.h.clock().toISOString() });
         continue;
       }
       // Silent on purpose: gone, or not visible to the bot: treated as absent.
@@ -125,7 +128,7 @@ export class SecretaryJobs {
       } catch (err) {
         // Back in the queue for the next sweep rather than dropped.
         this.h.log.warn({ thread: id, err }, 'a queued condensation failed; it stays queued');
-        await store.appendJsonl(file, { threadId: id, at: this.h.runtime.clock().toISOString() });
+        await store.appendJsonl(file, { threadId: id, at: this.h.clock().toISOString() });
       }
     }
     await dropTaken(taken);
@@ -135,15 +138,14 @@ export class SecretaryJobs {
   /** The scheduled audit: files only (the sweep covers threads missing a condensation). */
   async audit(): Promise<void> {
     for (const ref of await this.ownedRefs()) {
-      const rt = this.h.runtime;
-      const a = await auditChannel({ store: rt.store, ref, fix: true, now: rt.clock(), staleActionDays: rt.settings.config.actions.staleAfterDays });
+      const a = await auditChannel({ store: this.h.store, ref, fix: true, now: this.h.clock(), staleActionDays: this.h.staleActionDays });
       for (const line of formatAudit(a)) this.h.log.warn({ channel: refLabel(ref) }, `audit: ${line}`);
     }
     if (!this.h.client.isReady()) return;
-    for (const m of await findMissingCondensations(this.h.client, this.h.runtime.store, this.h.config)) {
+    for (const m of await findMissingCondensations(this.h.client, this.h.store, this.h.config)) {
       this.h.log.warn({ thread: m.threadId }, `audit: thread "${m.name}" was resolved with enough discussion but has no condensation; queued`);
       const ref: ChannelRef = { kind: 'discord', guildId: m.guildId, channelId: m.channelId };
-      await this.h.runtime.store.appendJsonl(queueFile(this.h.runtime.store, ref), { threadId: m.threadId, at: this.h.runtime.clock().toISOString() });
+      await this.h.store.appendJsonl(queueFile(this.h.store, ref), { threadId: m.threadId, at: this.h.clock().toISOString() });
     }
     await this.resumeInterrupted();
   }
@@ -155,6 +157,6 @@ export class SecretaryJobs {
    */
   private async ownedRefs(): Promise<ChannelRef[]> {
     const shards = shardsOf(this.h.client);
-    return (await listChannelRefs(this.h.runtime.store.root)).filter((ref) => ownsRef(ref, shards));
+    return (await listChannelRefs(this.h.store.root)).filter((ref) => ownsRef(ref, shards));
   }
 }
