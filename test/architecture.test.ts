@@ -221,7 +221,6 @@ describe('the shape of src/', () => {
       'bot/start.ts', // the bot's composition root: builds the runtime and hands out its parts
       // Not narrowed yet: the Secretary's Discord wiring.
       'bot/discordSecretary.ts',
-      'bot/discordCondenser.ts',
     ]);
     const wrong = files
       .filter((f) => folderOf(f) === 'bot')

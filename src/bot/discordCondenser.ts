@@ -3,10 +3,12 @@ import { autoGate } from '../condense/gate';
 import { botThereSince } from './firstSeen';
 import { lastCondensedMessageId } from '../condense/ledgerQueries';
 import { readLedger } from '../condense/ledgerFile';
-import { Secretary, CondenseResult } from '../condense/secretary';
+import type { Secretary, CondenseResult } from '../condense/secretary';
 import { humanMessages, messagesSince } from '../condense/transcript';
 import type { CondenseTarget, TranscriptMessage } from '../condense/types';
-import type { Runtime } from '../app/runtime';
+import type { ConfigFile } from '../config/schema';
+import type { Logger } from '../log/logger';
+import type { ChannelStore } from '../memory/store';
 import { ChannelRef } from '../memory/paths';
 import { KeyedQueue } from '../shared/queue';
 import { discordPoster, gatherAll } from './gather';
@@ -21,7 +23,6 @@ export type Trigger = 'explicit' | 'auto';
  * channel.
  */
 export class DiscordCondenser {
-  private readonly secretary: Secretary;
   /**
    * One condensation at a time per channel: each must see the decisions the previous one wrote
    * (to name what it supersedes), and the pins are shared.
@@ -31,20 +32,19 @@ export class DiscordCondenser {
   constructor(
     private readonly o: {
       client: Client;
-      runtime: Runtime;
+      /** The transport-free pipeline this runs on Discord. */
+      secretary: Secretary;
+      store: ChannelStore;
+      logger: Logger;
+      /** The allowlists: automatic triggers work only where the bot may. */
+      discord: ConfigFile['discord'];
       /** Waits for the first-run record this process started for the conversation, if any. */
       firstRunNoted(ref: ChannelRef): Promise<void>;
     },
-  ) {
-    const rt = o.runtime;
-    this.secretary = new Secretary({
-      deps: { model: rt.model, store: rt.store, logger: rt.logger.child({ component: 'secretary' }), clock: rt.clock },
-      fault: rt.probes.fault,
-    });
-  }
+  ) {}
 
   private get log() {
-    return this.o.runtime.logger;
+    return this.o.logger;
   }
 
   /** Every condensation queued so far has finished (shutdown). */
@@ -54,15 +54,15 @@ export class DiscordCondenser {
 
   /** A thread archived, locked or tagged resolved: condensed when the automatic gate lets it. */
   async autoCondense(thread: AnyThreadChannel, archivedAt: Date | undefined): Promise<CondenseResult | null> {
-    const config = this.o.runtime.settings.config.discord;
+    const config = this.o.discord;
     // The allowlists decide where the Secretary works, automatic triggers included.
     if (!placeAllowed(thread.guildId, thread.parentId ?? thread.id, thread.id, config)) return null;
     const ref = this.refOf(thread);
     await this.o.firstRunNoted(ref);
-    const ledger = await readLedger(this.o.runtime.store, ref);
+    const ledger = await readLedger(this.o.store, ref);
     const messages = await gatherAll(thread);
     const since = messagesSince(humanMessages(messages), lastCondensedMessageId(ledger, thread.id));
-    const there = ref.kind === 'discord' ? await botThereSince(this.o.runtime.store, ref.guildId, ledger.firstRunAt) : undefined;
+    const there = ref.kind === 'discord' ? await botThereSince(this.o.store, ref.guildId, ledger.firstRunAt) : undefined;
     const verdict = autoGate({ humanSinceLast: since, archivedAt, botFirstRanAt: there });
     if (!verdict.ok) {
       this.log.debug({ thread: thread.id, reason: verdict.reason }, 'automatic condensation skipped');
@@ -96,7 +96,7 @@ export class DiscordCondenser {
       topicHint: topic,
     };
     return this.perChannel.run(this.channelKey(ref), () =>
-      this.secretary.condense({ target, messages, poster: discordPoster(postIn, this.o.client.user!.id, this.log) }),
+      this.o.secretary.condense({ target, messages, poster: discordPoster(postIn, this.o.client.user!.id, this.log) }),
     );
   }
 
@@ -112,7 +112,7 @@ export class DiscordCondenser {
       topicHint: topic,
     };
     return this.perChannel.run(this.channelKey(ref), () =>
-      this.secretary.condense({ target, messages, poster: discordPoster(ch, this.o.client.user!.id, this.log) }),
+      this.o.secretary.condense({ target, messages, poster: discordPoster(ch, this.o.client.user!.id, this.log) }),
     );
   }
 
@@ -121,7 +121,7 @@ export class DiscordCondenser {
   }
 
   private channelKey(ref: ChannelRef): string {
-    return this.o.runtime.store.paths(this.o.runtime.store.parentRef(ref)).channelDir;
+    return this.o.store.paths(this.o.store.parentRef(ref)).channelDir;
   }
 }
 

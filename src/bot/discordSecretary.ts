@@ -3,6 +3,7 @@ import cron, { type ScheduledTask } from 'node-cron';
 import { noteServersSeen } from './firstSeen';
 import { watchNames } from './names';
 import { ensureFirstRun } from '../condense/firstRun';
+import { Secretary } from '../condense/secretary';
 import type { Runtime } from '../app/runtime';
 import { ChannelRef } from '../memory/paths';
 import { OncePerKey } from '../shared/queue';
@@ -45,7 +46,18 @@ export class DiscordSecretary implements SecretaryCommands {
     const { client, runtime } = o;
     this.events = new InFlight((err, event) => runtime.logger.error({ err, event }, 'secretary event failed'));
     const firstRunNoted = (ref: ChannelRef) => this.firstRunNoted(ref);
-    this.condenser = new DiscordCondenser({ client, runtime, firstRunNoted });
+    const secretary = new Secretary({
+      deps: { model: runtime.model, store: runtime.store, logger: runtime.logger.child({ component: 'secretary' }), clock: runtime.clock },
+      fault: runtime.probes.fault,
+    });
+    this.condenser = new DiscordCondenser({
+      client,
+      secretary,
+      store: runtime.store,
+      logger: runtime.logger,
+      discord: runtime.settings.config.discord,
+      firstRunNoted,
+    });
     this.triggers = new SecretaryTriggers({
       client,
       logger: runtime.logger,
