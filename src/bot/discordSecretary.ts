@@ -3,8 +3,10 @@ import cron, { type ScheduledTask } from 'node-cron';
 import { noteServersSeen } from './firstSeen';
 import { watchNames } from './names';
 import { ensureFirstRun } from '../condense/firstRun';
-import { Secretary } from '../condense/secretary';
-import type { Runtime } from '../app/runtime';
+import type { Secretary } from '../condense/secretary';
+import type { ConfigFile } from '../config/schema';
+import type { Logger } from '../log/logger';
+import type { ChannelStore } from '../memory/store';
 import { ChannelRef } from '../memory/paths';
 import { OncePerKey } from '../shared/queue';
 import { InFlight } from './inFlight';
@@ -38,41 +40,32 @@ export class DiscordSecretary implements SecretaryCommands {
   constructor(
     private readonly o: {
       client: Client;
-      runtime: Runtime;
+      /** The transport-free condensation pipeline (src/condense) this runs on Discord. */
+      secretary: Secretary;
+      store: ChannelStore;
+      logger: Logger;
+      clock: () => Date;
+      /** The allowlists, who may condense, and the forum tags that mean resolved. */
+      discord: ConfigFile['discord'];
+      /** `actions.staleAfterDays`: the daily audit flags open actions older than this. */
+      staleActionDays: number;
       sweepSchedule?: string;
       auditSchedule?: string;
     },
   ) {
-    const { client, runtime } = o;
-    this.events = new InFlight((err, event) => runtime.logger.error({ err, event }, 'secretary event failed'));
+    const { client, secretary, store, logger, clock, discord } = o;
+    this.events = new InFlight((err, event) => logger.error({ err, event }, 'secretary event failed'));
     const firstRunNoted = (ref: ChannelRef) => this.firstRunNoted(ref);
-    const secretary = new Secretary({
-      deps: { model: runtime.model, store: runtime.store, logger: runtime.logger.child({ component: 'secretary' }), clock: runtime.clock },
-      fault: runtime.probes.fault,
-    });
-    this.condenser = new DiscordCondenser({
-      client,
-      secretary,
-      store: runtime.store,
-      logger: runtime.logger,
-      discord: runtime.settings.config.discord,
-      firstRunNoted,
-    });
-    this.triggers = new SecretaryTriggers({
-      client,
-      logger: runtime.logger,
-      clock: runtime.clock,
-      discord: runtime.settings.config.discord,
-      condenser: this.condenser,
-    });
-    this.slash = new SecretarySlashCommands({ store: runtime.store, logger: runtime.logger, condenser: this.condenser });
+    this.condenser = new DiscordCondenser({ client, secretary, store, logger, discord, firstRunNoted });
+    this.triggers = new SecretaryTriggers({ client, logger, clock, discord, condenser: this.condenser });
+    this.slash = new SecretarySlashCommands({ store, logger, condenser: this.condenser });
     this.jobs = new SecretaryJobs({
       client,
-      store: runtime.store,
-      clock: runtime.clock,
-      log: runtime.logger,
-      config: runtime.settings.config.discord,
-      staleActionDays: runtime.settings.config.actions.staleAfterDays,
+      store,
+      clock,
+      log: logger,
+      config: discord,
+      staleActionDays: o.staleActionDays,
       closing: () => this.events.closing,
       firstRunNoted,
       autoCondense: (thread, at) => this.condenser.autoCondense(thread, at),
@@ -81,15 +74,14 @@ export class DiscordSecretary implements SecretaryCommands {
   }
 
   attach(): void {
-    const { client, runtime } = this.o;
-    const log = runtime.logger;
+    const { client, store, clock, logger: log } = this.o;
     client.on(Events.MessageReactionAdd, (r, u) => {
       void this.events.run('reaction', () => this.triggers.onReaction(r, u));
     });
     client.on(Events.ThreadUpdate, (before, after) => {
       void this.events.run('threadUpdate', () => this.triggers.onThreadUpdate(before, after));
     });
-    const seen = (ids: string[]) => noteServersSeen(client, runtime.store, ids, runtime.clock(), log);
+    const seen = (ids: string[]) => noteServersSeen(client, store, ids, clock(), log);
     client.once(Events.ClientReady, () => {
       void this.events.run('sweep', async () => {
         await seen([...client.guilds.cache.keys()]);
@@ -100,7 +92,7 @@ export class DiscordSecretary implements SecretaryCommands {
     client.on(Events.GuildCreate, (g) => {
       void this.events.run('guildCreate', () => seen([g.id]));
     });
-    watchNames(client, runtime.store, log, (name, fn) => {
+    watchNames(client, store, log, (name, fn) => {
       void this.events.run(name, fn);
     });
   }
@@ -139,16 +131,16 @@ export class DiscordSecretary implements SecretaryCommands {
    * The bot does not wait for it; `firstRunNoted` lets a trigger that follows at once wait.
    */
   noteChannel(ref: ChannelRef): Promise<void> {
-    const { store } = this.o.runtime;
+    const { store } = this.o;
     // Keyed by the ledger the record goes to: a private thread keeps its own, apart from its channel's.
     const key = store.paths(ref).ledger;
-    return this.firstRuns.run(key, () => ensureFirstRun(store, ref, this.o.runtime.clock()).then(() => undefined));
+    return this.firstRuns.run(key, () => ensureFirstRun(store, ref, this.o.clock()).then(() => undefined));
   }
 
   /** Waits for a first-run record this process started for the conversation's ledger, if any. */
   private async firstRunNoted(ref: ChannelRef): Promise<void> {
     // Silent on purpose: the first-run record logs its own failure where it is made.
-    await this.firstRuns.get(this.o.runtime.store.paths(ref).ledger)?.catch(() => undefined);
+    await this.firstRuns.get(this.o.store.paths(ref).ledger)?.catch(() => undefined);
   }
 
   // The slash commands (secretarySlash.ts) and scheduled jobs (secretaryJobs.ts), reachable from here.

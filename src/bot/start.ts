@@ -7,6 +7,7 @@ import { MinutesBot } from './bot';
 import { createDiscordClient } from './client';
 import type { ShardSet } from './ownership';
 import { DiscordSecretary } from './discordSecretary';
+import { Secretary } from '../condense/secretary';
 import { ThreadOpener } from './threadOpener';
 import { DecisionNoticer } from './decisionNoticer';
 import { ActionCommands } from './actionCommands';
@@ -60,7 +61,7 @@ export async function launchBot(
   checkDataRoot(settings.dataDir);
   const runtime = await createRuntime(settings, logger, { scheduleUpkeep: true, ...opts });
   const client = createDiscordClient({ apiUrl: settings.discord.apiUrl, shards: opts.shards });
-  const secretary = new DiscordSecretary({ client, runtime });
+  const secretary = discordSecretary(client, runtime);
   const sideTasks = { model: runtime.model, store: runtime.store, logger, clock: runtime.clock, usage: runtime.usage };
   const threads = new ThreadOpener({ client, discord: settings.config.discord, deps: sideTasks });
   const noticer = new DecisionNoticer({ client, offerCondense: settings.config.discord.offerCondense, deps: sideTasks });
@@ -117,6 +118,21 @@ export async function launchBot(
       await client.destroy();
     },
   };
+}
+
+/** The Secretary on Discord, given the parts of the runtime it uses. */
+export function discordSecretary(client: Client, runtime: Runtime): DiscordSecretary {
+  const { store, logger, clock, model, settings, probes } = runtime;
+  return new DiscordSecretary({
+    client,
+    // Test fault points reach the pipeline from here only; production passes none.
+    secretary: new Secretary({ deps: { model, store, logger: logger.child({ component: 'secretary' }), clock }, fault: probes.fault }),
+    store,
+    logger,
+    clock,
+    discord: settings.config.discord,
+    staleActionDays: settings.config.actions.staleAfterDays,
+  });
 }
 
 function loginProblem(err: unknown): string {

@@ -1,5 +1,6 @@
 import type { Client } from 'discord.js';
-import { DiscordSecretary } from '../../src/bot/discordSecretary';
+import type { DiscordSecretary } from '../../src/bot/discordSecretary';
+import { discordSecretary } from '../../src/bot/start';
 import type { Runtime } from '../../src/app/runtime';
 import { readLedger } from '../../src/condense/ledgerFile';
 import type { ChannelRef } from '../../src/memory/paths';
@@ -21,7 +22,7 @@ describe('the first-run record (automatic condensations count from it)', () => {
     fake = await startFakeModelServer();
     runtime = await testRuntime(tmp.dir, fake);
     // noteChannel needs only the store and the clock; no Discord connection is made.
-    secretary = new DiscordSecretary({ client: {} as Client, runtime });
+    secretary = discordSecretary({} as Client, runtime);
   });
   afterEach(async () => {
     await secretary.stop();
