@@ -16,6 +16,8 @@ module.exports = {
     '<rootDir>/test/recall/recall.test.ts',
     '<rootDir>/test/recall/rules.test.ts',
     '<rootDir>/test/recall/abstention.test.ts',
+    '<rootDir>/test/recall/semantic.test.ts',
+    '<rootDir>/test/recall/searchIndex.test.ts',
     '<rootDir>/test/condense/pure.test.ts',
     '<rootDir>/test/condense/constraints.test.ts',
     '<rootDir>/test/condense/contextArchive.test.ts',
