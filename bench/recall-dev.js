@@ -14,6 +14,7 @@
 const fs = require('node:fs');
 const path = require('node:path');
 const { spawnSync } = require('node:child_process');
+const { pairedBootstrap } = require('./rng');
 const root = path.resolve(__dirname, '..');
 const { createTunedRecall } = require(path.join(root, 'dist', 'recall', 'lexical.js'));
 const { DEFAULT_TUNING } = require(path.join(root, 'dist', 'recall', 'tuning.js'));
@@ -75,28 +76,9 @@ function interval(baseFile, file) {
   const d = Array.from(a.keys())
     .filter((k) => typeof a.get(k) === 'number' && typeof b.get(k) === 'number')
     .map((k) => b.get(k) - a.get(k));
-  const rng = mulberry32(42);
-  const means = [];
-  for (let r = 0; r < 2000; r++) {
-    let s = 0;
-    for (let i = 0; i < d.length; i++) s += d[Math.floor(rng() * d.length)];
-    means.push(s / d.length);
-  }
-  means.sort((x, y) => x - y);
+  const [m, lo, hi] = pairedBootstrap(d);
   const f = (/** @type {number} */ x) => (x >= 0 ? '+' : '') + x.toFixed(3);
-  return `(${f(d.reduce((x, y) => x + y, 0) / d.length)} [${f(means[49])}, ${f(means[1949])}])`;
-}
-
-/** @param {number} seed */
-function mulberry32(seed) {
-  let t = seed >>> 0;
-  return () => {
-    t = (t + 0x6d2b79f5) >>> 0;
-    let x = t;
-    x = Math.imul(x ^ (x >>> 15), x | 1);
-    x ^= x + Math.imul(x ^ (x >>> 7), x | 61);
-    return ((x ^ (x >>> 14)) >>> 0) / 4294967296;
-  };
+  return `(${f(m)} [${f(lo)}, ${f(hi)}])`;
 }
 
 async function main() {

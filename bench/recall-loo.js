@@ -20,6 +20,7 @@
 const fs = require('node:fs');
 const path = require('node:path');
 const { spawnSync } = require('node:child_process');
+const { pairedBootstrap } = require('./rng');
 const root = path.resolve(__dirname, '..');
 const data = path.join(root, 'bench', 'data', 'locomo-dev');
 const channelsDir = path.join(data, 'channels');
@@ -183,28 +184,7 @@ function fitness(r, convSet) {
   return mean(r.map((per) => mean(per.filter((_, qi) => convSet.has(questions[qi].conv)))));
 }
 /** Paired bootstrap of a mean difference: [mean, lo, hi]. @param {number[]} d */
-function boot(d) {
-  const rng = mulberry32(42);
-  const means = [];
-  for (let r = 0; r < 2000; r++) {
-    let s = 0;
-    for (let i = 0; i < d.length; i++) s += d[Math.floor(rng() * d.length)];
-    means.push(s / d.length);
-  }
-  means.sort((x, y) => x - y);
-  return [mean(d), means[49], means[1949]];
-}
-/** @param {number} seed */
-function mulberry32(seed) {
-  let t = seed >>> 0;
-  return () => {
-    t = (t + 0x6d2b79f5) >>> 0;
-    let x = t;
-    x = Math.imul(x ^ (x >>> 15), x | 1);
-    x ^= x + Math.imul(x ^ (x >>> 7), x | 61);
-    return ((x ^ (x >>> 14)) >>> 0) / 4294967296;
-  };
-}
+const boot = pairedBootstrap;
 const sgn = (/** @type {number} */ x) => (x >= 0 ? '+' : '') + x.toFixed(3);
 
 /**

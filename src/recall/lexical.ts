@@ -57,7 +57,7 @@ export const DEFAULT_BUDGET_CHARS = 2000;
 export const DEFAULT_MAX_ITEMS = 16;
 
 /** BM25 parameters: Lucene's defaults (other values gain nothing under leave-one-out). */
-const K1 = 1.2;
+export const BM25_K1 = 1.2;
 const B = 0.75;
 /**
  * A word's evidence: its specificity ln((max(N, N_FLOOR)+1)/(df+0.5)) / SPEC_SCALE, capped at 1, so a
@@ -168,7 +168,7 @@ function buildIndex(cands: Candidate[]): Index {
   const n = cands.length;
   const avgdl = n ? total / n : 1;
   const lenNorm = new Float64Array(n);
-  for (let i = 0; i < n; i++) lenNorm[i] = K1 * (1 - B + (B * cands[i].len) / avgdl);
+  for (let i = 0; i < n; i++) lenNorm[i] = BM25_K1 * (1 - B + (B * cands[i].len) / avgdl);
   const scratch = {
     score: new Float64Array(n),
     evidence: new Float64Array(n),
@@ -209,7 +209,7 @@ function score(index: Index, input: RecallInput, P: RecallTuning, dense?: DenseS
     if (rare && df <= P.rareDfMax && rare.has(t)) rareWord = true;
     stamp++;
     const p = index.post.get(t)!;
-    const k1p = idf * (K1 + 1);
+    const k1p = idf * (BM25_K1 + 1);
     for (let k = 0; k < p.ids.length; k++) {
       const id = p.ids[k];
       const f = p.tfs[k];

@@ -1,5 +1,7 @@
 import type { Index, RecallItem } from './types';
+import { BM25_K1 } from './lexical';
 import { queryTokens } from './tokenize';
+import { DEFAULT_TUNING } from './tuning';
 
 /**
  * An explicit search over a channel's memory: what a person asked for, ranked, never withheld.
@@ -24,10 +26,9 @@ export const DEFAULT_SEARCH_LIMIT = 10;
  * floor: a person reads the list and judges it; an unrelated line at the bottom costs a glance.
  */
 const MIN_COSINE = 0.3;
-/** Meaning's share of the fused score, as in recall (RecallTuning.denseWeight). */
-const DENSE_WEIGHT = 0.3;
-const K1 = 1.2;
-const B = 0.75;
+/** Meaning's share of the fused score, as in recall. */
+const DENSE_WEIGHT = DEFAULT_TUNING.denseWeight;
+/** A heading word counts this share of a word in the line (recall itself no longer scores headings). */
 const HEADING_WEIGHT = 0.35;
 
 export function searchIndex(index: Index, input: SearchInput, cos: SearchCosines): RecallItem[] {
@@ -43,8 +44,7 @@ export function searchIndex(index: Index, input: SearchInput, cos: SearchCosines
       for (let k = 0; k < p.ids.length; k++) {
         const id = p.ids[k];
         const f = p.tfs[k];
-        const norm = K1 * (1 - B + (B * index.cands[id].len) / index.avgdl);
-        lexical[id] += (idf * (K1 + 1) * f) / (f + norm);
+        lexical[id] += (idf * (BM25_K1 + 1) * f) / (f + index.lenNorm[id]);
       }
     }
     if (hd) {
