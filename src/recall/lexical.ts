@@ -1,3 +1,4 @@
+import { LRUCache } from 'lru-cache';
 import type { Logger } from '../log/logger';
 import type { Index, RecallInput, RecallResult } from './types';
 import { silentLogger } from '../log/logger';
@@ -42,6 +43,8 @@ export interface Recall {
 /** The engine with its index exposed, for the vectors that go beside it (service.ts). */
 export interface LexicalRecall extends Recall {
   indexOf(input: Pick<RecallInput, 'channelDirs' | 'workspaceDir'>): Index;
+  /** `recall` over an index the caller already has from `indexOf` (one lookup per turn, not two). */
+  recallIn(index: Index, input: RecallInput, dense?: DenseScorer): RecallResult;
 }
 
 export const DEFAULT_BUDGET_CHARS = 2000;
@@ -69,12 +72,14 @@ const SPEC_SCALE = 3.5;
 /** Only the best-scored admitted candidates are considered for de-duplication and packing. */
 const SHORTLIST = 200;
 /**
- * Indexes kept, one per conversation, least recently used dropped first. With one, a bot answering
- * in two channels by turns rebuilt an index on every message (3.5 ms for a year-old channel, 0.3 ms
- * from the cache); a year-old channel's index and parsed files take ~2.7 MB, so 16 cost ~40 MB at
- * most and cover the channels a server is busy in at once.
+ * Indexes kept, one per conversation, least recently used dropped first, bounded by their estimated
+ * size rather than their number. A count of 16 made a bot busy in more channels than that rebuild an
+ * index (and re-parse its files) on every message; 2,000 small channels (a few KB each) now stay
+ * cached, while a few year-old channels (~1 MB of index each beside their parsed files) cannot push
+ * memory past the budget. 16 MB for the indexes plus SourceCache's 24 MB for the parsed files keep
+ * the ~40 MB the count bound allowed at most.
  */
-const MAX_CACHED_INDEXES = 16;
+const INDEX_CACHE_BYTES = 16 * 1024 * 1024;
 
 export function createRecall(opts: RecallOptions = {}): LexicalRecall {
   return createTunedRecall(DEFAULT_TUNING, opts);
@@ -88,27 +93,21 @@ export function createTunedRecall(tuning: RecallTuning, opts: RecallOptions = {}
   const logger = opts.logger ?? silentLogger();
   const sources = new SourceCache(logger, opts.fs);
   /** Per conversation (its folders), the index and the key of the file versions it was built from. */
-  const indexes = new Map<string, { key: string; index: Index }>();
+  const indexes = new LRUCache<string, { key: string; index: Index }>({
+    maxSize: INDEX_CACHE_BYTES,
+    sizeCalculation: (e) => indexBytes(e.index),
+  });
 
   function indexFor(input: Pick<RecallInput, 'channelDirs' | 'workspaceDir'>): Index {
     const { files: list, key } = sources.listSources(input.channelDirs, input.workspaceDir);
     const where = `${input.channelDirs.join('\u0000')}\u0001${input.workspaceDir ?? ''}`;
     const hit = indexes.get(where);
-    if (hit) {
-      // Most recently used last: the first entry is the one to drop.
-      indexes.delete(where);
-      if (hit.key === key) {
-        indexes.set(where, hit);
-        return hit.index;
-      }
-    }
+    if (hit && hit.key === key) return hit.index;
     const cands: Candidate[] = [];
     for (const s of list) for (const c of sources.candidates(s)) cands.push(c);
-    sources.prune(new Set(list.map((s) => s.abs)));
     linkCondensationEntries(cands);
     const index = buildIndex(cands);
     indexes.set(where, { key, index });
-    if (indexes.size > MAX_CACHED_INDEXES) indexes.delete(indexes.keys().next().value as string);
     return index;
   }
 
@@ -116,7 +115,14 @@ export function createTunedRecall(tuning: RecallTuning, opts: RecallOptions = {}
     indexOf: indexFor,
     recall(input: RecallInput, dense?: DenseScorer): RecallResult {
       try {
-        const index = indexFor(input);
+        return score(indexFor(input), input, tuning, dense);
+      } catch (err) {
+        logger.error({ err }, 'recall failed; recalling nothing');
+        return { text: '', items: [] };
+      }
+    },
+    recallIn(index: Index, input: RecallInput, dense?: DenseScorer): RecallResult {
+      try {
         return score(index, input, tuning, dense);
       } catch (err) {
         logger.error({ err }, 'recall failed; recalling nothing');
@@ -142,6 +148,16 @@ function linkCondensationEntries(cands: Candidate[]): void {
     if (link) c.link = link;
     else delete c.link;
   }
+}
+
+/**
+ * An index's own memory, roughly: its postings (two numbers and a map slot per term occurrence), its
+ * per-candidate arrays and maps. The candidates themselves are SourceCache's (counted there).
+ */
+function indexBytes(index: Index): number {
+  let postings = 0;
+  for (const c of index.cands) postings += c.terms.length;
+  return 1024 + postings * 48 + index.n * 64;
 }
 
 function buildIndex(cands: Candidate[]): Index {

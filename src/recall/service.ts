@@ -4,7 +4,7 @@ import { VectorCache } from '../embed/vectorCache';
 import { WorkerEmbedder } from '../embed/workerEmbedder';
 import type { Logger } from '../log/logger';
 import { createRecall, LexicalRecall } from './lexical';
-import type { RecallInput, RecallItem, RecallResult } from './types';
+import type { Index, RecallInput, RecallItem, RecallResult } from './types';
 import { searchIndex } from './search';
 import { CandidateVectors } from './vectors';
 import { hasCjk } from './tokenize';
@@ -91,26 +91,29 @@ export function createRecallService(o: RecallServiceOptions): RecallService {
     }
   }
 
-  function hasCandidates(input: RecallInput): boolean {
+  /** The conversation's index, looked up once per turn; undefined when the folders cannot be read. */
+  function indexOf(input: RecallInput): Index | undefined {
     try {
-      return o.lexical.indexOf(input).n > 0;
+      return o.lexical.indexOf(input);
     } catch {
-      return false; // recall itself reports an unreadable folder
+      return undefined; // recall itself reports an unreadable folder
     }
   }
 
   return {
     semantic: o.semantic ?? (embedder ? 'local' : 'off'),
     async recall(input) {
+      const index = indexOf(input);
+      if (!index) return o.lexical.recall(input);
       // An empty channel has nothing to compare with: no model is loaded for it.
-      const any = hasCandidates(input);
+      const any = index.n > 0;
       const qv = any ? await queryVector(input.query, input.queryWaitMs) : undefined;
       if (!qv || !vectors) {
         // The lines are still queued for the background (the model may be loading right now).
-        if (any && vectors) vectors.queue(o.lexical.indexOf(input));
-        return o.lexical.recall(input);
+        if (any && vectors) vectors.queue(index);
+        return o.lexical.recallIn(index, input);
       }
-      return o.lexical.recall(input, (index) => vectors.dense(index, qv));
+      return o.lexical.recallIn(index, input, (ix) => vectors.dense(ix, qv));
     },
     async search(input) {
       let index;

@@ -1,5 +1,6 @@
 import fs from 'node:fs';
 import path from 'node:path';
+import { LRUCache } from 'lru-cache';
 import type { Logger } from '../log/logger';
 import { Block, condensationBlocks, lineEntries, paragraphBlocks } from '../memory/markdownBlocks';
 import { tokenize } from './tokenize';
@@ -12,8 +13,9 @@ import { tokenize } from './tokenize';
  * thread, its own folder comes before its parent's at the same kind. CONTEXT.md is never a source
  * (it is in the prompt whole).
  *
- * Each file is parsed once per (mtimeMs, size); a warm call only stats, and a condensations folder's
- * files only when the folder changed or CONDENSATION_RESTAT_MS passed. Nothing here writes.
+ * Each file is parsed once per (mtimeMs, size); a warm call only stats, a condensations folder's
+ * files only when the folder changed or CONDENSATION_RESTAT_MS passed, and the workspace's
+ * MEMORY.md (which the bot never writes) once per WORKSPACE_RESTAT_MS. Nothing here writes.
  */
 export type SourceKind = 'session' | 'memory' | 'condensation' | 'workspace' | 'history';
 
@@ -82,6 +84,30 @@ const TAG_RE = /\[from:[^\]\n]*\]\s*$/;
  */
 const CONDENSATION_RESTAT_MS = 2_000;
 
+/**
+ * The workspace's MEMORY.md is shared by every channel and written only by people: one stat per
+ * this long serves every turn in every channel, and a hand edit shows within it (README).
+ */
+export const WORKSPACE_RESTAT_MS = 1_000;
+/**
+ * Parsed files kept, least recently used dropped first, by their estimated size: 2,000 small
+ * channels' files (a few KB each) stay parsed, while a few year-old channels (a few MB each) cannot
+ * push memory past the budget. With the indexes' 16 MB (lexical.ts), ~40 MB at most.
+ */
+const PARSED_CACHE_BYTES = 24 * 1024 * 1024;
+/**
+ * Listed folders and condensation sources kept, counted in file names: 100,000 is ~3,000 year-old
+ * channels' condensations (~10 MB), and a folder dropped is only listed again.
+ */
+const LISTED_NAMES_MAX = 100_000;
+
+/** A parsed file's memory, roughly: its candidates' strings (UTF-16) and term arrays. */
+function parsedBytes(p: ParsedFile): number {
+  let bytes = 256;
+  for (const c of p.candidates) bytes += 256 + (c.text.length + c.body.length + c.norm.length + c.heading.length) * 2 + c.terms.length * 40;
+  return bytes;
+}
+
 /** What identifies a file's version for the index: path, mtime and size. */
 function sourceKey(s: SourceFile): string {
   return `${s.abs}\u0000${s.mtimeMs}\u0000${s.size}\u0001`;
@@ -101,15 +127,20 @@ export function isoToDay(iso: string | undefined): number | undefined {
 }
 
 export class SourceCache {
-  private files = new Map<string, ParsedFile>();
-  private dirs = new Map<string, { mtimeMs: number; names: string[] }>();
+  private files = new LRUCache<string, ParsedFile>({ maxSize: PARSED_CACHE_BYTES, sizeCalculation: parsedBytes });
+  private dirs = new LRUCache<string, { mtimeMs: number; names: string[] }>({ maxSize: LISTED_NAMES_MAX, sizeCalculation: (d) => d.names.length + 1 });
+  /** The workspace MEMORY.md's stat and when it was taken (see WORKSPACE_RESTAT_MS). */
+  private workspaceStats = new LRUCache<string, { at: number; st: { mtimeMs: number; size: number } | undefined }>({ max: 64 });
   /**
    * Per condensations folder, as seen from one conversation (a thread labels its parent's files
    * differently from the parent itself): its files as sources, their part of the index key, when
    * their stats were taken and the folder's mtime then. Reused as they are while nothing can have
    * changed, so a warm recall allocates nothing per condensation.
    */
-  private condensationSources = new Map<string, { dirMtimeMs: number; at: number; files: SourceFile[]; key: string }>();
+  private condensationSources = new LRUCache<string, { dirMtimeMs: number; at: number; files: SourceFile[]; key: string }>({
+    maxSize: LISTED_NAMES_MAX,
+    sizeCalculation: (e) => e.files.length + 1,
+  });
 
   constructor(
     private readonly logger: Logger,
@@ -158,7 +189,7 @@ export class SourceCache {
     });
     if (workspaceDir) {
       const abs = path.join(workspaceDir, 'MEMORY.md');
-      const st = this.stat(abs);
+      const st = this.workspaceStat(abs);
       if (st) push({ abs, label: 'workspace/MEMORY.md', kind: 'workspace', rank: KIND_RANK.workspace * 16, ...st });
     }
     return { files, key };
@@ -172,10 +203,13 @@ export class SourceCache {
     return candidates;
   }
 
-  /** Drops cache entries for files not in `live` (deleted or no longer asked for). */
-  prune(live: Set<string>): void {
-    if (this.files.size <= live.size * 4 + 64) return;
-    for (const k of this.files.keys()) if (!live.has(k)) this.files.delete(k);
+  private workspaceStat(abs: string): { mtimeMs: number; size: number } | undefined {
+    const now = this.monotonicMs();
+    const hit = this.workspaceStats.get(abs);
+    if (hit && now - hit.at < WORKSPACE_RESTAT_MS) return hit.st;
+    const st = this.stat(abs);
+    this.workspaceStats.set(abs, { at: now, st });
+    return st;
   }
 
   private stat(abs: string): { mtimeMs: number; size: number } | undefined {

@@ -61,6 +61,11 @@ const DEFAULT_BATCH = 64;
 
 export class CandidateVectors {
   private readonly perIndex = new WeakMap<Index, IndexVectors>();
+  /**
+   * Each candidate's text hash, kept as long as its parsed file is (SourceCache): an index rebuilt
+   * because one file changed hashes only that file's lines again.
+   */
+  private readonly hashOf = new WeakMap<Candidate, string>();
   /** hash → text, waiting to be embedded. */
   private readonly pending = new Map<string, string>();
   private running: Promise<void> | undefined;
@@ -176,7 +181,7 @@ export class CandidateVectors {
   private vectorsOf(index: Index): IndexVectors {
     let iv = this.perIndex.get(index);
     if (!iv) {
-      const hashes = index.cands.map((c) => (embeddable(c) ? textHash(embedText(c)) : ''));
+      const hashes = index.cands.map((c) => this.hash(c));
       iv = { hashes, vecs: new Array(index.n), missing: index.n, seen: -1 };
       this.perIndex.set(index, iv);
     }
@@ -197,6 +202,15 @@ export class CandidateVectors {
     }
     this.kick();
     return iv;
+  }
+
+  private hash(c: Candidate): string {
+    let h = this.hashOf.get(c);
+    if (h === undefined) {
+      h = embeddable(c) ? textHash(embedText(c)) : '';
+      this.hashOf.set(c, h);
+    }
+    return h;
   }
 
   private kick(): void {
