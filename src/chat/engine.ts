@@ -1,4 +1,4 @@
-import { StatCachedFiles } from '../memory/statCachedFiles';
+import { StatCachedFiles, WORKSPACE_RESTAT_MS } from '../memory/statCachedFiles';
 import type { Logger } from '../log/logger';
 import { ModelError } from '../llm/errors';
 import type { ModelClient, Usage } from '../llm/types';
@@ -13,7 +13,7 @@ import { containsSecret, redactSecrets } from '../shared/secrets';
 import type { ChannelStore } from '../memory/store';
 import { assemblePrompt, AssembledPrompt } from '../prompt/assemble';
 import { BOT_INSTRUCTIONS } from '../prompt/instructions';
-import { clipMessage, InboundMessage, mergeUserTurn, renderUserPart, withoutMessage } from './conversation';
+import { clipMessage, InboundMessage, renderUserPart, withoutMessage } from './conversation';
 import type { ConversationState } from '../shared/conversation';
 import type { ConversationStore, TurnListener } from './conversationStore';
 import type { UsageBook } from './usage';
@@ -83,10 +83,14 @@ export class ChatEngine {
    */
   private readonly turns = new KeyedQueue();
   private readonly clock: () => Date;
-  /** CONTEXT.md, SOUL.md and AGENTS.md change rarely: re-read only when their stat changes. */
-  private readonly files = new StatCachedFiles((file, err) =>
-    this.o.logger.warn({ file, err }, 'cannot read this file; answering without it until it is readable (check its permissions)'),
-  );
+  /**
+   * CONTEXT.md, SOUL.md and AGENTS.md change rarely: re-read only when their stat changes; the
+   * workspace's two, which only people write, stat-ed once a second for every channel.
+   */
+  private readonly files = new StatCachedFiles({
+    onUnreadable: (file, err) =>
+      this.o.logger.warn({ file, err }, 'cannot read this file; answering without it until it is readable (check its permissions)'),
+  });
 
   constructor(private readonly o: ChatEngineOptions) {
     this.clock = o.clock ?? (() => new Date());
@@ -167,12 +171,14 @@ export class ChatEngine {
     void store.ensureChannel(ref).catch((err) => this.o.logger.error({ channel: p.convDir, err }, 'could not create the channel folder; check the data root'));
     const ws = workspaceFiles(store.root);
     const context = this.channelContext(ref);
-    const soul = this.files.read(ws.soul);
-    const agents = this.files.read(ws.agents);
+    const soul = this.files.read(ws.soul, WORKSPACE_RESTAT_MS);
+    const agents = this.files.read(ws.agents, WORKSPACE_RESTAT_MS);
     // Awaits only when there is work: each await on this path waits behind a burst's other events.
     const asking = messages.filter((m) => m.addressed !== false && EXPLICIT_REQUEST.test(m.content));
     const memoryNotes = asking.length ? await this.applyExplicitRequests(ref, asking) : [];
-    const newest = mergeUserTurn(messages);
+    // Rendered once (each part is redacted): the prompt's newest turn and the stored turn's parts.
+    const parts = messages.map(renderUserPart);
+    const newest = parts.join('\n');
     const query = messages.map((m) => m.content).join('\n');
     // The only wait for meaning: this message's vector, bounded (service.ts); lines not yet
     // embedded are scored by words.
@@ -232,7 +238,7 @@ export class ChatEngine {
       ...c,
       turns: [
         ...c.turns,
-        { role: 'user', content: newest, at, ids: messages.map((m) => m.id), parts: messages.map(renderUserPart) },
+        { role: 'user', content: newest, at, ids: messages.map((m) => m.id), parts },
         { role: 'assistant', content: replyText, at },
       ],
     }));

@@ -3,6 +3,7 @@ import path from 'node:path';
 import { LRUCache } from 'lru-cache';
 import type { Logger } from '../log/logger';
 import { Block, condensationBlocks, lineEntries, paragraphBlocks } from '../memory/markdownBlocks';
+import { WORKSPACE_RESTAT_MS } from '../memory/statCachedFiles';
 import { tokenize } from './tokenize';
 
 /**
@@ -85,11 +86,6 @@ const TAG_RE = /\[from:[^\]\n]*\]\s*$/;
 const CONDENSATION_RESTAT_MS = 2_000;
 
 /**
- * The workspace's MEMORY.md is shared by every channel and written only by people: one stat per
- * this long serves every turn in every channel, and a hand edit shows within it (README).
- */
-export const WORKSPACE_RESTAT_MS = 1_000;
-/**
  * Parsed files kept, least recently used dropped first, by their estimated size: 2,000 small
  * channels' files (a few KB each) stay parsed, while a few year-old channels (a few MB each) cannot
  * push memory past the budget. With the indexes' 16 MB (lexical.ts), ~40 MB at most.
@@ -129,7 +125,10 @@ export function isoToDay(iso: string | undefined): number | undefined {
 export class SourceCache {
   private files = new LRUCache<string, ParsedFile>({ maxSize: PARSED_CACHE_BYTES, sizeCalculation: parsedBytes });
   private dirs = new LRUCache<string, { mtimeMs: number; names: string[] }>({ maxSize: LISTED_NAMES_MAX, sizeCalculation: (d) => d.names.length + 1 });
-  /** The workspace MEMORY.md's stat and when it was taken (see WORKSPACE_RESTAT_MS). */
+  /**
+   * The workspace MEMORY.md's stat and when it was taken: shared by every channel and written only by
+   * people, it is stat-ed once per WORKSPACE_RESTAT_MS, not on every turn of every channel.
+   */
   private workspaceStats = new LRUCache<string, { at: number; st: { mtimeMs: number; size: number } | undefined }>({ max: 64 });
   /**
    * Per condensations folder, as seen from one conversation (a thread labels its parent's files

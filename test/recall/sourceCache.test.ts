@@ -104,3 +104,37 @@ describe('the recall indexes kept', () => {
     expect(a2.cands.map((c) => c.body)).toContain('The a service moves to Redis');
   });
 });
+
+describe("the workspace's MEMORY.md", () => {
+  it('is stat-ed once a second for every channel, not on every turn, and an edit shows after that', () => {
+    const tmp = makeTmpDir();
+    try {
+      const ws = path.join(tmp.dir, 'workspace');
+      fs.mkdirSync(ws);
+      fs.writeFileSync(path.join(ws, 'MEMORY.md'), '# Workspace Memory\n');
+      const chans = ['a', 'b', 'c'].map((n) => path.join(tmp.dir, n));
+      for (const c of chans) fs.mkdirSync(c);
+      let wsStats = 0;
+      const counting = {
+        ...fs,
+        statSync: ((p: fs.PathLike, o?: fs.StatSyncOptions) => {
+          if (String(p).startsWith(ws)) wsStats++;
+          return fs.statSync(p, o);
+        }) as typeof fs.statSync,
+      };
+      let now = 0;
+      const cache = new SourceCache(silentLogger(), counting, () => now);
+      const keys = () => chans.map((c) => cache.listSources([c], ws).key);
+      const before = keys();
+      for (let k = 0; k < 5; k++) keys();
+      expect(wsStats).toBe(1);
+      fs.appendFileSync(path.join(ws, 'MEMORY.md'), '- [m-aaaa01] Everyone uses UTC [from: t, 2026-01-01]\n');
+      now += 1_000;
+      const after = keys();
+      expect(wsStats).toBe(2);
+      expect(after[0]).not.toBe(before[0]);
+    } finally {
+      tmp.cleanup();
+    }
+  });
+});
