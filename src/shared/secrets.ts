@@ -49,15 +49,30 @@ export function containsSecret(text: string): boolean {
 }
 
 /**
+ * Values no rule here can call a secret, and that every record is full of: a snowflake or other
+ * number, an ISO time. Skipping them saves the rules on most fields of a log record (a snowflake's 18
+ * digits pass the cheap first look); whatever else is in a record, including unknown fields, is
+ * redacted as before.
+ */
+const NEVER_SECRET = /^(?:\d{1,20}|\d{4}-\d\d-\d\dT\d\d:\d\d(?::\d\d(?:\.\d{1,9})?)?(?:Z|[+-]\d\d:\d\d)?)$/;
+/** Keys whose values the bot itself names (a record's kind, the model's name, a channel's label). */
+const NAMED_BY_THE_BOT = new Set(['type', 'model', 'channel', 'guild']);
+
+/** Whether a record's field is left as it is: it cannot hold what a person typed or a credential. */
+export function cannotHoldSecret(key: string | undefined, value: string): boolean {
+  return (key !== undefined && NAMED_BY_THE_BOT.has(key)) || NEVER_SECRET.test(value);
+}
+
+/**
  * A copy of `value` with every string in it redacted. For structured records (log.jsonl): redacting
  * the serialised JSON instead could swallow a closing quote or an escape and make the line invalid.
  */
-export function redactValues<T>(value: T): T {
-  if (typeof value === 'string') return redactSecrets(value) as T;
-  if (Array.isArray(value)) return value.map((v) => redactValues(v)) as T;
+export function redactValues<T>(value: T, key?: string): T {
+  if (typeof value === 'string') return (cannotHoldSecret(key, value) ? value : redactSecrets(value)) as T;
+  if (Array.isArray(value)) return value.map((v) => redactValues(v, key)) as T;
   if (value && typeof value === 'object' && Object.getPrototypeOf(value) === Object.prototype) {
     const out: Record<string, unknown> = {};
-    for (const [k, v] of Object.entries(value)) out[k] = redactValues(v);
+    for (const [k, v] of Object.entries(value)) out[k] = redactValues(v, k);
     return out as T;
   }
   return value;

@@ -1,4 +1,4 @@
-import { containsSecret, redactSecrets, redactValues } from '../../src/shared/secrets';
+import { cannotHoldSecret, containsSecret, redactSecrets, redactValues } from '../../src/shared/secrets';
 
 // Credential-shaped strings built at run time, so this file holds nothing a scanner would flag.
 const rnd = (n: number, alphabet = 'abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789'): string =>
@@ -129,5 +129,46 @@ describe('secrets', () => {
     expect(JSON.stringify(back.nested)).not.toContain(rnd(30));
     expect(back.nested[1]).toBe(42);
     expect(record.content).toContain(rnd(40));
+  });
+});
+
+describe('the fields of a log record the rules are not run on (issue 25)', () => {
+  it('skips snowflakes, numbers, ISO times and the fields the bot names itself, nothing else', () => {
+    expect(cannotHoldSecret('id', '1234567890123456789')).toBe(true);
+    expect(cannotHoldSecret('inReplyTo', '1234567890123456789')).toBe(true);
+    expect(cannotHoldSecret('at', '2026-11-21T09:00:00.000Z')).toBe(true);
+    expect(cannotHoldSecret('type', 'message')).toBe(true);
+    expect(cannotHoldSecret('model', 'claude-sonnet-4-20250514')).toBe(true);
+    expect(cannotHoldSecret('channel', '111111111111111111/222222222222222222')).toBe(true);
+    for (const key of ['content', 'name', 'error', 'note', undefined]) {
+      expect(cannotHoldSecret(key, 'my password is swordfish')).toBe(false);
+      expect(cannotHoldSecret(key, `sk-ant-api03-${rnd(30)}`)).toBe(false);
+    }
+    // An id or a time field holding anything but an id or a time is redacted like any other.
+    expect(cannotHoldSecret('id', `sk-ant-api03-${rnd(30)}`)).toBe(false);
+    expect(cannotHoldSecret('at', 'my password is swordfish')).toBe(false);
+  });
+
+  it('still redacts a secret in a field it does not know, at any depth, and in an id field that is not an id', () => {
+    const record = {
+      type: 'message',
+      id: '1234567890123456789',
+      at: '2026-11-21T09:00:00.000Z',
+      author: { id: '9876543210987654321', name: 'alice' },
+      somethingNew: 'the wifi pass is CorrectHorse42',
+      deeper: { list: [{ whatever: `token sk-ant-api03-${rnd(30)}` }] },
+      inReplyTo: ['1234567890123456789', `sk-ant-api03-${rnd(31)}`],
+    };
+    const back = JSON.parse(JSON.stringify(redactValues(record))) as typeof record;
+    expect(back.somethingNew).toBe('the wifi pass is [redacted]');
+    expect(JSON.stringify(back.deeper)).not.toContain(rnd(30));
+    expect(back.inReplyTo[0]).toBe('1234567890123456789');
+    expect(back.inReplyTo[1]).not.toContain(rnd(31));
+    expect({ id: back.id, at: back.at, author: back.author, type: back.type }).toEqual({
+      id: record.id,
+      at: record.at,
+      author: record.author,
+      type: 'message',
+    });
   });
 });
