@@ -1,6 +1,7 @@
 import fs from 'node:fs/promises';
 import path from 'node:path';
 import type { ZodType } from 'zod';
+import { LRUCache } from 'lru-cache';
 import { Logger, silentLogger } from '../log/logger';
 import { atomicWrite, NotUtf8Error, readTextForWrite, readTextIfExists, replaceIfUnchanged, stageWrite } from './atomicWrite';
 import { backedUpWithinBurst, keepBackup, sweepLeftovers } from './backups';
@@ -64,7 +65,11 @@ export class ChannelStore {
   private readonly layout: (ref: ChannelRef) => ChannelPaths;
   /** Per conversation, the first ensureChannel in flight or done: a burst shares one check. */
   private readonly ensured = new OncePerKey();
-  private readonly pathCache = new Map<string, ChannelPaths>();
+  /**
+   * Paths per conversation (~2 KB each), the most recently used 4,096: more than a busy bot answers
+   * in at once, ~8 MB at most; a conversation dropped has its paths computed again.
+   */
+  private readonly pathCache = new LRUCache<string, ChannelPaths>({ max: 4_096 });
   /** JSONL appends and private state writes, in order per file (no queue or lock needed). */
   private readonly ordered = new OrderedWrites();
 
@@ -111,10 +116,30 @@ export class ChannelStore {
     const p = this.paths(ref);
     // Checked once per process per conversation: the reply path should not stat four files a turn.
     await this.ensured.run(p.convDir, async () => {
-      await this.createMissing(p);
+      // The common case after a restart: everything is there, seen in one listing per folder,
+      // without the channel's lock.
+      if (!(await this.allThere(p))) await this.createMissing(p);
       await this.sweepLeftovers(p);
     });
     return p;
+  }
+
+  /** Whether the state folders and every templated file exist: one readdir per folder holding them. */
+  private async allThere(p: ChannelPaths): Promise<boolean> {
+    const wanted = new Map<string, string[]>();
+    const want = (file: string) => {
+      const dir = path.dirname(file);
+      wanted.set(dir, [...(wanted.get(dir) ?? []), path.basename(file)]);
+    };
+    want(p.channelStateDir);
+    want(p.stateDir);
+    for (const name of Object.keys(TEMPLATES) as TemplateFile[]) want(this.fileFor(p, name));
+    for (const [dir, names] of wanted) {
+      // Silent on purpose: a folder that cannot be listed is created (or reported) by createMissing.
+      const present = new Set(await fs.readdir(dir).catch(() => [] as string[]));
+      if (!names.every((n) => present.has(n))) return false;
+    }
+    return true;
   }
 
   /** Temp files of writes a crash interrupted; nothing else removes them. */

@@ -1,3 +1,5 @@
+import { LRUCache } from 'lru-cache';
+
 /**
  * One FIFO queue per key (a channel folder). Every writer of a channel goes through it, so two
  * writes to one file never interleave, while different channels proceed concurrently.
@@ -51,32 +53,47 @@ export class KeyedQueue {
 /**
  * The first run of a task per key, shared by every later caller (a burst of messages in a new
  * channel makes its folder once). A run that fails is forgotten, so the next caller tries again.
+ * Runs in flight are all kept; finished ones only the `maxDone` most recent, so a bot in thousands
+ * of channels does not keep one entry each forever: a key forgotten runs its task once more, so a
+ * task given here must be harmless to repeat (it checks, then does only what is missing).
  */
 export class OncePerKey {
-  private readonly started = new Map<string, Promise<void>>();
+  private readonly inFlight = new Map<string, Promise<void>>();
+  private readonly done: LRUCache<string, true>;
 
-  run(key: string, task: () => Promise<void>): Promise<void> {
-    let p = this.started.get(key);
-    if (!p) {
-      const mine = task();
-      this.started.set(key, mine);
-      // Silent on purpose: settlement only: the error belongs to the caller awaiting `mine`.
-      mine.catch(() => {
-        if (this.started.get(key) === mine) this.started.delete(key);
-      });
-      p = mine;
-    }
-    return p;
+  constructor(o: { maxDone?: number } = {}) {
+    this.done = new LRUCache<string, true>({ max: o.maxDone ?? DEFAULT_MAX_DONE });
   }
 
-  /** The run started for this key, if any (done, in flight, or not yet failed). */
+  run(key: string, task: () => Promise<void>): Promise<void> {
+    const running = this.inFlight.get(key);
+    if (running) return running;
+    if (this.done.get(key)) return DONE;
+    const mine = task();
+    this.inFlight.set(key, mine);
+    // Silent on purpose: settlement only: the error belongs to the caller awaiting `mine`.
+    mine.then(
+      () => {
+        this.inFlight.delete(key);
+        this.done.set(key, true);
+      },
+      () => this.inFlight.delete(key),
+    );
+    return mine;
+  }
+
+  /** The run started for this key, if any (done and still remembered, or in flight). */
   get(key: string): Promise<void> | undefined {
-    return this.started.get(key);
+    return this.inFlight.get(key) ?? (this.done.has(key) ? DONE : undefined);
   }
 
   /** Settles when every run started so far has settled; never rejects. */
   async settled(): Promise<void> {
     // Silent on purpose: settlement only: the errors belong to the callers awaiting them.
-    await Promise.all(Array.from(this.started.values(), (p) => p.catch(() => undefined)));
+    await Promise.all(Array.from(this.inFlight.values(), (p) => p.catch(() => undefined)));
   }
 }
+
+/** Finished runs remembered: more than the conversations a busy bot answers in at once. */
+const DEFAULT_MAX_DONE = 10_000;
+const DONE: Promise<void> = Promise.resolve();
