@@ -1,4 +1,3 @@
-import { existsSync } from '../memory/dataFiles';
 import { ChatInputCommandInteraction, PermissionFlagsBits, Client, Events, Guild, Interaction, Message, MessageFlags, PartialMessage } from 'discord.js';
 import type { CommandContext } from '../chat/commands';
 import type { ChatEngine } from '../chat/engine';
@@ -14,6 +13,7 @@ import { refOfChannel } from './refs';
 import { decide, MessageFacts, placeAllowed } from './gate';
 import { Inbox } from './inbox';
 import { InFlight } from './inFlight';
+import { ActiveConversations } from './activeConversations';
 import { ReplyChannel, ReplySender } from './replies';
 
 export interface BotOptions {
@@ -43,9 +43,8 @@ export interface BotOptions {
  */
 export class MinutesBot {
   readonly inbox: Inbox<ReplyChannel>;
-  private readonly active = new Set<string>();
-  /** Conversations whose folder and first-run record were started by this process. */
-  private readonly activated = new Set<string>();
+  /** Conversations the bot works in, and those whose first-run record this process started. */
+  private readonly conversations = new ActiveConversations();
   /** Event handlers in flight; `drain` closes it. */
   private readonly handlers: InFlight;
 
@@ -200,25 +199,16 @@ export class MinutesBot {
    */
   private activate(ref: ChannelRef): void {
     const dir = this.o.store.paths(ref).convDir;
-    if (this.activated.has(dir)) return;
-    this.activated.add(dir);
-    this.active.add(dir);
+    if (!this.conversations.activate(dir)) return;
     // The folder itself is created by the first turn (ChatEngine), the log by its first append.
     this.o.secretary?.noteChannel?.(this.o.store.parentRef(ref))?.catch((err) => {
-      this.activated.delete(dir);
+      this.conversations.activationFailed(dir);
       this.log.error({ channel: refLabel(ref), err }, 'could not record the first run in this channel; check the data root');
     });
   }
 
   private isActive(ref: ChannelRef): boolean {
-    const dir = this.o.store.paths(ref).convDir;
-    if (this.active.has(dir)) return true;
-    // A folder on disk means the bot has worked here before (this or an earlier run).
-    if (existsSync(dir)) {
-      this.active.add(dir);
-      return true;
-    }
-    return false;
+    return this.conversations.isActive(this.o.store.paths(ref).convDir);
   }
 
   private toInbound(m: Message, botId: string | undefined): InboundMessage {

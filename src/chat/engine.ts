@@ -88,8 +88,7 @@ export class ChatEngine {
    * workspace's two, which only people write, stat-ed once a second for every channel.
    */
   private readonly files = new StatCachedFiles({
-    onUnreadable: (file, err) =>
-      this.o.logger.warn({ file, err }, 'cannot read this file; answering without it until it is readable (check its permissions)'),
+    onUnreadable: (file, err) => this.o.logger.warn({ file, err }, 'cannot read this file; answering without it until it is readable (check its permissions)'),
   });
 
   constructor(private readonly o: ChatEngineOptions) {
@@ -236,11 +235,7 @@ export class ChatEngine {
     // reply does not wait for the write.
     const { state: stored } = await this.o.conversations.update(ref, (c) => ({
       ...c,
-      turns: [
-        ...c.turns,
-        { role: 'user', content: newest, at, ids: messages.map((m) => m.id), parts },
-        { role: 'assistant', content: replyText, at },
-      ],
+      turns: [...c.turns, { role: 'user', content: newest, at, ids: messages.map((m) => m.id), parts }, { role: 'assistant', content: replyText, at }],
     }));
     void this.o.usage.add(ref, res.model, 'chat', res.usage, this.clock());
     void store

@@ -32,7 +32,10 @@ describe('recall across many active channels', () => {
     dirs = Array.from({ length: CHANNELS }, (_, i) => {
       const d = path.join(tmp.dir, `c${i}`);
       fs.mkdirSync(d);
-      fs.writeFileSync(path.join(d, 'MEMORY.md'), `# Channel Memory\n\n- [m-aaaa${String(i).padStart(2, '0')}] Channel ${i} deploys with Kafka topic t${i} [from: t, 2026-01-01]\n`);
+      fs.writeFileSync(
+        path.join(d, 'MEMORY.md'),
+        `# Channel Memory\n\n- [m-aaaa${String(i).padStart(2, '0')}] Channel ${i} deploys with Kafka topic t${i} [from: t, 2026-01-01]\n`,
+      );
       fs.writeFileSync(path.join(d, 'HISTORY.md'), `# History\n\n2026-01-01: the channel ${i} team talked about Kafka.\n`);
       return d;
     });
