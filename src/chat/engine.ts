@@ -176,8 +176,8 @@ export class ChatEngine {
     const asking = messages.filter((m) => m.addressed !== false && EXPLICIT_REQUEST.test(m.content));
     const memoryNotes = asking.length ? await this.applyExplicitRequests(ref, asking) : [];
     // Rendered once (each part is redacted): the prompt's newest turn and the stored turn's parts.
-    const parts = messages.map(renderUserPart);
-    const newest = parts.join('\n');
+    const renderedParts = messages.map(renderUserPart);
+    const newest = renderedParts.join('\n');
     const query = messages.map((m) => m.content).join('\n');
     // The only wait for meaning: this message's vector, bounded (service.ts); lines not yet
     // embedded are scored by words.
@@ -235,7 +235,11 @@ export class ChatEngine {
     // reply does not wait for the write.
     const { state: stored } = await this.o.conversations.update(ref, (c) => ({
       ...c,
-      turns: [...c.turns, { role: 'user', content: newest, at, ids: messages.map((m) => m.id), parts }, { role: 'assistant', content: replyText, at }],
+      turns: [
+        ...c.turns,
+        { role: 'user', content: newest, at, ids: messages.map((m) => m.id), parts: renderedParts },
+        { role: 'assistant', content: replyText, at },
+      ],
     }));
     void this.o.usage.add(ref, res.model, 'chat', res.usage, this.clock());
     void store
