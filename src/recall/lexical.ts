@@ -2,7 +2,7 @@ import { LRUCache } from 'lru-cache';
 import type { Logger } from '../log/logger';
 import type { Index, RecallInput, RecallResult } from './types';
 import { silentLogger } from '../log/logger';
-import { Candidate, FsLike, normalizeForExclude, SourceCache } from './sources';
+import { Candidate, normalizeForExclude, SourceCache } from './sources';
 import { hasCjk, isWeakToken, queryTokens } from './tokenize';
 import { pack } from './pack';
 import { TopK } from './topK';
@@ -28,8 +28,6 @@ import { rareQueryStems } from './rareWords';
 
 export interface RecallOptions {
   logger?: Logger;
-  /** For tests: a stand-in for node:fs. */
-  fs?: FsLike;
 }
 
 export interface Recall {
@@ -91,7 +89,7 @@ export function createRecall(opts: RecallOptions = {}): LexicalRecall {
  */
 export function createTunedRecall(tuning: RecallTuning, opts: RecallOptions = {}): LexicalRecall {
   const logger = opts.logger ?? silentLogger();
-  const sources = new SourceCache(logger, opts.fs);
+  const sources = new SourceCache(logger);
   /** Per conversation (its folders), the index and the key of the file versions it was built from. */
   const indexes = new LRUCache<string, { key: string; index: Index }>({
     maxSize: INDEX_CACHE_BYTES,

@@ -143,6 +143,7 @@ export class SourceCache {
 
   constructor(
     private readonly logger: Logger,
+    /** The file system: node:fs (a test may wrap it to count calls or make one fail). */
     private readonly fsx: FsLike = fs,
     /** A monotonic clock in ms (tests may pass their own). */
     private readonly monotonicMs: () => number = () => performance.now(),

@@ -138,3 +138,33 @@ describe("the workspace's MEMORY.md", () => {
     }
   });
 });
+
+describe('a memory file that cannot be read', () => {
+  it('costs that file only: its candidates are none, the others are kept', () => {
+    const tmp = makeTmpDir();
+    try {
+      fs.writeFileSync(path.join(tmp.dir, 'MEMORY.md'), '# Channel Memory\n\n- [m-aaaa01] Priya owns the auth service [from: t, 2026-01-01]\n');
+      fs.mkdirSync(path.join(tmp.dir, 'condensations'));
+      fs.writeFileSync(path.join(tmp.dir, 'condensations', '2026-02-01-y.md'), '## 📝 Condensation: auth\n\n**Decision:** Priya owns the auth service token rotation.\n');
+      // Unreadable as a non-root user would see it, simulated so the test holds as root too.
+      const eacces = Object.assign(new Error('EACCES: permission denied'), { code: 'EACCES' });
+      const unreadable = {
+        ...fs,
+        readFileSync: ((p: fs.PathOrFileDescriptor, o?: unknown) => {
+          if (String(p).endsWith('MEMORY.md')) throw eacces;
+          return fs.readFileSync(p, o as BufferEncoding);
+        }) as typeof fs.readFileSync,
+      };
+      const warnings: unknown[] = [];
+      const logger = { ...silentLogger(), warn: (o: unknown) => void warnings.push(o) } as unknown as ReturnType<typeof silentLogger>;
+      const cache = new SourceCache(logger, unreadable);
+      const { files } = cache.listSources([tmp.dir]);
+      const byLabel = Object.fromEntries(files.map((f) => [f.label, cache.candidates(f).map((c) => c.body)]));
+      expect(byLabel['MEMORY.md']).toEqual([]);
+      expect(byLabel['condensations/2026-02-01-y.md'].join(' ')).toContain('token rotation');
+      expect(warnings.length).toBe(1);
+    } finally {
+      tmp.cleanup();
+    }
+  });
+});
