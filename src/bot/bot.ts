@@ -15,6 +15,7 @@ import { Inbox } from './inbox';
 import { InFlight } from './inFlight';
 import { ActiveConversations } from './activeConversations';
 import { ReplyChannel, ReplySender } from './replies';
+import { BotActivity } from './activity';
 
 export interface BotOptions {
   client: Client;
@@ -33,6 +34,8 @@ export interface BotOptions {
   noticer?: { observe(m: Message, ref: ChannelRef): void };
   /** Wait before showing "typing" (default TYPING_DELAY_MS, replies.ts). */
   typingDelayMs?: number;
+  /** This process's answers and REST calls in flight, shared with the Secretary (default: the bot's own). */
+  activity?: BotActivity;
   trace?: Probes['trace'];
 }
 
@@ -55,7 +58,8 @@ export class MinutesBot {
   constructor(private readonly o: BotOptions) {
     this.handlers = new InFlight((err, event) => this.log.error({ err, event }, 'event handler failed'));
     const sender = new ReplySender({
-      respond: (ref, messages) => o.engine.respond(ref, messages),
+      respond: (ref, messages, opts) => o.engine.respond(ref, messages, opts),
+      activity: o.activity ?? new BotActivity(),
       logger: o.logger,
       trace: o.trace,
       typingDelayMs: o.typingDelayMs,

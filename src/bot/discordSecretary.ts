@@ -15,9 +15,13 @@ import { SecretaryJobs } from './secretaryJobs';
 import { DiscordCondenser } from './discordCondenser';
 import { SecretaryTriggers } from './secretaryTriggers';
 import { SecretarySlashCommands } from './secretarySlash';
+import type { BotActivity } from './activity';
+import { serverFirstSeen } from './firstSeen';
 
 /** Every 30 minutes: archived threads discord.js did not report, and interrupted condensations. */
 const DEFAULT_SWEEP_SCHEDULE = '*/30 * * * *';
+/** The sweep reads archives only after the bot has had no answer or send in flight this long. */
+const SWEEP_QUIET_MS = 1_500;
 /** Once a day, at a quiet hour: the consistency audit. */
 const DEFAULT_AUDIT_SCHEDULE = '17 4 * * *';
 
@@ -36,6 +40,10 @@ export class DiscordSecretary implements SecretaryCommands {
   private readonly triggers: SecretaryTriggers;
   private readonly slash: SecretarySlashCommands;
   private readonly jobs: SecretaryJobs;
+  /** When the latest gateway session began (see SecretaryJobs.sweep); unset before the first. */
+  private sessionSince: Date | undefined;
+  /** Servers with a first-seen record, and when: it never changes once written. */
+  private readonly serversSeen = new Map<string, Date>();
 
   constructor(
     private readonly o: {
@@ -51,6 +59,8 @@ export class DiscordSecretary implements SecretaryCommands {
       staleActionDays: number;
       sweepSchedule?: string;
       auditSchedule?: string;
+      /** The bot's answers and sends in flight: the sweep waits for a quiet moment. None: it does not wait. */
+      activity?: BotActivity;
     },
   ) {
     const { client, secretary, store, logger, clock, discord } = o;
@@ -68,6 +78,8 @@ export class DiscordSecretary implements SecretaryCommands {
       staleActionDays: o.staleActionDays,
       closing: () => this.events.closing,
       firstRunNoted,
+      quiet: async (maxWaitMs) => o.activity?.quiet({ quietMs: SWEEP_QUIET_MS, maxWaitMs, stop: () => this.events.closing }),
+      sessionSince: () => this.sessionSince,
       autoCondense: (thread, at) => this.condenser.autoCondense(thread, at),
       condenseThread: (thread, trigger) => this.condenser.condenseThread(thread, trigger),
     });
@@ -79,7 +91,24 @@ export class DiscordSecretary implements SecretaryCommands {
       void this.events.run('reaction', () => this.triggers.onReaction(r, u));
     });
     client.on(Events.ThreadUpdate, (before, after) => {
-      void this.events.run('threadUpdate', () => this.triggers.onThreadUpdate(before, after));
+      void this.events.run('threadUpdate', async () => {
+        try {
+          await this.triggers.onThreadUpdate(before, after);
+        } catch (err) {
+          // The sweep gives the thread another chance.
+          if (after.parentId) this.jobs.markUnreported(after.parentId);
+          throw err;
+        }
+      });
+    });
+    // A new session (the first, or a re-identify that lost the events of its gap): see sweep.
+    client.on(Events.ShardReady, () => {
+      this.sessionSince = clock();
+    });
+    // discord.js adds a thread it had not cached without a threadUpdate: its archive goes unreported.
+    client.on(Events.Raw, (packet: { t?: string; d?: { id?: string; parent_id?: string; thread_metadata?: { archived?: boolean } } }) => {
+      const d = packet.t === 'THREAD_UPDATE' ? packet.d : undefined;
+      if (d?.thread_metadata?.archived && d.id && d.parent_id && !client.channels.cache.has(d.id)) this.jobs.markUnreported(d.parent_id);
     });
     const seen = (ids: string[]) => noteServersSeen(client, store, ids, clock(), log);
     client.once(Events.ClientReady, () => {
@@ -131,10 +160,27 @@ export class DiscordSecretary implements SecretaryCommands {
    * The bot does not wait for it; `firstRunNoted` lets a trigger that follows at once wait.
    */
   noteChannel(ref: ChannelRef): Promise<void> {
-    const { store } = this.o;
+    const { store, clock } = this.o;
     // Keyed by the ledger the record goes to: a private thread keeps its own, apart from its channel's.
     const key = store.paths(ref).ledger;
-    return this.firstRuns.run(key, () => ensureFirstRun(store, ref, this.o.clock()).then(() => undefined));
+    return this.firstRuns.run(key, async () => {
+      // Automatic triggers count from the earlier of the server's first sighting and this record
+      // (botThereSince): once the server has a sighting, a record made now could never be the
+      // earlier one, so the locked ledger write on every first contact is skipped.
+      const seen = ref.kind === 'discord' ? await this.serverSeen(ref.guildId) : undefined;
+      if (seen && seen.getTime() <= clock().getTime()) return;
+      await ensureFirstRun(store, ref, clock());
+    });
+  }
+
+  /** The server's first-seen record, read once per process once it exists. */
+  private async serverSeen(guildId: string): Promise<Date | undefined> {
+    const known = this.serversSeen.get(guildId);
+    if (known) return known;
+    // Silent on purpose: an unreadable record only means the ledger record is made, as before.
+    const at = await serverFirstSeen(this.o.store, guildId).catch(() => undefined);
+    if (at) this.serversSeen.set(guildId, at);
+    return at;
   }
 
   /** Waits for a first-run record this process started for the conversation's ledger, if any. */

@@ -1,10 +1,12 @@
 import { DiscordAPIError, GuildBasedChannel, Message, RESTJSONErrorCodes, TextBasedChannel } from 'discord.js';
 import type { InboundMessage } from '../chat/conversation';
+import type { TurnOptions } from '../chat/engine';
 import type { Probes } from '../app/probes';
 import type { Logger } from '../log/logger';
 import { ModelError } from '../llm/errors';
 import type { ChannelRef } from '../memory/paths';
 import { refLabel } from '../memory/paths';
+import { BotActivity, TokenBucket } from './activity';
 import { NO_PINGS } from './client';
 import type { Pending } from './inbox';
 import { botPermissionsIn, canSpeak, missingPermissions } from './permissions';
@@ -13,10 +15,26 @@ import { splitReply } from './split';
 /** Discord shows "typing" for about 10 s; renew a little before it lapses. */
 const TYPING_RENEW_MS = 8_000;
 /**
- * Typing starts only when an answer takes longer than this: a quick answer needs no indicator,
- * and each typing call spends one of discord.js's 50 REST requests a second.
+ * Typing starts only when the model takes longer than this to answer, counted from when the
+ * model request leaves (not from when the turn begins: on a busy event loop a turn spends that
+ * long before the model is even asked, and its typing call would queue ahead of the replies). A
+ * quick answer needs no indicator, and each typing call spends one of discord.js's 50 REST
+ * requests a second.
  */
 export const TYPING_DELAY_MS = 400;
+/** A typing call skipped (busy or over budget) is tried again this much later, not at the next renewal. */
+const TYPING_RETRY_MS = 1_000;
+/**
+ * Typing is skipped while this many of this process's sends and typing calls are in flight. A
+ * quiet bot has at most one or two (a reply and its indicator); three or more means several
+ * channels are answering at once, so discord.js is queueing requests and a typing call would
+ * wait ahead of a reply. At Discord's 100-300 ms per call, three in flight is already 10-30 of the
+ * 50 requests a second, and in a burst the replies themselves show the bot is working.
+ */
+export const TYPING_BUSY_IN_FLIGHT = 3;
+/** Typing calls per process, whatever the number of channels: a burst of 3, then 2 a second. */
+export const TYPING_BURST = 3;
+export const TYPING_PER_SECOND = 2;
 /** Discord error codes for a missing permission or access in a channel. */
 const PERMISSION_CODES = new Set<number>([RESTJSONErrorCodes.MissingAccess, RESTJSONErrorCodes.MissingPermissions]);
 
@@ -24,8 +42,10 @@ const PERMISSION_CODES = new Set<number>([RESTJSONErrorCodes.MissingAccess, REST
 export type ReplyChannel = Message['channel'];
 
 export interface ReplySenderOptions {
-  /** One turn of the chat pipeline (ChatEngine.respond). */
-  respond(ref: ChannelRef, messages: InboundMessage[]): Promise<{ text: string }>;
+  /** One turn of the chat pipeline (ChatEngine.respond); it calls `onModelRequest` when the model is asked. */
+  respond(ref: ChannelRef, messages: InboundMessage[], opts: Pick<TurnOptions, 'onModelRequest'>): Promise<{ text: string }>;
+  /** This process's answers and REST calls in flight, shared with the Secretary's sweep. */
+  activity: BotActivity;
   logger: Logger;
   trace?: Probes['trace'];
   /** Wait before showing "typing" (default TYPING_DELAY_MS). */
@@ -40,35 +60,47 @@ export interface ReplySenderOptions {
  */
 export class ReplySender {
   private readonly reportedPermission = new Set<string>();
+  private readonly typingBudget = new TokenBucket({ burst: TYPING_BURST, perSecond: TYPING_PER_SECOND });
 
   constructor(private readonly o: ReplySenderOptions) {}
 
   async answer(batch: Pending<ReplyChannel>): Promise<void> {
+    const done = this.o.activity.answering();
+    try {
+      await this.answerBatch(batch);
+    } finally {
+      done();
+    }
+  }
+
+  private async answerBatch(batch: Pending<ReplyChannel>): Promise<void> {
     const { ref, channel } = batch;
     if (!channel || !('send' in channel)) return;
     if (!channel.isDMBased()) {
       const missing = missingPermissions(botPermissionsIn(channel as GuildBasedChannel & TextBasedChannel), channel.isThread());
       if (missing.length && !(await this.reportMissing(channel as GuildBasedChannel & TextBasedChannel, ref, missing))) return;
     }
-    const stopTyping = this.keepTyping(channel, ref);
+    const typing = this.keepTyping(channel, ref);
     let text: string;
     try {
-      text = (await this.o.respond(ref, batch.messages)).text;
+      text = (await this.o.respond(ref, batch.messages, { onModelRequest: typing.start })).text;
     } catch (err) {
       text = this.failureMessage(err, ref);
     } finally {
-      stopTyping();
+      typing.stop();
     }
     const trace = this.o.trace;
     const parts = splitReply(text);
     try {
       for (let i = 0; i < parts.length; i++) {
         if (i === 0 && trace) batch.messages.forEach((m) => trace(m.id, 'send-issued', performance.now()));
-        await channel.send({
-          content: parts[i],
-          allowedMentions: NO_PINGS,
-          ...(i === 0 && batch.replyTo ? { reply: { messageReference: batch.replyTo, failIfNotExists: false } } : {}),
-        });
+        await this.o.activity.restCall<unknown>(() =>
+          channel.send({
+            content: parts[i],
+            allowedMentions: NO_PINGS,
+            ...(i === 0 && batch.replyTo ? { reply: { messageReference: batch.replyTo, failIfNotExists: false } } : {}),
+          }),
+        );
       }
       if (trace) batch.messages.forEach((m) => trace(m.id, 'send-done', performance.now()));
     } catch (err) {
@@ -89,20 +121,34 @@ export class ReplySender {
     return 'Something went wrong on my side while answering; the operator can find the details in the log.';
   }
 
-  private keepTyping(channel: TextBasedChannel, ref: ChannelRef): () => void {
-    const send = () => {
-      if ('sendTyping' in channel) channel.sendTyping().catch((err) => this.reportSendFailure(err, ref));
+  /**
+   * "Typing" for one answer: `start` (when the model request leaves) arms it, `stop` ends it. It
+   * is optional, so it gives way to replies: skipped while the REST path is busy or the
+   * process's typing budget is spent, and tried again a moment later.
+   */
+  private keepTyping(channel: TextBasedChannel, ref: ChannelRef): { start(): void; stop(): void } {
+    const activity = this.o.activity;
+    const send = (): boolean => {
+      if (!('sendTyping' in channel)) return true;
+      if (activity.restInFlight >= TYPING_BUSY_IN_FLIGHT || !this.typingBudget.take()) return false;
+      void activity.restCall(() => channel.sendTyping()).catch((err) => this.reportSendFailure(err, ref));
+      return true;
     };
-    let renew: NodeJS.Timeout | undefined;
-    const first = setTimeout(() => {
-      send();
-      renew = setInterval(send, TYPING_RENEW_MS);
-      renew.unref();
-    }, this.o.typingDelayMs ?? TYPING_DELAY_MS);
-    first.unref();
-    return () => {
-      clearTimeout(first);
-      if (renew) clearInterval(renew);
+    let timer: NodeJS.Timeout | undefined;
+    let stopped = false;
+    const arm = (ms: number) => {
+      timer = setTimeout(() => arm(send() ? TYPING_RENEW_MS : TYPING_RETRY_MS), ms);
+      timer.unref();
+    };
+    return {
+      start: () => {
+        // Once per answer: a retry after the provider said the context was too long asks again.
+        if (!stopped && !timer) arm(this.o.typingDelayMs ?? TYPING_DELAY_MS);
+      },
+      stop: () => {
+        stopped = true;
+        clearTimeout(timer);
+      },
     };
   }
 
@@ -123,11 +169,13 @@ export class ReplySender {
     if (this.firstReport(label)) {
       this.log.error({ channel: label, missing }, 'missing Discord permissions in this channel; grant them in the channel settings');
       if (speak && 'send' in channel) {
-        await channel
-          .send({
-            content: `I am missing these permissions here: ${missing.join(', ')}. An admin can grant them in this channel's settings.`,
-            allowedMentions: NO_PINGS,
-          })
+        await this.o.activity
+          .restCall<unknown>(() =>
+            channel.send({
+              content: `I am missing these permissions here: ${missing.join(', ')}. An admin can grant them in this channel's settings.`,
+              allowedMentions: NO_PINGS,
+            }),
+          )
           .catch((err) => this.log.warn({ err, channel: label }, 'could not say which permissions are missing'));
       }
     }

@@ -11,6 +11,7 @@ import { Secretary } from '../condense/secretary';
 import { ThreadOpener } from './threadOpener';
 import { DecisionNoticer } from './decisionNoticer';
 import { ActionCommands } from './actionCommands';
+import { BotActivity } from './activity';
 
 export interface RunningBot {
   client: Client;
@@ -61,7 +62,9 @@ export async function launchBot(
   checkDataRoot(settings.dataDir);
   const runtime = await createRuntime(settings, logger, { scheduleUpkeep: true, ...opts });
   const client = createDiscordClient({ apiUrl: settings.discord.apiUrl, shards: opts.shards });
-  const secretary = discordSecretary(client, runtime);
+  // Replies and the Secretary's sweep share one view of the REST path: the sweep waits for quiet.
+  const activity = new BotActivity();
+  const secretary = discordSecretary(client, runtime, activity);
   const sideTasks = { model: runtime.model, store: runtime.store, logger, clock: runtime.clock, usage: runtime.usage };
   const threads = new ThreadOpener({ client, discord: settings.config.discord, deps: sideTasks });
   const noticer = new DecisionNoticer({ client, offerCondense: settings.config.discord.offerCondense, deps: sideTasks });
@@ -75,6 +78,7 @@ export async function launchBot(
     clock,
     commands: { store, engine, clock, usage, upkeep },
     trace: runtime.probes.trace,
+    activity,
     secretary,
     threads,
     noticer,
@@ -121,7 +125,7 @@ export async function launchBot(
 }
 
 /** The Secretary on Discord, given the parts of the runtime it uses. */
-export function discordSecretary(client: Client, runtime: Runtime): DiscordSecretary {
+export function discordSecretary(client: Client, runtime: Runtime, activity?: BotActivity): DiscordSecretary {
   const { store, logger, clock, model, settings, probes } = runtime;
   return new DiscordSecretary({
     client,
@@ -132,6 +136,7 @@ export function discordSecretary(client: Client, runtime: Runtime): DiscordSecre
     clock,
     discord: settings.config.discord,
     staleActionDays: settings.config.actions.staleAfterDays,
+    activity,
   });
 }
 

@@ -60,6 +60,8 @@ const EXPLICIT_REQUEST = /\b(remember|note|forget)\b/i;
 
 export interface TurnOptions {
   onText?: (delta: string) => void;
+  /** The model request is about to leave (a transport times its "typing" from here). */
+  onModelRequest?: () => void;
 }
 
 export interface ChatReply {
@@ -198,6 +200,7 @@ export class ChatEngine {
     let prompt = build(conversation);
     let res;
     this.o.trace?.(messages, 'model-sent');
+    opts.onModelRequest?.();
     try {
       try {
         res = await this.o.model.complete({ purpose: 'chat', system: prompt.system, messages: prompt.messages, onText: opts.onText });

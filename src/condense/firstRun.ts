@@ -3,8 +3,9 @@ import { ChannelStore } from '../memory/store';
 import { mutateLedger, readLedger } from './ledgerFile';
 
 /**
- * Records when the Secretary first saw this channel (the bot calls it on startup and on its first
- * message there) and returns it: automatic triggers ignore threads archived before that moment.
+ * Records when the Secretary first saw this channel and returns it: automatic triggers ignore
+ * threads archived before that moment. The bot calls it on its first message there only while the
+ * server has no first-seen record (that one is earlier, and triggers count from the earlier).
  */
 export async function ensureFirstRun(store: ChannelStore, ref: ChannelRef, now: Date): Promise<Date> {
   const l = await readLedger(store, ref);

@@ -1,4 +1,7 @@
+import fs from 'node:fs';
 import type { Client } from 'discord.js';
+import { botThereSince } from '../../src/bot/firstSeen';
+import { firstSeenFile } from '../../src/memory/layout';
 import type { DiscordSecretary } from '../../src/bot/discordSecretary';
 import { discordSecretary } from '../../src/bot/start';
 import type { Runtime } from '../../src/app/runtime';
@@ -43,5 +46,17 @@ describe('the first-run record (automatic condensations count from it)', () => {
     expect(a).toBe(b);
     await a;
     expect((await readLedger(runtime.store, channel)).firstRunAt).toBeDefined();
+  });
+
+  it("a server already seen: the first contact in a channel makes no ledger write, and automatic triggers still count from the server's sighting", async () => {
+    const seenAt = new Date(Date.now() - 60_000);
+    await runtime.store.writePrivateState(firstSeenFile(runtime.store.root, channel.guildId), { version: 1, firstSeenAt: seenAt.toISOString() });
+    await secretary.noteChannel(channel);
+    await secretary.noteChannel(runtime.store.parentRef(privateThread));
+    expect(fs.existsSync(runtime.store.paths(channel).ledger)).toBe(false);
+    expect(fs.existsSync(runtime.store.paths(privateThread).ledger)).toBe(false);
+    for (const ref of [channel, privateThread]) {
+      expect(await botThereSince(runtime.store, channel.guildId, (await readLedger(runtime.store, ref)).firstRunAt)).toEqual(seenAt);
+    }
   });
 });
