@@ -37,12 +37,9 @@ const { FakeDiscord } = require('../test/fakes/discord/fakeDiscord.ts');
 const { startFakeModelServer } = require('../test/fakes/model/server.ts');
 
 const now = () => performance.timeOrigin + performance.now();
-const PART_LINE = /^\[\d{4}-\d\d-\d\d \d\d:\d\d UTC\] [^\n]*?: (?:@Minutes )?load (c\d{3} m\d{2})$/;
-const KEY = /c\d{3} m\d{2}/g;
-const pad = (n, w) => String(n).padStart(w, '0');
-const keyOf = (c, m) => `c${pad(c, 3)} m${pad(m, 2)}`;
+const { KEY, PART_LINE, keyOf, channelName } = require('./load-keys.js');
 
-/** The ids of the newest user turn, parsed from its `[time UTC] name: load cNNN mMM` lines. */
+/** The ids of the newest user turn, parsed from its `[time UTC] name: load cCCCC mMM` lines. */
 function idsInTurn(text) {
   const ids = [];
   let other = 0;
@@ -62,7 +59,7 @@ async function createWorld(o) {
   const guild = d.createGuild({ name: 'load' });
   const user = d.addMember(guild.id, { username: 'alice' });
   const channels = [];
-  for (let c = 0; c < o.channels; c++) channels.push(d.createTextChannel(guild.id, { name: `c${pad(c, 3)}` }));
+  for (let c = 0; c < o.channels; c++) channels.push(d.createTextChannel(guild.id, { name: channelName(c) }));
 
   /** @type {Array<{ at: number, ids: string[], other: number }>} */
   const modelRequests = [];

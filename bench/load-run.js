@@ -5,8 +5,9 @@
  * One phase of the load benchmark (issue 7 §4), run in its own process by bench/load.js so that
  * peak RSS, JIT warm-up and leftover heap of one phase never leak into the other.
  *
- *   node bench/load-run.js --mode minutes|baseline [--fakes child|same] [--channels 100]
+ *   node --expose-gc bench/load-run.js --mode minutes|baseline [--fakes child|same] [--channels 100]
  *                          [--messages 20] [--latency 20] [--burst] [--warm] [--timeout-ms 300000] [--dist DIR]
+ *                          [--settle-ms 1000] [--strace]
  *   diagnostics: [--data-root /dev/shm] [--limiter none] [--breakdown] [--profile FILE]
  *
  * Where the fakes run (--fakes):
@@ -23,11 +24,30 @@
  *             mentions per channel exactly like the bot's Inbox, calls the same fake model with
  *             fetch(), and replies with channel.send: no memory files, recall, typing or logging
  *
- * Messages: `load cNNN mMM` from one member, mentioning the bot, round-robin over the channels
- * (message 0 in every channel, then message 1, …), yielding to the event loop (setImmediate) after
- * each round unless --burst. The fake model echoes the ids it saw in the newest user turn
- * (`ack cNNN mMM …`), so the replies on the fake Discord prove each message was answered exactly
- * once and in order. --warm: before the measured window every channel gets one `warm up` mention and
+ * Messages: `load cCCCC mMM` (bench/load-keys.js: up to 10,000 channels × 100 messages) from one
+ * member, mentioning the bot, round-robin over the channels (message 0 in every channel, then
+ * message 1, …), yielding to the event loop (setImmediate) after each round unless --burst. The fake
+ * model echoes the ids it saw in the newest user turn (`ack cCCCC mMM …`), so the replies on the fake
+ * Discord prove each message was answered exactly once and in order.
+ *
+ * What this process measures of itself (bench/load-proc.js), over the window from just before the
+ * dispatch command until it is quiet after the last message was answered (waitQuiet: work deferred
+ * past the replies belongs to the messages):
+ *   threadCpu    per-thread CPU from /proc/self/task: the main thread (tid = pid; schedstat's ns on
+ *                CPU, else utime+stime ticks of stat), the other threads summed (started / ended in
+ *                the window counted), and the process total from getrusage;
+ *                threadCpuUntilLastAnswer = the same up to the last answer
+ *   rss          idle (after start-up, a gc), peak (the kernel's VmHWM, reset at the mark, read at
+ *                the window's end), after (the burst answered and quiet, 500 ms + --settle-ms, two
+ *                global.gc(); run with --expose-gc)
+ *   strace       --strace only: `strace -f -c` attached to this process (all threads, and those it
+ *                starts) for the window; calls per system call, total, fsync-like calls. Times from
+ *                a traced run are meaningless (strace stops every call); the bench's own sampler and
+ *                event-loop-delay timer stay off in it
+ *   ms.dispatchToModel  per message: the fake model's receipt of the chat request carrying it −
+ *                the fake gateway's dispatch (both on the fakes' clock)
+ *
+ * --warm: before the measured window every channel gets one `warm up` mention and
  * its reply, so the burst meets channels whose files and ledger already exist. The result (JSON) goes to the parent over IPC, or to stdout.
  */
 const fs = require('node:fs');
@@ -35,6 +55,7 @@ const os = require('node:os');
 const path = require('node:path');
 const { fork } = require('node:child_process');
 const { Writable } = require('node:stream');
+const v8 = require('node:v8');
 const { performance, monitorEventLoopDelay } = require('node:perf_hooks');
 
 const root = path.resolve(__dirname, '..');
@@ -48,8 +69,10 @@ function dist(rel) {
   return require(file);
 }
 
+const { KEY, MAX_CHANNELS, MAX_MESSAGES, parseKey } = require('./load-keys.js');
+const { threadSnapshot, threadCpuDelta, resetPeakRss, peakRssBytes, startStrace, waitQuiet } = require('./load-proc.js');
+
 const STAGES = /** @type {const} */ (['received', 'model-sent', 'model-done', 'send-issued']);
-const KEY = /c\d{3} m\d{2}/g;
 /** The machine clock, ms since the epoch with sub-ms resolution; the same in the fakes' process. */
 const now = () => performance.timeOrigin + performance.now();
 
@@ -85,6 +108,8 @@ function parseArgs(argv) {
     profile: '',
     semantic: 'local',
     memory: 50,
+    strace: false,
+    settleMs: 1000,
   };
   for (let i = 0; i < argv.length; i++) {
     const a = argv[i];
@@ -103,13 +128,16 @@ function parseArgs(argv) {
     else if (a === '--profile') o.profile = next();
     else if (a === '--semantic') o.semantic = next();
     else if (a === '--memory') o.memory = Number(next());
+    else if (a === '--strace') o.strace = true;
+    else if (a === '--settle-ms') o.settleMs = Number(next());
     else if (a === '--dist') distDir = path.resolve(next());
     else throw new Error(`unknown option ${a}`);
   }
   if (o.mode !== 'minutes' && o.mode !== 'baseline') throw new Error('--mode minutes|baseline');
   if (o.fakes !== 'child' && o.fakes !== 'same') throw new Error('--fakes child|same');
   if (o.limiter !== 'config' && o.limiter !== 'none') throw new Error('--limiter config|none');
-  if (o.messages > 100 || o.channels > 1000) throw new Error('at most 1000 channels × 100 messages (ids are cNNN mMM)');
+  if (o.messages > MAX_MESSAGES || o.channels > MAX_CHANNELS)
+    throw new Error(`at most ${MAX_CHANNELS} channels × ${MAX_MESSAGES} messages (bench/load-keys.js: ids are cCCCC mMM)`);
   return o;
 }
 
@@ -202,6 +230,7 @@ async function main() {
   const logLines = [];
   let stop;
   let client;
+  const baselineStats = { modelRetries: 0 };
   if (o.mode === 'minutes') {
     const { launchBot } = dist('bot/start.js');
     const { ConfigFileSchema } = dist('config/schema.js');
@@ -247,7 +276,7 @@ async function main() {
     stop = () => bot.stop();
   } else {
     client = createDiscordClient({ apiUrl: info.apiUrl });
-    attachBaseline(client, { trace, modelUrl: `${info.modelBaseURL}/v1/messages`, noPings: NO_PINGS });
+    attachBaseline(client, { trace, modelUrl: `${info.modelBaseURL}/v1/messages`, noPings: NO_PINGS, stats: baselineStats });
     await client.login(info.botToken);
     stop = () => client.destroy();
   }
@@ -267,35 +296,65 @@ async function main() {
     await settle();
   }
   if (global.gc) global.gc();
-  const rssIdle = process.memoryUsage().rss;
+  const rssIdle = process.memoryUsage.rss();
 
   // ---- sampling --------------------------------------------------------------------------------
+  // Peak RSS is the kernel's high-water mark, reset here (load-proc.js); the 50 ms sampler is the
+  // fallback where that is not allowed. A traced run (--strace) counts system calls only: the bench's
+  // own timers (sampler, event-loop-delay monitor) stay off so they add no calls of their own.
+  const hwm = resetPeakRss();
   let rssPeak = rssIdle;
-  let heapPeak = process.memoryUsage().heapUsed;
-  const sampler = setInterval(() => {
-    const m = process.memoryUsage();
-    rssPeak = Math.max(rssPeak, m.rss);
-    heapPeak = Math.max(heapPeak, m.heapUsed);
-  }, 50);
+  let heapPeak = v8.getHeapStatistics().used_heap_size;
+  const sampler = o.strace
+    ? undefined
+    : setInterval(() => {
+        if (!hwm) rssPeak = Math.max(rssPeak, process.memoryUsage.rss());
+        heapPeak = Math.max(heapPeak, v8.getHeapStatistics().used_heap_size);
+      }, 50);
   const eld = monitorEventLoopDelay({ resolution: 10 });
-  eld.enable();
+  if (!o.strace) eld.enable();
   const profiler = o.profile ? await startProfiler() : null;
   const cpu0 = process.cpuUsage();
   const load0 = os.loadavg();
   await world.mark();
 
   // ---- dispatch (by the fakes), then wait until every message is acknowledged in a reply ---------
+  // The window for CPU and system calls: from just before the dispatch command until this process is
+  // quiet after the last answer (load-proc.js waitQuiet), so work the bot defers past its replies
+  // (state and ledger writes) is counted for the messages that caused it; the part up to the last
+  // answer is kept apart. strace (--strace) is attached and detached inside the window, so the /proc
+  // reads at its ends are not counted as the bot's calls (and a traced run skips the split's).
   const total = o.channels * o.messages;
+  const threads0 = threadSnapshot();
+  const rusage0 = process.cpuUsage();
+  const tracer = o.strace ? await startStrace(process.pid, path.join(tmp, 'strace.txt')) : null;
   const { t0, dispatchEnd } = await world.dispatch({ burst: o.burst });
   const waited = await world.waitAcked({ total, timeoutMs: Math.max(0, t0 + o.timeoutMs - now()) });
+  const threads1 = o.strace ? null : threadSnapshot();
   const allDoneAt = waited.at;
+  const quiet = await waitQuiet({ timeoutMs: 60_000 });
+  const quietAt = now();
+  const syscalls = tracer ? await tracer.stop() : null;
+  const threads2 = threadSnapshot();
+  const rusageWindow = process.cpuUsage(rusage0);
   if (profiler) await profiler.stop(o.profile);
   await sleep(500); // stragglers: a duplicate reply would land here
-  clearInterval(sampler);
+  if (sampler) clearInterval(sampler);
   eld.disable();
   const cpu = process.cpuUsage(cpu0);
   const load1 = os.loadavg();
   const wall = allDoneAt - t0;
+  if (hwm) rssPeak = Math.max(rssPeak, peakRssBytes());
+  else rssPeak = Math.max(rssPeak, process.memoryUsage.rss());
+  // Memory once the burst is over: everything answered, a settle, then a full collection.
+  await sleep(o.settleMs);
+  if (global.gc) {
+    global.gc();
+    global.gc();
+  }
+  const rssAfter = process.memoryUsage.rss();
+  const threadCpu = { ...threadCpuDelta(threads0, threads2), processMs: (rusageWindow.user + rusageWindow.system) / 1000, quiet };
+  const untilLastAnswer = threads1 ? threadCpuDelta(threads0, threads1) : null;
 
   await stop();
   const col = await world.collect();
@@ -327,8 +386,7 @@ async function main() {
       const keys = r.content.match(KEY) ?? [];
       for (const k of keys) {
         seenCount.set(k, (seenCount.get(k) ?? 0) + 1);
-        const m = Number(k.slice(6));
-        const c = Number(k.slice(1, 4));
+        const { c, m } = parseKey(k);
         if (c !== ci || m <= last) outOfOrder++;
         last = Math.max(last, m);
       }
@@ -384,6 +442,7 @@ async function main() {
     overheadOwnBot: [],
     ownBotFirstTurn: [],
     ownBotLaterTurns: [],
+    dispatchToModel: [],
   };
   /** When the bot learned that a reply was sent (its send resolved): the trace of any key in it. */
   const sendDoneOf = (r) => {
@@ -391,6 +450,12 @@ async function main() {
     const rec = k ? byId.get(idOfKey.get(k)) : undefined;
     return rec?.marks['send-done']?.[0];
   };
+  // Gateway dispatch → the fake model received the chat request carrying the message: both times are
+  // the fakes' (one process, one clock), whatever the bot's trace marks say.
+  for (const rec of byId.values()) {
+    const q = modelReqOf.get(rec.key);
+    if (q) series.dispatchToModel.push(q.at - rec.dispatchAt);
+  }
   /** per turn (the batch's last message is its trigger) */
   const turnOwn = [];
   let traceAnomalies = 0;
@@ -455,6 +520,7 @@ async function main() {
     latencyMs: o.latency,
     burst: o.burst,
     warm: o.warm,
+    straced: o.strace,
     warmedChannels,
     node: process.version,
     cpus: os.cpus().length,
@@ -478,11 +544,27 @@ async function main() {
     mergeRatio: total / Math.max(1, chatRequests.length),
     turnsPerChannel: summary(turnsPerChannel),
     otherModelRequests: modelRequests.length - chatRequests.length,
+    baselineModelRetries: o.mode === 'baseline' ? baselineStats.modelRetries : null,
     restCalls: runRest.length,
     restByRoute: routes,
     // this process: the bot alone with --fakes child, bot + fakes with --fakes same
-    rss: { idleMB: mb(rssIdle), peakMB: mb(rssPeak), heapPeakMB: mb(heapPeak) },
-    cpu: { userS: cpu.user / 1e6, systemS: cpu.system / 1e6, coresUsed: (cpu.user + cpu.system) / 1000 / wall },
+    rss: {
+      idleMB: mb(rssIdle),
+      peakMB: mb(rssPeak),
+      peakSource: hwm ? 'VmHWM (kernel peak, reset at the mark)' : 'sampled every 50 ms',
+      afterMB: mb(rssAfter),
+      afterSettleMs: 500 + o.settleMs,
+      afterGc: Boolean(global.gc),
+      heapPeakMB: mb(heapPeak),
+    },
+    // per-thread CPU from /proc over the window, dispatch → quiet after the last answer
+    // (bench/load-proc.js), and the part of it up to the last answer (not in traced runs)
+    threadCpu,
+    threadCpuUntilLastAnswer: untilLastAnswer && { mainMs: untilLastAnswer.mainMs, otherMs: untilLastAnswer.otherMs },
+    // --strace: calls over the same window
+    strace: syscalls,
+    // cores: the process's CPU over the window (dispatch → quiet) / the window's length
+    cpu: { userS: cpu.user / 1e6, systemS: cpu.system / 1e6, coresUsed: threadCpu.processMs / (quietAt - t0) },
     fakesProcess: o.fakes === 'child' ? { cpuS: col.cpu.userS + col.cpu.systemS, rssPeakMB: col.rssPeakMB } : null,
     eventLoopDelayMs: { p50: eld.percentile(50) / 1e6, p99: eld.percentile(99) / 1e6, max: eld.max / 1e6 },
     ms: Object.fromEntries(Object.entries(series).map(([k, v]) => [k, summary(v)])),
@@ -529,6 +611,29 @@ function attachBaseline(client, o) {
     pending.set(m.channelId, list);
     void drain(m.channel).catch((err) => console.error('baseline turn failed', err));
   });
+  /**
+   * One model call. In a 2,000-channel burst a channel's turns are seconds apart, and a pooled
+   * keep-alive socket can be closed by the fake server (idle past its keep-alive timeout) just as the
+   * call goes out ("other side closed"): the call is sent again, as an HTTP client would, and counted
+   * (baselineModelRetries; had the fake read the first one, it would show as an extra turn).
+   * @param {string} body
+   */
+  async function postModel(body) {
+    for (let attempt = 1; ; attempt++) {
+      try {
+        const res = await fetch(o.modelUrl, {
+          method: 'POST',
+          headers: { 'content-type': 'application/json', 'x-api-key': 'test-key', 'anthropic-version': '2023-06-01' },
+          body,
+        });
+        return await res.json();
+      } catch (err) {
+        const code = /** @type {any} */ (err)?.cause?.code;
+        if (attempt >= 3 || (code !== 'UND_ERR_SOCKET' && code !== 'ECONNRESET')) throw err;
+        o.stats.modelRetries++;
+      }
+    }
+  }
   async function drain(channel) {
     if (busy.has(channel.id)) return;
     busy.add(channel.id);
@@ -542,12 +647,9 @@ function attachBaseline(client, o) {
           for (const b of batch) o.trace(b.id, stage, t);
         };
         mark('model-sent');
-        const res = await fetch(o.modelUrl, {
-          method: 'POST',
-          headers: { 'content-type': 'application/json', 'x-api-key': 'test-key', 'anthropic-version': '2023-06-01' },
-          body: JSON.stringify({ model: 'claude-baseline', max_tokens: 1024, messages: [{ role: 'user', content: batch.map((b) => b.line).join('\n') }] }),
-        });
-        const json = await res.json();
+        const json = await postModel(
+          JSON.stringify({ model: 'claude-baseline', max_tokens: 1024, messages: [{ role: 'user', content: batch.map((b) => b.line).join('\n') }] }),
+        );
         mark('model-done');
         const text = json.content.map((b) => b.text ?? '').join('');
         mark('send-issued');
