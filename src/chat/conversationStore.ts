@@ -232,7 +232,10 @@ export class ConversationStore {
       })
       .catch((err) => this.o.logger.error({ err, file: e.snapshotFile }, 'could not save the conversation'))
       .finally(() => {
-        if (--e.writes === 0 && this.pinned.get(key) === e) this.pinned.delete(key);
+        e.writes--;
+        // Turns arrived while it was written, so the journal could not be cut: try again with them.
+        if (e.writes === 0 && e.seq !== seq && e.journalBytes > this.journalMaxBytes) void this.snapshot(ref, e);
+        if (e.writes === 0 && this.pinned.get(key) === e) this.pinned.delete(key);
       });
     this.saves.add(saved);
     void saved.then(() => this.saves.delete(saved));
