@@ -62,7 +62,11 @@ describe('a bot killed with SIGKILL in the middle of a burst', () => {
     // The restart: the bot reads the conversations back and answers on top of them.
     await h.launch();
     for (const channel of ids.channels) h.discord.userSays(channel, ids.alice, `<@bot> msg-9-9 after the restart`, { mentionsBot: true });
-    await h.discord.waitFor(() => (sent().every((c, i) => c.length > before[i].length) ? true : undefined), 30_000, 'a reply in each channel after the restart');
+    await h.discord.waitFor(
+      () => (sent().every((c, i) => c.length > before[i].length) ? true : undefined),
+      30_000,
+      'a reply in each channel after the restart',
+    );
 
     const store = new ChannelStore({ root: h.dataDir });
     const conversations = new ConversationStore({ store, logger: silentLogger() });

@@ -21,7 +21,7 @@ const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 /** Waits until no fsync has been asked for during `quietMs` (timers and the thread pool settled). */
 async function settled(counter: { readonly count: number }, quietMs = 150): Promise<number> {
-  for (let last = -1; last !== counter.count; ) {
+  for (let last = -1; last !== counter.count;) {
     last = counter.count;
     await sleep(quietMs);
   }
@@ -84,6 +84,7 @@ describe('persisting a turn', () => {
       await settled(counter, 60);
     }
     const perTurn = counter.count / turns;
+    process.stdout.write(`one turn at a time: ${counter.count} fsyncs for ${turns} turns (${perTurn.toFixed(2)} a turn)\n`);
     // The journal is fsynced for every turn here (window 0): durability was not traded away.
     expect(counter.count).toBeGreaterThanOrEqual(turns);
     expect(perTurn).toBeLessThanOrEqual(2);
@@ -138,14 +139,26 @@ describe('the conversation journal and the bounded caches', () => {
     for (let n = 1; n <= 3; n++) await first.append(ref, exchange(n));
     const journal = store.paths(ref).conversationJournal;
     const beforeCut = fs.readFileSync(journal, 'utf8');
-    expect(beforeCut.trim().split('\n').map((l) => JSON.parse(l).seq)).toEqual([1, 2, 3]);
+    expect(
+      beforeCut
+        .trim()
+        .split('\n')
+        .map((l) => JSON.parse(l).seq),
+    ).toEqual([1, 2, 3]);
     // A compaction writes the snapshot, which then holds lines 1-3; the journal is cut.
     const { saved } = await first.update(ref, (c) => ({ ...c, summary: 'S', turns: c.turns.slice(2), compactedTurns: 2 }));
     await saved;
     expect(fs.readFileSync(journal, 'utf8')).toBe('');
     await first.append(ref, exchange(4));
     const held: ConversationState = await first.get(ref);
-    expect(held.turns.map((t) => t.content)).toEqual(['[2026-11-21 09:00 UTC] al: question 2', 'answer 2', '[2026-11-21 09:00 UTC] al: question 3', 'answer 3', '[2026-11-21 09:00 UTC] al: question 4', 'answer 4']);
+    expect(held.turns.map((t) => t.content)).toEqual([
+      '[2026-11-21 09:00 UTC] al: question 2',
+      'answer 2',
+      '[2026-11-21 09:00 UTC] al: question 3',
+      'answer 3',
+      '[2026-11-21 09:00 UTC] al: question 4',
+      'answer 4',
+    ]);
 
     // The crash: no shutdown; a power cut undid the cut (lines 1-3 are back) and tore a line mid-write.
     fs.writeFileSync(journal, beforeCut + fs.readFileSync(journal, 'utf8') + '{"seq":5,"turns":[{"role":"us');
@@ -207,7 +220,14 @@ describe('the conversation journal and the bounded caches', () => {
     await usage.flush();
     expect(usage.heldCount).toBeLessThanOrEqual(8);
     await usage.add(refN(0), 'm', 'chat', u, at);
-    expect((await usage.read(refN(0))).byModel['chat:m']).toEqual({ calls: 2, purpose: 'chat', inputTokens: 20, outputTokens: 10, cacheReadTokens: 2, cacheWriteTokens: 4 });
+    expect((await usage.read(refN(0))).byModel['chat:m']).toEqual({
+      calls: 2,
+      purpose: 'chat',
+      inputTokens: 20,
+      outputTokens: 10,
+      cacheReadTokens: 2,
+      cacheWriteTokens: 4,
+    });
     await usage.flush();
     expect((await new UsageBook(store).read(refN(0))).byModel['chat:m'].calls).toBe(2);
   });
