@@ -122,6 +122,9 @@ export async function createRuntime(settings: Settings, logger: Logger, opts: Ru
       await engine.idle();
       await upkeep.stop();
       await engine.idle();
+      // Written behind the replies while running: the last totals and turns land now.
+      await usage.flush();
+      await conversations.close();
       await store.idle();
       await model.close();
       await recall.close();

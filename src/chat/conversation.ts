@@ -48,10 +48,6 @@ export function clipMessage(m: InboundMessage, max: number): InboundMessage {
   return { ...m, content: `${m.content.slice(0, cut)}\n[… message clipped: ${m.content.length - cut} more characters not read]` };
 }
 
-export function mergeUserTurn(messages: InboundMessage[]): string {
-  return messages.map(renderUserPart).join('\n');
-}
-
 /**
  * Pure: drops a deleted message from the stored turns, so it reaches no later prompt, upkeep or
  * condensation. Returns null when the message is not in the conversation.

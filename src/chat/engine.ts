@@ -234,16 +234,13 @@ export class ChatEngine {
     // it made up): the reply is stored, logged and shown with the same redaction as a message.
     const replyText = redactSecrets(res.text);
     const at = this.clock().toISOString();
-    // Appended to the conversation as it stands now (a compaction may have landed meanwhile); the
-    // reply does not wait for the write.
-    const { state: stored } = await this.o.conversations.update(ref, (c) => ({
-      ...c,
-      turns: [
-        ...c.turns,
-        { role: 'user', content: newest, at, ids: messages.map((m) => m.id), parts: renderedParts },
-        { role: 'assistant', content: replyText, at },
-      ],
-    }));
+    // Appended to the conversation as it stands now (a compaction may have landed meanwhile), as
+    // one journal line written before the reply goes (so it survives a crash of the process); the
+    // reply does not wait for its fsync.
+    const { state: stored } = await this.o.conversations.append(ref, [
+      { role: 'user', content: newest, at, ids: messages.map((m) => m.id), parts: renderedParts },
+      { role: 'assistant', content: replyText, at },
+    ]);
     void this.o.usage.add(ref, res.model, 'chat', res.usage, this.clock());
     void store
       .appendJsonl(p.log, { type: 'reply', at, content: replyText, inReplyTo: messages.map((m) => m.id), model: res.model })

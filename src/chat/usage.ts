@@ -1,3 +1,4 @@
+import { LRUCache } from 'lru-cache';
 import { z, type ZodType } from 'zod';
 import type { Usage } from '../llm/types';
 import type { ChannelRef } from '../memory/paths';
@@ -26,14 +27,44 @@ export function usageFile(store: ChannelStore, ref: ChannelRef): string {
   return store.paths(ref).usage;
 }
 
+export interface UsageBookOptions {
+  /** A conversation's usage.json is written at most this often (and at flush()). Default 5 s. */
+  writeEveryMs?: number;
+  /** Conversations whose totals are held in memory, least recently used evicted first. Default 1,000. */
+  maxHeld?: number;
+}
+
+/** A record changed since it was last written: kept in memory (never evicted) until it is. */
+interface Unsaved {
+  rec: UsageRecord;
+  timer: NodeJS.Timeout | null;
+  written: Promise<void>;
+}
+
 /**
  * Usage kept in memory and written behind the reply: counting tokens must never slow an answer.
- * The store writes one file's versions in order, so the file always ends with the latest totals.
+ * Each conversation's file is written at most every `writeEveryMs` with the totals as they are
+ * then, and at flush() (shutdown). A process killed in between loses the last few seconds of
+ * counts, never a reply; the store writes one file's versions in order, so the file always ends
+ * with the latest totals.
  */
 export class UsageBook {
-  private readonly records = new Map<string, Promise<UsageRecord>>();
+  private readonly records: LRUCache<string, Promise<UsageRecord>>;
+  private readonly unsaved = new Map<string, Unsaved>();
+  private readonly writeEveryMs: number;
 
-  constructor(private readonly store: ChannelStore) {}
+  constructor(
+    private readonly store: ChannelStore,
+    o: UsageBookOptions = {},
+  ) {
+    this.records = new LRUCache({ max: o.maxHeld ?? 1_000 });
+    this.writeEveryMs = o.writeEveryMs ?? 5_000;
+  }
+
+  /** How many conversations' totals are in memory now. */
+  get heldCount(): number {
+    return this.records.size + [...this.unsaved.keys()].filter((k) => !this.records.has(k)).length;
+  }
 
   async add(ref: ChannelRef, model: string, purpose: 'chat' | 'side', u: Usage, at: Date): Promise<void> {
     const file = usageFile(this.store, ref);
@@ -49,20 +80,52 @@ export class UsageBook {
       cacheWriteTokens: cur.cacheWriteTokens + u.cacheWriteTokens,
     };
     rec.updatedAt = at.toISOString();
-    // A lost usage write costs a count, never a reply; the next one writes the totals again.
-    this.store.writePrivateState(file, rec).catch(() => undefined);
+    this.schedule(file, rec);
   }
 
   read(ref: ChannelRef): Promise<UsageRecord> {
     return this.load(usageFile(this.store, ref)).then((r) => structuredClone(r));
   }
 
+  /** Writes every changed record now and waits for the writes (shutdown). */
+  async flush(): Promise<void> {
+    for (const [file, u] of this.unsaved) if (u.timer) this.write(file, u);
+    while (this.unsaved.size) await Promise.all([...this.unsaved.values()].map((u) => u.written));
+  }
+
   private load(file: string): Promise<UsageRecord> {
+    const unsaved = this.unsaved.get(file);
+    if (unsaved) return Promise.resolve(unsaved.rec);
     let r = this.records.get(file);
     if (!r) {
       r = this.store.readState(file, UsageRecord).then((x) => x ?? { version: 1, byModel: {} });
       this.records.set(file, r);
     }
     return r;
+  }
+
+  private schedule(file: string, rec: UsageRecord): void {
+    const u = this.unsaved.get(file) ?? { rec, timer: null, written: Promise.resolve() };
+    this.unsaved.set(file, u);
+    if (u.timer) return;
+    u.timer = setTimeout(() => this.write(file, u), this.writeEveryMs);
+    // A pending write must not keep a finished process alive; shutdown calls flush().
+    u.timer.unref();
+  }
+
+  private write(file: string, u: Unsaved): void {
+    if (u.timer) clearTimeout(u.timer);
+    u.timer = null;
+    // A lost usage write costs a count, never a reply; the next one writes the totals again.
+    const written = u.written
+      .then(() => this.store.writeCounterState(file, u.rec))
+      .catch(() => undefined)
+      .then(() => {
+        if (!u.timer && u.written === written && this.unsaved.get(file) === u) {
+          this.unsaved.delete(file);
+          this.records.set(file, Promise.resolve(u.rec));
+        }
+      });
+    u.written = written;
   }
 }

@@ -9,13 +9,17 @@ import path from 'node:path';
  * the store needs the two halves apart (compare just before the rename, see store.ts) and because
  * one temp-name scheme lets a crash's leftovers be recognised without touching people's files.
  */
-export async function atomicWrite(file: string, data: string): Promise<void> {
-  await (await stageWrite(file, data)).commit();
+export async function atomicWrite(file: string, data: string, o: { syncDir?: boolean } = {}): Promise<void> {
+  await (await stageWrite(file, data)).commit(o);
 }
 
 /** A new version written and fsynced next to its file, waiting for `commit` (the rename). */
 export interface StagedWrite {
-  commit(): Promise<void>;
+  /**
+   * `syncDir: false` leaves the rename itself unsynced: a power cut may then bring back the old
+   * version (never a mix); for state where the old version is an acceptable answer (counts).
+   */
+  commit(o?: { syncDir?: boolean }): Promise<void>;
   /** Puts the new file in place only if none exists (a hard link fails on an existing name); false if one does. */
   commitIfAbsent(): Promise<boolean>;
   discard(): Promise<void>;
@@ -62,14 +66,14 @@ export async function stageWrite(file: string, data: string): Promise<StagedWrit
     throw err;
   }
   return {
-    commit: async () => {
+    commit: async (o = {}) => {
       try {
         await fs.rename(tmp, real);
       } catch (err) {
         await fs.rm(tmp, { force: true });
         throw err;
       }
-      await fsyncDir(dir);
+      if (o.syncDir !== false) await fsyncDir(dir);
     },
     commitIfAbsent: async () => {
       try {

@@ -24,6 +24,7 @@ export const NAMES = {
   state: '.minutes',
   /** Inside a `.minutes/` folder. */
   conversation: 'conversation.json',
+  conversationJournal: 'conversation.journal.jsonl',
   usage: 'usage.json',
   upkeep: 'upkeep.json',
   pendingSummary: 'pending-summary.json',
@@ -60,6 +61,7 @@ const file = (name: string, about: string): LayoutNode => ({ name, about });
 /** A conversation's own `.minutes/` files (a thread's too). */
 const conversationState = [
   file(N.conversation, 'the stored conversation (turns since the last compaction, and its summary)'),
+  file(N.conversationJournal, 'turns stored since conversation.json was last written, one line each (folded into it at shutdown)'),
   file(N.usage, 'token usage per model, for /status'),
   file(N.upkeep, "memory upkeep's cursors and schedule"),
   file(N.pendingSummary, 'turns a failed compaction summary still has to take in'),
@@ -152,6 +154,8 @@ export interface ChannelPaths {
   threads: string;
   /** This conversation's state files. */
   conversation: string;
+  /** Turns appended since `conversation` was written (see memory/conversationJournal.ts). */
+  conversationJournal: string;
   usage: string;
   upkeep: string;
   pendingSummary: string;
@@ -197,6 +201,7 @@ export function channelLayout(channelDir: string, ref: Pick<ChannelRef, 'threadI
     condensations: path.join(durableDir, N.condensations),
     threads: path.join(channelDir, N.threads),
     conversation: path.join(stateDir, N.conversation),
+    conversationJournal: path.join(stateDir, N.conversationJournal),
     usage: path.join(stateDir, N.usage),
     upkeep: path.join(stateDir, N.upkeep),
     pendingSummary: path.join(stateDir, N.pendingSummary),

@@ -48,10 +48,10 @@ export class OrderedWrites {
    * channels' writers. The value is serialised now (later changes to it are not written); the file
    * always ends with the latest.
    */
-  writePrivate(file: string, value: unknown): Promise<void> {
+  writePrivate(file: string, value: unknown, o: { syncDir?: boolean } = {}): Promise<void> {
     const text = JSON.stringify(value) + '\n';
     // atomicWrite creates the folder: a channel's first turn can finish before ensureChannel does.
-    const written = (this.privateWrites.get(file) ?? Promise.resolve()).then(() => atomicWrite(file, text));
+    const written = (this.privateWrites.get(file) ?? Promise.resolve()).then(() => atomicWrite(file, text, o));
     this.track(this.privateWrites, file, written);
     return written;
   }

@@ -287,6 +287,14 @@ export class ChannelStore {
   }
 
   /**
+   * writePrivateState for counts (usage.json): one fsync instead of two. The rename is not
+   * synced, so a power cut may bring back the previous totals (never a mix of two).
+   */
+  writeCounterState(file: string, value: unknown): Promise<void> {
+    return this.ordered.writePrivate(file, value, { syncDir: false });
+  }
+
+  /**
    * Rewrites a `.minutes/` state file that is read back to build on (ledger, context) after keeping
    * its previous version among the channel's backups, as the markdown files get: a bad rewrite of
    * either can be undone by hand. Call it inside `exclusive` for the channel.

@@ -1,6 +1,6 @@
 import { sectionText, SESSION_SECTIONS } from '../memory/grammar';
 import cron, { type ScheduledTask } from 'node-cron';
-import { conversationTokens } from '../shared/conversation';
+import { ConversationState, conversationTokens } from '../shared/conversation';
 import type { ConversationStore, TurnListener } from '../chat/conversationStore';
 import { appendHistoryBlock, foldHistoryIfLarge } from '../memory/history';
 import { ChannelRef, refLabel } from '../memory/paths';
@@ -10,6 +10,14 @@ import { emptyUpkeepState, UpkeepState } from './state';
 import { backoff, dueJobs, Job, succeeded, UpkeepTuning } from './schedule';
 import { refreshSession } from './session';
 import type { SideTaskDeps } from '../llm/sideTask';
+
+/** A conversation this process served a turn in. */
+interface Active {
+  ref: ChannelRef;
+  /** When its last turn was stored (ISO), and the value upkeep.json last got. */
+  lastTurnAt?: string;
+  savedLastTurnAt?: string;
+}
 
 export interface UpkeepOptions {
   deps: SideTaskDeps;
@@ -30,21 +38,24 @@ export class Upkeep implements TurnListener {
    * Only conversations this process served a turn in, never the data root's folders: Discord sends a
    * guild's events to its shard alone, so under sharding each process keeps up its own guilds only.
    */
-  private readonly active = new Map<string, ChannelRef>();
+  private readonly active = new Map<string, Active>();
   private task: ScheduledTask | null = null;
   private running: Promise<void> = Promise.resolve();
   private stopped = false;
 
   constructor(private readonly o: UpkeepOptions) {}
 
-  /** The engine stored a turn: decide off the reply path whether anything is due. */
-  turnStored(ref: ChannelRef): void {
-    this.active.set(this.o.deps.store.paths(ref).convDir, ref);
+  /**
+   * The engine stored a turn: note its time (in memory: it reaches upkeep.json with upkeep's next
+   * write, or at stop, and after a crash it is read from the conversation's last turn) and, off
+   * the reply path, compact if the conversation is over budget.
+   */
+  turnStored(ref: ChannelRef, conversation: ConversationState): void {
+    const key = this.o.deps.store.paths(ref).convDir;
+    this.active.set(key, { ref, lastTurnAt: this.o.deps.clock().toISOString(), savedLastTurnAt: this.active.get(key)?.savedLastTurnAt });
+    if (conversationTokens(conversation) <= this.o.tuning.tokenBudget) return;
     void this.enqueue(async () => {
-      const state = await this.loadState(ref);
-      await this.saveState(ref, { ...state, lastTurnAt: this.o.deps.clock().toISOString() });
-      // Over budget: compact soon, but never on the reply path (this runs after the reply). The
-      // conversation is read now, not when the turn was noted: a compaction may have run since.
+      // Read again now, not as it was when the turn was noted: a compaction may have run since.
       const conv = await this.o.conversations.get(ref);
       if (conversationTokens(conv) > this.o.tuning.tokenBudget) await this.runDue(ref);
     });
@@ -63,7 +74,7 @@ export class Upkeep implements TurnListener {
   /** Every active conversation, one at a time. */
   tick(opts: { forceIdle?: boolean } = {}): Promise<void> {
     return this.enqueue(async () => {
-      for (const ref of this.active.values()) {
+      for (const { ref } of this.active.values()) {
         if (this.stopped) return;
         await this.runDue(ref, opts);
       }
@@ -85,6 +96,7 @@ export class Upkeep implements TurnListener {
     await this.task?.destroy();
     this.task = null;
     await this.running;
+    await this.saveLastTurns();
   }
 
   /** Job → ISO time it last succeeded, for /status. */
@@ -92,14 +104,21 @@ export class Upkeep implements TurnListener {
     return (await this.loadState(ref)).lastRun;
   }
 
-  /** For tests. */
-  loadState(ref: ChannelRef): Promise<UpkeepState> {
-    return this.o.deps.store.readState(this.stateFile(ref), UpkeepState).then((s) => s ?? emptyUpkeepState());
+  /**
+   * The state as it stands: upkeep.json, with the time of the last turn as known now (noted in
+   * memory, or the conversation's last turn when the file is older, as after a crash).
+   */
+  async loadState(ref: ChannelRef, conv?: ConversationState): Promise<UpkeepState> {
+    const stored = (await this.o.deps.store.readState(this.stateFile(ref), UpkeepState)) ?? emptyUpkeepState();
+    const turns = (conv ?? (await this.o.conversations.get(ref))).turns;
+    const noted = this.active.get(this.o.deps.store.paths(ref).convDir)?.lastTurnAt;
+    const latest = [stored.lastTurnAt, noted, turns[turns.length - 1]?.at].filter((t): t is string => Boolean(t)).sort((a, b) => Date.parse(a) - Date.parse(b)).pop();
+    return latest ? { ...stored, lastTurnAt: latest } : stored;
   }
 
   async runDue(ref: ChannelRef, opts: { forceIdle?: boolean } = {}): Promise<Job[]> {
     const conv = await this.o.conversations.get(ref);
-    const state = await this.loadState(ref);
+    const state = await this.loadState(ref, conv);
     const jobs = dueJobs({
       state,
       totalTurns: conv.compactedTurns + conv.turns.length,
@@ -118,7 +137,7 @@ export class Upkeep implements TurnListener {
       if (this.stopped) return;
       const conv = await this.o.conversations.get(ref);
       const total = conv.compactedTurns + conv.turns.length;
-      let state = await this.loadState(ref);
+      let state = await this.loadState(ref, conv);
       try {
         if (job === 'session') {
           await refreshSession(deps, ref, conv, state.cursors.session);
@@ -170,8 +189,25 @@ export class Upkeep implements TurnListener {
     return this.o.deps.store.paths(ref).upkeep;
   }
 
-  private saveState(ref: ChannelRef, s: UpkeepState): Promise<void> {
-    return this.o.deps.store.writeState(ref, this.stateFile(ref), s);
+  private async saveState(ref: ChannelRef, s: UpkeepState): Promise<void> {
+    await this.o.deps.store.writeState(ref, this.stateFile(ref), s);
+    const a = this.active.get(this.o.deps.store.paths(ref).convDir);
+    if (a) a.savedLastTurnAt = s.lastTurnAt;
+  }
+
+  /** At stop: the last turn's time of each conversation whose upkeep.json does not have it yet. */
+  private async saveLastTurns(): Promise<void> {
+    for (const a of this.active.values()) {
+      if (!a.lastTurnAt || a.lastTurnAt === a.savedLastTurnAt) continue;
+      try {
+        const stored = (await this.o.deps.store.readState(this.stateFile(a.ref), UpkeepState)) ?? emptyUpkeepState();
+        if (stored.lastTurnAt && Date.parse(stored.lastTurnAt) >= Date.parse(a.lastTurnAt)) continue;
+        await this.saveState(a.ref, { ...stored, lastTurnAt: a.lastTurnAt });
+      } catch (err) {
+        // Not lost: the next start reads it from the conversation's last turn.
+        this.o.deps.logger.warn({ channel: refLabel(a.ref), err }, 'could not record the time of the last turn at stop');
+      }
+    }
   }
 
   /** One upkeep step at a time, process-wide: upkeep never competes with itself. */

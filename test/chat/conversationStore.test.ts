@@ -57,8 +57,10 @@ describe('the conversation store', () => {
     expect(conv.summary).toBe('S');
     expect(conv.compactedTurns).toBe(2);
     expect(conv.turns.map((t) => t.content)).toEqual([expect.stringContaining('second message'), 'second answer']);
+    // On disk: the compaction's snapshot, and the turn as a journal line after it.
     const onDisk = JSON.parse(fs.readFileSync(path.join(rt.store.paths(ref).stateDir, 'conversation.json'), 'utf8'));
-    expect(onDisk).toEqual(conv);
+    expect(onDisk).toEqual({ ...conv, turns: [], journalSeq: 1 });
+    expect(await new ConversationStore({ store: rt.store, logger: silentLogger() }).get(ref)).toEqual(conv);
   });
 
   it('the engine announces each stored turn to every listener, and asks them to shorten a conversation that is too long', async () => {

@@ -1,0 +1,108 @@
+import fs from 'node:fs';
+import fsp from 'node:fs/promises';
+import path from 'node:path';
+import { LRUCache } from 'lru-cache';
+
+export interface GroupCommitOptions {
+  /**
+   * How long an appended line may wait for its fsync. A process killed (kill -9, an OOM kill)
+   * loses nothing either way: the line is in the kernel's page cache once `appendSync` returns. A
+   * power cut or a kernel crash loses what was appended in the last `everyMs` (plus the disk's own
+   * write cache, if it lies about flushing).
+   */
+  everyMs: number;
+  /** A failed fsync is reported here; the lines are still in the page cache and the next commit tries again. */
+  onError: (err: unknown, file: string) => void;
+}
+
+/**
+ * Appends that have reached the kernel when the call returns, with their fsyncs grouped: every
+ * file appended to since the last commit is fsynced once, at most `everyMs` after its first line.
+ * A burst of turns costs one fsync per file per window instead of one (or two) per turn, and no
+ * caller ever waits for one.
+ */
+export class GroupCommit {
+  /** File → whether it was created since the last commit (its folder's entry must be synced too). */
+  private readonly dirty = new Map<string, boolean>();
+  /** Folders known to exist, so an append does not mkdir every time; forgotten when one is removed. */
+  private readonly knownDirs = new LRUCache<string, true>({ max: 1024 });
+  private timer: NodeJS.Timeout | null = null;
+  private committing: Promise<void> = Promise.resolve();
+
+  constructor(private readonly o: GroupCommitOptions) {}
+
+  /**
+   * Synchronous on purpose: the line is written before the caller goes on (a reply sent after this
+   * is never ahead of its record), and one small write() costs less than the promise round trips
+   * of an asynchronous append. `created`: the file did not exist before this line.
+   */
+  appendSync(file: string, text: string, created: boolean): void {
+    const dir = path.dirname(file);
+    if (!this.knownDirs.has(dir)) {
+      fs.mkdirSync(dir, { recursive: true });
+      this.knownDirs.set(dir, true);
+    }
+    try {
+      fs.appendFileSync(file, text, 'utf8');
+    } catch (err) {
+      if ((err as NodeJS.ErrnoException).code !== 'ENOENT') throw err;
+      // The folder was removed while we ran (a person cleaning up): recreate it and append.
+      fs.mkdirSync(dir, { recursive: true });
+      fs.appendFileSync(file, text, 'utf8');
+      created = true;
+    }
+    this.dirty.set(file, (this.dirty.get(file) ?? false) || created);
+    this.schedule();
+  }
+
+  /** Fsyncs everything appended so far, now (shutdown, or before a file is cut). */
+  flush(): Promise<void> {
+    if (this.timer) clearTimeout(this.timer);
+    this.timer = null;
+    return this.commit();
+  }
+
+  private schedule(): void {
+    if (this.timer) return;
+    this.timer = setTimeout(() => {
+      this.timer = null;
+      void this.commit();
+    }, this.o.everyMs);
+    // Pending fsyncs must not keep a finished process alive; shutdown calls flush().
+    this.timer.unref();
+  }
+
+  private commit(): Promise<void> {
+    this.committing = this.committing.then(() => this.syncDirty());
+    return this.committing;
+  }
+
+  private async syncDirty(): Promise<void> {
+    const files = [...this.dirty];
+    this.dirty.clear();
+    const dirs = new Set<string>();
+    await Promise.all(
+      files.map(async ([file, created]) => {
+        try {
+          await syncFile(file);
+          if (created) dirs.add(path.dirname(file));
+        } catch (err) {
+          // Gone: folded into its snapshot and removed, nothing left to make durable.
+          if ((err as NodeJS.ErrnoException).code === 'ENOENT') return;
+          this.o.onError(err, file);
+        }
+      }),
+    );
+    await Promise.all([...dirs].map((d) => syncFile(d).catch(() => undefined)));
+  }
+}
+
+/** fdatasync: the appended bytes and the file's new size, not its times. */
+async function syncFile(file: string): Promise<void> {
+  const handle = await fsp.open(file, 'r');
+  try {
+    await handle.datasync();
+  } finally {
+    await handle.close();
+  }
+}
