@@ -173,7 +173,8 @@ export class ConversationStore {
             e.journalBytes === 0 ||
             (await this.o.store.writePrivateState(e.snapshotFile, snapshotValue(e.state, seq)).then(
               () => true,
-              (err) => this.o.logger.error({ err, file: e.snapshotFile }, 'could not fold the conversation journal at shutdown; it is read back at the next start'),
+              (err) =>
+                this.o.logger.error({ err, file: e.snapshotFile }, 'could not fold the conversation journal at shutdown; it is read back at the next start'),
             ));
           if (folded === true && e.seq === seq) {
             removeJournalSync(e.journalFile);
@@ -202,7 +203,15 @@ export class ConversationStore {
     if (!e) {
       const p = this.o.store.paths(ref);
       if (conversationExistsSync(p.conversation, p.conversationJournal)) return undefined;
-      e = { state: emptyConversation(), seq: 0, journalBytes: 0, journalExists: false, writes: 0, snapshotFile: p.conversation, journalFile: p.conversationJournal };
+      e = {
+        state: emptyConversation(),
+        seq: 0,
+        journalBytes: 0,
+        journalExists: false,
+        writes: 0,
+        snapshotFile: p.conversation,
+        journalFile: p.conversationJournal,
+      };
       this.held.set(key, e);
     }
     return e;

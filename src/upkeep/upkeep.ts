@@ -112,7 +112,10 @@ export class Upkeep implements TurnListener {
     const stored = (await this.o.deps.store.readState(this.stateFile(ref), UpkeepState)) ?? emptyUpkeepState();
     const turns = (conv ?? (await this.o.conversations.get(ref))).turns;
     const noted = this.active.get(this.o.deps.store.paths(ref).convDir)?.lastTurnAt;
-    const latest = [stored.lastTurnAt, noted, turns[turns.length - 1]?.at].filter((t): t is string => Boolean(t)).sort((a, b) => Date.parse(a) - Date.parse(b)).pop();
+    const latest = [stored.lastTurnAt, noted, turns[turns.length - 1]?.at]
+      .filter((t): t is string => Boolean(t))
+      .sort((a, b) => Date.parse(a) - Date.parse(b))
+      .pop();
     return latest ? { ...stored, lastTurnAt: latest } : stored;
   }
 

@@ -145,7 +145,10 @@ describe('a memory file that cannot be read', () => {
     try {
       fs.writeFileSync(path.join(tmp.dir, 'MEMORY.md'), '# Channel Memory\n\n- [m-aaaa01] Priya owns the auth service [from: t, 2026-01-01]\n');
       fs.mkdirSync(path.join(tmp.dir, 'condensations'));
-      fs.writeFileSync(path.join(tmp.dir, 'condensations', '2026-02-01-y.md'), '## 📝 Condensation: auth\n\n**Decision:** Priya owns the auth service token rotation.\n');
+      fs.writeFileSync(
+        path.join(tmp.dir, 'condensations', '2026-02-01-y.md'),
+        '## 📝 Condensation: auth\n\n**Decision:** Priya owns the auth service token rotation.\n',
+      );
       // Unreadable as a non-root user would see it, simulated so the test holds as root too.
       const eacces = Object.assign(new Error('EACCES: permission denied'), { code: 'EACCES' });
       const unreadable = {
