@@ -16,7 +16,9 @@ export function stoppable(inner: ModelClient): StoppableModelClient {
     models: inner.models,
     complete(req: ModelRequest): Promise<ModelResponse> {
       if (stop.signal.aborted) return Promise.reject(stop.signal.reason);
-      return inner.complete({ ...req, signal: req.signal ? AbortSignal.any([req.signal, stop.signal]) : stop.signal });
+      // A signal per call, never the shared one: each call in flight listens on its signal, and a
+      // burst of more than ten on one signal makes Node print a leak warning into the terminal.
+      return inner.complete({ ...req, signal: AbortSignal.any(req.signal ? [req.signal, stop.signal] : [stop.signal]) });
     },
     close: () => inner.close(),
     abortAll(reason: string) {
