@@ -39,7 +39,10 @@ export function isTempName(name: string): boolean {
  * file once more just before the rename. A symlinked file is written through to its target (the
  * link stays), with the target's mode and, where permitted, its owner.
  */
-export async function stageWrite(file: string, data: string): Promise<StagedWrite> {
+export async function stageWrite(file: string, data: string, o: { durable?: boolean } = {}): Promise<StagedWrite> {
+  // `durable: false` skips the fsyncs (still atomic for readers): for files a power cut may lose
+  // because they are made again when missing (a channel's templates), not for anything a person said.
+  const durable = o.durable !== false;
   // Silent on purpose: not a link (or gone): write the path itself.
   const real = await fs.realpath(file).catch(() => file);
   const dir = path.dirname(real);
@@ -57,7 +60,7 @@ export async function stageWrite(file: string, data: string): Promise<StagedWrit
         // Silent on purpose: keeping the owner is best effort (not root, or not allowed): the content is what matters.
         await handle.chown(st.uid, st.gid).catch(() => undefined);
       }
-      await handle.sync();
+      if (durable) await handle.sync();
     } finally {
       await handle.close();
     }
@@ -92,7 +95,7 @@ export async function stageWrite(file: string, data: string): Promise<StagedWrit
       } finally {
         await fs.rm(tmp, { force: true });
       }
-      await fsyncDir(dir);
+      if (durable) await fsyncDir(dir);
       return true;
     },
     discard: () => fs.rm(tmp, { force: true }),

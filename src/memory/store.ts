@@ -158,8 +158,10 @@ export class ChannelStore {
       for (const name of Object.keys(TEMPLATES) as TemplateFile[]) {
         const file = this.fileFor(p, name);
         if ((await readTextIfExists(file)) !== null) continue;
-        // Placed only if still absent: a file a person created since the check is theirs.
-        const staged = await stageWrite(file, TEMPLATES[name]);
+        // Placed only if still absent: a file a person created since the check is theirs. Not
+        // fsynced: a template a power cut loses is made again at the next first contact, and eight
+        // fsyncs per new channel were most of a burst's fsyncs.
+        const staged = await stageWrite(file, TEMPLATES[name], { durable: false });
         if (await staged.commitIfAbsent()) this.log.debug({ file: path.relative(this.root, file) }, 'created from template');
       }
     });

@@ -4,6 +4,7 @@ import type { ChannelRef } from '../../src/memory/paths';
 import { ChannelStore } from '../../src/memory/store';
 import { TEMPLATES } from '../../src/memory/templates';
 import { OncePerKey } from '../../src/shared/queue';
+import { countFsyncs } from '../helpers/fsyncCounter';
 import { makeTmpDir } from '../helpers/tmp';
 
 const ref = (i: number): ChannelRef => ({ kind: 'discord', guildId: '111111111111111111', channelId: String(200000000000000000n + BigInt(i)) });
@@ -94,5 +95,19 @@ describe('first contact with a conversation after a start', () => {
     await new ChannelStore({ root: tmp.dir }).ensureChannel(ref(2));
     expect(fs.readFileSync(p.memory, 'utf8')).toBe(TEMPLATES['MEMORY.md']);
     expect(fs.readFileSync(p.session, 'utf8')).toBe(TEMPLATES['SESSION.md']);
+  });
+
+  it("makes a new channel's files from their templates without an fsync: they are made again if a power cut loses them", async () => {
+    const counter = await countFsyncs(tmp.dir);
+    try {
+      const p = await new ChannelStore({ root: tmp.dir }).ensureChannel(ref(3));
+      expect(fs.readFileSync(p.context, 'utf8')).toBe(TEMPLATES['CONTEXT.md']);
+      expect(counter.count).toBe(0);
+      // What a person or the bot writes there afterwards is still made durable.
+      await new ChannelStore({ root: tmp.dir }).applyMemoryOps(ref(3), [{ op: 'add', text: 'The queue runs on Kafka.', source: 'test' }]);
+      expect(counter.count).toBeGreaterThan(0);
+    } finally {
+      counter.stop();
+    }
   });
 });
