@@ -23,6 +23,7 @@ module.exports = {
     '<rootDir>/test/condense/contextArchive.test.ts',
     '<rootDir>/test/condense/boundedRequest.test.ts',
     '<rootDir>/test/condense/draftRequest.test.ts',
+    '<rootDir>/test/condense/contextRenderExact.test.ts',
     '<rootDir>/test/condense/fold.test.ts',
     '<rootDir>/test/bot/gate.test.ts',
   ],
