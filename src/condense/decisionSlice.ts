@@ -32,6 +32,11 @@ export const DECISION_SLICE: SliceLimits = { showAllUpTo: 20, relevant: 12, newe
  */
 export const CONSTRAINT_SLICE: SliceLimits = { showAllUpTo: 10, relevant: 6, newest: 4 };
 
+/** Open questions are shown so the model can say which it answered: those it shares words with, and the newest. */
+export const QUESTION_SLICE: SliceLimits = { showAllUpTo: 20, relevant: 12, newest: 8 };
+/** Playbooks are shown so a changed procedure updates its playbook rather than filing a second one. */
+export const PLAYBOOK_SLICE: SliceLimits = { showAllUpTo: 10, relevant: 6, newest: 4 };
+
 /** The slice of `items` (given newest first) for `query`, in their original order. */
 export function sliceFor<T>(items: T[], textOf: (item: T) => string, query: string, limits: SliceLimits): T[] {
   if (items.length <= limits.showAllUpTo) return items;

@@ -99,5 +99,8 @@ export function redactDraft(d: CondensationDraft): CondensationDraft {
     actionItems: d.actionItems.map(r),
     constraints: d.constraints.map(r),
     currentState: r(d.currentState),
+    ...(d.openQuestions ? { openQuestions: d.openQuestions.map(r) } : {}),
+    ...(d.answeredQuestions ? { answeredQuestions: d.answeredQuestions.map((a) => ({ ...a, answer: r(a.answer) })) } : {}),
+    ...(d.playbooks ? { playbooks: d.playbooks.map((p) => ({ ...p, name: r(p.name), steps: p.steps.map(r) })) } : {}),
   };
 }

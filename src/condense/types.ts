@@ -58,6 +58,12 @@ export const CondensationDraft = z.looseObject({
   supersedes: z.array(z.string()),
   constraints: z.array(z.string()),
   currentState: z.string(),
+  /** Questions the discussion left open, as written ("al: which region?"). Absent in drafts made before they were tracked. */
+  openQuestions: z.array(z.string()).optional(),
+  /** Open questions (ids it was shown) this discussion answered. */
+  answeredQuestions: z.array(z.looseObject({ id: z.string(), answer: z.string() })).optional(),
+  /** Procedures the discussion agreed on; a name already filed changes that playbook. */
+  playbooks: z.array(z.looseObject({ name: z.string(), steps: z.array(z.string()) })).optional(),
 });
 export type CondensationDraft = z.infer<typeof CondensationDraft>;
 
