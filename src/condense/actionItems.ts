@@ -42,11 +42,19 @@ export function actionIdFor(decisionId: string, text: string): string {
  * "due", a weekday, "tomorrow" or "end of week".
  */
 export function parseActionItem(raw: string, date: string): { text: string; owner?: string; due?: string } {
+  const { who: owner, text } = splitWho(raw);
+  return { text, ...(owner ? { owner } : {}), ...dueOf(text, date) };
+}
+
+/**
+ * "bo: text" → who "bo" and the text; a line without a short name before a colon (or with a label
+ * such as "TODO:" there) is all text. Names stay as written: never turned into a mention.
+ */
+export function splitWho(raw: string): { who?: string; text: string } {
   const line = raw.replace(/\s+/g, ' ').trim();
   const m = /^([\p{L}\p{N}._' -]{1,32}?)\s*:\s+(.+)$/u.exec(line);
-  const owner = m && !/^(todo|note|action|next)$/i.test(m[1].trim()) ? m[1].trim() : undefined;
-  const text = owner ? m![2] : line;
-  return { text, ...(owner ? { owner } : {}), ...dueOf(text, date) };
+  const who = m && !/^(todo|note|action|next|question|q)$/i.test(m[1].trim()) ? m[1].trim() : undefined;
+  return who ? { who, text: m![2] } : { text: line };
 }
 
 function dueOf(text: string, date: string): { due?: string } {
@@ -137,7 +145,12 @@ export function staleItems(items: ActionItem[] | undefined, now: Date, days: num
 
 /** Whether `name` (a member's display or user name) is the item's owner as written. */
 export function isOwner(i: ActionItem, names: string[]): boolean {
-  if (!i.owner) return false;
-  const o = i.owner.toLowerCase().replace(/^@/, '');
+  return sameName(i.owner, names);
+}
+
+/** Whether one of `names` (a member's display or user name) is `written` (a name as a condensation wrote it). */
+export function sameName(written: string | undefined, names: string[]): boolean {
+  if (!written) return false;
+  const o = written.toLowerCase().replace(/^@/, '');
   return names.some((n) => n.toLowerCase() === o);
 }

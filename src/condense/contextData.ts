@@ -1,8 +1,10 @@
 import { z } from 'zod';
 import { ActionItem } from './actionItems';
+import { OpenQuestion } from './openQuestions';
+import { Playbook } from './playbooks';
 
 /**
- * `.minutes/context.json`: the decisions, constraints and action items CONTEXT.md is rendered from
+ * `.minutes/context.json`: the decisions, constraints, action items, open questions and playbooks CONTEXT.md is rendered from
  * by code (contextRender.ts), never written by a model, and the lists derived from them.
  * context.json's shapes are zod schemas that share their type's name; objects are loose, so keys
  * this version does not know survive a rewrite.
@@ -41,6 +43,10 @@ export const ContextData = z.looseObject({
   constraints: z.array(ContextConstraint),
   /** Absent in files written before action items were tracked. */
   actions: z.array(ActionItem).optional(),
+  /** Absent in files written before open questions were tracked (and in channels that never had one). */
+  questions: z.array(OpenQuestion).optional(),
+  /** Absent until a condensation files a playbook. */
+  playbooks: z.array(Playbook).optional(),
 });
 export type ContextData = z.infer<typeof ContextData>;
 

@@ -2,6 +2,8 @@ import { NAMES } from '../memory/layout';
 import { TEMPLATES } from '../memory/templates';
 import { formatItem, openItems } from './actionItems';
 import { activeConstraints, ContextData, ContextDecision, currentDecisions, newestFirst } from './contextData';
+import { formatQuestion, openQuestions } from './openQuestions';
+import { byLastChange, currentVersion, Playbook, stepsInline } from './playbooks';
 
 /** How CONTEXT.md and CONTEXT.archive.md are drawn from context.json (without the hash line). */
 
@@ -16,7 +18,7 @@ const flat = (s: string) => s.replace(/\s*[\r\n]+\s*/g, ' ').trim();
  * MEMORY.md, where recall finds them when a message is about them. At these counts CONTEXT.md
  * stays about a page (a decision line is ~150 characters).
  */
-export const CONTEXT_SHOWN = { decisions: 20, constraints: 20, actions: 20, superseded: 10 } as const;
+export const CONTEXT_SHOWN = { decisions: 20, constraints: 20, actions: 20, questions: 20, playbooks: 10, superseded: 10 } as const;
 
 /** Each list of the rendering, in display order, split into what CONTEXT.md shows and the older rest. */
 function contextLists(data: ContextData) {
@@ -25,12 +27,15 @@ function contextLists(data: ContextData) {
   const cons = activeConstraints(data);
   const open = openItems(data.actions);
   const superseded = newestFirst(data.decisions.filter((d) => d.kind === 'decision' && d.supersededBy));
-  // Decisions and the superseded list are newest first; constraints and action items oldest first.
+  const playbooks = byLastChange(data.playbooks);
+  // Decisions, playbooks and the superseded list are newest first; constraints, action items and questions oldest first.
   const tail = <T>(xs: T[], n: number) => ({ shown: xs.slice(Math.max(0, xs.length - n)), older: xs.slice(0, Math.max(0, xs.length - n)) });
   return {
     current: { shown: current.slice(0, S.decisions), older: current.slice(S.decisions) },
     constraints: tail(cons, S.constraints),
     actions: tail(open, S.actions),
+    questions: tail(openQuestions(data.questions), S.questions),
+    playbooks: { shown: playbooks.slice(0, S.playbooks), older: playbooks.slice(S.playbooks) },
     superseded: { shown: superseded.slice(0, S.superseded), older: superseded.slice(S.superseded) },
   };
 }
@@ -38,7 +43,15 @@ function contextLists(data: ContextData) {
 /** Whether any list is longer than CONTEXT.md shows (then CONTEXT.archive.md holds the rest). */
 export function archiveNeeded(data: ContextData): boolean {
   const L = contextLists(data);
-  return L.current.older.length + L.constraints.older.length + L.actions.older.length + L.superseded.older.length > 0;
+  return (
+    L.current.older.length +
+      L.constraints.older.length +
+      L.actions.older.length +
+      L.questions.older.length +
+      L.playbooks.older.length +
+      L.superseded.older.length >
+    0
+  );
 }
 
 const ARCHIVE_LINK = `[${NAMES.contextArchive}](${NAMES.contextArchive})`;
@@ -47,6 +60,13 @@ const olderNote = (n: number, what: string) => `_${n} older ${what} ${n === 1 ? 
 function decisionLine(d: ContextDecision, n: number): string {
   const link = d.file ? ` ([condensation](condensations/${encodeURI(d.file)}))` : '';
   return `${n}. [${d.date}] **${flat(d.topic)}:** ${flat(d.text)}${link}`;
+}
+
+/** A playbook in one line: its name, its steps and its file (where the earlier versions are). */
+function playbookLine(p: Playbook): string {
+  const v = currentVersion(p);
+  const when = p.versions.length > 1 ? `changed ${v.date}` : `from ${v.date}`;
+  return `- **${flat(p.name)}:** ${stepsInline(v.steps)} ([playbook](${NAMES.playbooks}/${encodeURI(p.slug)}.md)) _(${when})_`;
 }
 
 function supersededLine(d: ContextDecision, byId: Map<string, ContextDecision>): string {
@@ -76,6 +96,18 @@ export function renderContextBody(data: ContextData): string {
     if (!L.actions.shown.length) out.push('_None open._');
     if (L.actions.older.length) out.push('', olderNote(L.actions.older.length, 'open action items'));
   }
+  // The same for open questions and playbooks.
+  if (data.questions?.length) {
+    out.push('', '## Open Questions', '');
+    for (const q of L.questions.shown) out.push(`- ${formatQuestion(q)}`);
+    if (!L.questions.shown.length) out.push('_None open._');
+    if (L.questions.older.length) out.push('', olderNote(L.questions.older.length, 'open questions'));
+  }
+  if (data.playbooks?.length) {
+    out.push('', '## Playbooks', '');
+    for (const p of L.playbooks.shown) out.push(playbookLine(p));
+    if (L.playbooks.older.length) out.push('', olderNote(L.playbooks.older.length, 'playbooks'));
+  }
   out.push('', '## Superseded Decisions', '');
   for (const d of L.superseded.shown) out.push(supersededLine(d, byId));
   if (!L.superseded.shown.length) out.push('_None._');
@@ -102,6 +134,17 @@ export function renderArchiveBody(data: ContextData): string {
   out.push('', '## Older Open Action Items', '');
   for (const i of L.actions.older) out.push(`- ${formatItem(i)}`);
   if (!L.actions.older.length) out.push('_None._');
+  // Only in channels that have any, as in CONTEXT.md: an existing archive keeps its layout.
+  if (data.questions?.length) {
+    out.push('', '## Older Open Questions', '');
+    for (const q of L.questions.older) out.push(`- ${formatQuestion(q)}`);
+    if (!L.questions.older.length) out.push('_None._');
+  }
+  if (data.playbooks?.length) {
+    out.push('', '## Older Playbooks', '');
+    for (const p of L.playbooks.older) out.push(playbookLine(p));
+    if (!L.playbooks.older.length) out.push('_None._');
+  }
   out.push('', '## Older Superseded Decisions', '');
   for (const d of L.superseded.older) out.push(supersededLine(d, byId));
   if (!L.superseded.older.length) out.push('_None._');

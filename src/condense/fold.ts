@@ -1,4 +1,6 @@
 import { foldActionItems } from './actionItems';
+import { foldQuestions } from './openQuestions';
+import { foldPlaybooks } from './playbooks';
 import type { ContextData, ContextDecision } from './contextData';
 import type { CondensationDraft, CondensationFacts } from './types';
 
@@ -56,5 +58,23 @@ export function foldCondensation(prev: ContextData, f: FoldInput): ContextData {
     raw: f.draft.actionItems,
     supersedes: f.supersedes,
   });
-  return { version: 1, currentState, decisions, constraints, ...(items.length ? { actions: items } : {}) };
+  const questions = foldQuestions(prev.questions ?? [], {
+    decisionId: f.decisionId,
+    file: f.file,
+    date: f.facts.date,
+    raw: f.draft.openQuestions ?? [],
+    answered: f.draft.answeredQuestions ?? [],
+    supersedes: f.supersedes,
+  });
+  const playbooks = foldPlaybooks(prev.playbooks ?? [], { decisionId: f.decisionId, file: f.file, date: f.facts.date, raw: f.draft.playbooks ?? [] });
+  return {
+    version: 1,
+    currentState,
+    decisions,
+    constraints,
+    ...(items.length ? { actions: items } : {}),
+    // Absent until a condensation names any: a channel without them keeps the file it had.
+    ...(questions.length ? { questions } : {}),
+    ...(playbooks.length ? { playbooks } : {}),
+  };
 }

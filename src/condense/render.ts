@@ -12,10 +12,18 @@ export interface SupersededRef {
   text: string;
 }
 
+/** An open question this condensation answered, with its words (the draft names only its id). */
+export interface AnsweredRef {
+  id: string;
+  text: string;
+  answer: string;
+}
+
 export interface RenderInput {
   draft: CondensationDraft;
   facts: CondensationFacts;
   supersedes: SupersededRef[];
+  answered?: AnsweredRef[];
 }
 
 /** Per-field character caps, used only to fit the Discord post. */
@@ -25,6 +33,9 @@ interface Caps {
   rationale?: number;
   actions?: number;
   supersedes?: number;
+  questions?: number;
+  answers?: number;
+  playbooks?: number;
 }
 
 const oneLine = (s: string) => s.replace(/\s*[\r\n]+\s*/g, ' ').trim();
@@ -53,8 +64,24 @@ export function renderCondensation(inp: RenderInput, caps: Caps = {}): string {
     `**Decision:** ${clip(oneLine(decisionLine(draft.decision)), caps.decision)}`,
     `**Rationale:** ${clip(oneLine(draft.rationale) || '—', caps.rationale)}`,
     `**Action items:** ${clip(actions, caps.actions)}`,
+    ...knowledgeLines(inp, caps),
     `**Supersedes:** ${clip(sup, caps.supersedes)}`,
   ].join('\n');
+}
+
+/** Open questions, answers and playbooks: a line each, only when the condensation has them (older ones render as they did). */
+function knowledgeLines(inp: RenderInput, caps: Caps): string[] {
+  const { draft } = inp;
+  const out: string[] = [];
+  if (draft.openQuestions?.length) out.push(`**Open questions:** ${clip(draft.openQuestions.map(oneLine).join('; '), caps.questions)}`);
+  if (inp.answered?.length) {
+    out.push(`**Answered:** ${clip(inp.answered.map((a) => `${a.id} “${oneLine(a.text)}” → ${oneLine(a.answer)}`).join('; '), caps.answers)}`);
+  }
+  if (draft.playbooks?.length) {
+    const pbs = draft.playbooks.map((p) => `${oneLine(p.name)}: ${p.steps.map((st, i) => `${i + 1}) ${oneLine(st)}`).join(' ')}`);
+    out.push(`**Playbooks:** ${clip(pbs.join('; '), caps.playbooks)}`);
+  }
+  return out;
 }
 
 export function markerFor(key: string): string {
@@ -72,7 +99,7 @@ export function renderPost(inp: RenderInput, key: string, max = DISCORD_MAX): st
   let caps: Caps = {};
   let body = renderCondensation(inp, caps);
   // Shrink one field at a time, least important first, until it fits.
-  const order: (keyof Caps)[] = ['rationale', 'actions', 'supersedes', 'context', 'decision'];
+  const order: (keyof Caps)[] = ['rationale', 'playbooks', 'answers', 'questions', 'actions', 'supersedes', 'context', 'decision'];
   for (const field of order) {
     if (fits(body)) break;
     const over = body.length + marker.length - max;

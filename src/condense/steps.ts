@@ -3,7 +3,10 @@ import type { ChannelRef } from '../memory/paths';
 import type { ChannelPaths } from '../memory/layout';
 import type { ChannelStore } from '../memory/store';
 import type { SideTaskDeps } from '../llm/sideTask';
+import { NAMES } from '../memory/layout';
 import { droppedNow } from './actionItems';
+import { closedNow, openQuestions } from './openQuestions';
+import { byLastChange, changedPlaybooks, currentVersion } from './playbooks';
 import { activeConstraints, ContextData, currentDecisions } from './contextData';
 import { readContext, writeContextFiles } from './contextFiles';
 import { draftCondensation } from './draft';
@@ -78,6 +81,10 @@ export const draftStep: CondenseStep<ClaimedRun> = async (run, crashPoint) => {
     human: run.human,
     currentDecisions: currentDecisions(context).map((d) => ({ id: d.id, date: d.date, topic: d.topic, text: d.text })),
     activeConstraints: activeConstraints(context).map((c) => c.text),
+    openQuestions: openQuestions(context.questions)
+      .reverse()
+      .map((q) => ({ id: q.id, opened: q.opened, text: q.askedBy ? `${q.text} — ${q.askedBy}` : q.text })),
+    playbooks: byLastChange(context.playbooks).map((p) => ({ name: p.name, steps: currentVersion(p).steps })),
     budgetChars: run.budgetChars,
     onProgress: run.onProgress,
   });
@@ -102,7 +109,11 @@ export async function draftedRun(run: ClaimedRun): Promise<DraftedRun> {
     .map((id) => contextBefore.decisions.find((d) => d.id === id))
     .filter((d): d is NonNullable<typeof d> => !!d && d.kind === 'decision')
     .map((d) => ({ id: d.id, date: d.date, text: d.text }));
-  const rendered = { draft, facts: run.entry.facts, supersedes: supRefs };
+  const answered = (draft.answeredQuestions ?? [])
+    .map((a) => ({ ...a, q: contextBefore.questions?.find((q) => q.id === a.id) }))
+    .filter((a) => a.q)
+    .map((a) => ({ id: a.id, text: a.q!.text, answer: a.answer }));
+  const rendered = { draft, facts: run.entry.facts, supersedes: supRefs, ...(answered.length ? { answered } : {}) };
   return { ...run, draft, supersedes, contextBefore, rendered, body: renderCondensation(rendered) };
 }
 
@@ -159,6 +170,14 @@ export const contextStep: CondenseStep<DraftedRun> = async (run, crashPoint) => 
   });
   const dropped = droppedNow(prev, next);
   if (dropped.length) run.notices.push(`Closed the open action items of the replaced decision: ${dropped.map((i) => `${i.id} (${i.text})`).join('; ')}.`);
+  const droppedQuestions = closedNow(prev, next, 'dropped');
+  if (droppedQuestions.length) {
+    run.notices.push(`Closed the open questions of the replaced decision: ${droppedQuestions.map((q) => `${q.id} (${q.text})`).join('; ')}.`);
+  }
+  // A changed procedure is said, never changed silently (the post shows the new steps).
+  for (const c of changedPlaybooks(prev, next).filter((x) => x.previous)) {
+    run.notices.push(`Updated the playbook “${c.playbook.name}”: ${NAMES.playbooks}/${c.playbook.slug}.md keeps its earlier steps, struck through.`);
+  }
   if (!ref.privateThread) {
     // CONTEXT.md first: a crash before context.json leaves a file whose hash still matches.
     await writeContextFiles(store, p, prev, next);

@@ -20,6 +20,7 @@ export const NAMES = {
   historyArchive: 'HISTORY.archive.md',
   log: 'log.jsonl',
   condensations: 'condensations',
+  playbooks: 'playbooks',
   threads: 'threads',
   state: '.minutes',
   /** Inside a `.minutes/` folder. */
@@ -75,17 +76,18 @@ export const DATA_ROOT_TREE: LayoutNode = dir('channels', 'the data root (MINUTE
     ]),
     dir('<channelId>', 'one folder per Discord channel', [
       file(N.context, "the channel's living ground truth, rendered from .minutes/context.json"),
-      file(N.contextArchive, "CONTEXT.md's older decisions, constraints and action items, once a list outgrows it"),
+      file(N.contextArchive, "CONTEXT.md's older entries (decisions, constraints, action items, questions, playbooks), once a list outgrows it"),
       file(N.memory, 'durable facts and decisions, one per line with id and provenance'),
       file(N.session, 'working state'),
       file(N.history, 'chronological narrative'),
       file(N.historyArchive, "HISTORY.md's older part, once it is folded"),
       file(N.log, 'cold log of messages (secrets redacted)'),
       dir(N.condensations, 'one file per condensation', [file('YYYY-MM-DD-<slug>.md', 'the condensation as posted, with its frontmatter')]),
+      dir(N.playbooks, 'procedures the Secretary filed', [file('<slug>.md', 'a playbook: its steps, where they came from, earlier versions struck through')]),
       dir(N.state, 'runtime state', [
         ...conversationState,
         file(N.ledger, "the Secretary's ledger: one entry per condensed discussion"),
-        file(N.contextData, 'decisions, constraints and action items CONTEXT.md is rendered from'),
+        file(N.contextData, 'decisions, constraints, action items, open questions and playbooks CONTEXT.md is rendered from'),
         file(N.noticed, 'decisions the bot noticed and offered to condense'),
         file(N.condenseQueue, 'resolved threads the audit queued for condensing (`.taking` while the bot works through it)'),
         file(N.tombstones, 'hashes of forgotten entries, so they are not learned again'),
@@ -100,6 +102,7 @@ export const DATA_ROOT_TREE: LayoutNode = dir('channels', 'the data root (MINUTE
           file(N.history, "a private thread's own"),
           file(N.historyArchive, "a private thread's own"),
           dir(N.condensations, "a private thread's own", [file('YYYY-MM-DD-<slug>.md', 'as in a channel')]),
+          dir(N.playbooks, "a private thread's own", [file('<slug>.md', 'as in a channel')]),
           dir(N.state, "the thread's runtime state", [
             ...conversationState,
             file(N.ledger, "a private thread's own"),
@@ -150,6 +153,8 @@ export interface ChannelPaths {
   /** log.jsonl of this conversation. */
   log: string;
   condensations: string;
+  /** Playbook files (`<slug>.md`), beside the condensations. */
+  playbooks: string;
   /** The channel's thread folders. */
   threads: string;
   /** This conversation's state files. */
@@ -199,6 +204,7 @@ export function channelLayout(channelDir: string, ref: Pick<ChannelRef, 'threadI
     session: path.join(convDir, N.session),
     log: path.join(convDir, N.log),
     condensations: path.join(durableDir, N.condensations),
+    playbooks: path.join(durableDir, N.playbooks),
     threads: path.join(channelDir, N.threads),
     conversation: path.join(stateDir, N.conversation),
     conversationJournal: path.join(stateDir, N.conversationJournal),
