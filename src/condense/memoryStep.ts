@@ -2,7 +2,10 @@ import type { MemoryOp } from '../memory/memoryOps';
 import type { ChannelRef } from '../memory/paths';
 import type { ChannelPaths } from '../memory/layout';
 import type { ChannelStore } from '../memory/store';
+import { NAMES } from '../memory/layout';
 import { ActionItem, dueSuffix } from './actionItems';
+import type { OpenQuestion } from './openQuestions';
+import { currentVersion, Playbook, stepsInline } from './playbooks';
 import { ContextData, lapsedConstraintMemoryIds } from './contextData';
 import { findEntryId, pointSuperseded } from './memoryLink';
 import type { CondensationDraft } from './types';
@@ -11,8 +14,10 @@ import type { CondensationDraft } from './types';
  * The condensation's step 5: MEMORY.md by operations. The decision is added (or supersedes the one
  * it replaces), its constraints are added, constraints and action items that lapsed with a replaced
  * decision are struck, and the decision's open action items are added as open loops, so memory and
- * recall know them. The MEMORY.md ids are linked back into context.json (a later supersede or
- * `/actions done` strikes them).
+ * recall know them. Open questions are open loops too; one it answered is struck in favour of a line
+ * saying how, and those of a replaced decision are struck with it. A playbook is one entry naming
+ * its file and steps, replaced by a new entry when a condensation changes the procedure. The MEMORY.md
+ * ids are linked back into context.json (a later supersede, `/actions done` or an answer strikes them).
  */
 export interface MemoryStepDeps {
   store: ChannelStore;
@@ -23,6 +28,19 @@ export interface MemoryStepDeps {
 
 export function actionMemoryText(topic: string, i: ActionItem): string {
   return `Action item ${i.id} (${topic}): ${i.text}${i.owner ? ` — ${i.owner}` : ''}${dueSuffix(i)}`;
+}
+
+export function questionMemoryText(topic: string, q: OpenQuestion): string {
+  return `Open question ${q.id} (${topic}): ${q.text}${q.askedBy ? ` — asked by ${q.askedBy}` : ''}`;
+}
+
+export function answeredMemoryText(q: OpenQuestion): string {
+  return `Question ${q.id} answered (${q.closed ?? '?'}, ${q.closedBy ?? '?'}): ${q.text} → ${q.answer ?? ''}`;
+}
+
+export function playbookMemoryText(p: Playbook): string {
+  const v = currentVersion(p);
+  return `Playbook "${p.name}" (${v.steps.length} step${v.steps.length === 1 ? '' : 's'}, in ${NAMES.playbooks}/${p.slug}.md): ${stepsInline(v.steps)}`;
 }
 
 export async function condensationMemoryStep(
@@ -50,6 +68,7 @@ export async function condensationMemoryStep(
   }
   for (const text of constraintTexts) ops.push({ op: 'add', text, source, reason: 'condensation', section: 'Constraints' });
   for (const i of items) ops.push({ op: 'add', text: actionMemoryText(draft.topic, i), source, reason: 'condensation', section: 'Open Loops' });
+  ops.push(...knowledgeOps(ctx, decisionId, draft.topic, source));
   if (ops.length) await store.applyMemoryOps(ref, ops);
   const memory = (await store.read(store.parentRef(ref), 'MEMORY.md')) ?? '';
   const decisionMemoryId = decisionText ? findEntryId(memory, decisionText) : undefined;
@@ -68,7 +87,10 @@ export async function condensationMemoryStep(
   const droppedItems = (ctx.actions ?? [])
     .filter((i) => i.status === 'dropped' && i.memoryId && supersedes.includes(i.decisionId))
     .map((i) => i.memoryId as string);
-  const struck = [...lapsed, ...droppedItems];
+  const droppedQuestions = (ctx.questions ?? [])
+    .filter((q) => q.status === 'dropped' && q.memoryId && supersedes.includes(q.decisionId))
+    .map((q) => q.memoryId as string);
+  const struck = [...lapsed, ...droppedItems, ...droppedQuestions];
   if (decisionMemoryId && struck.length)
     await pointSuperseded(
       store,
@@ -93,7 +115,43 @@ export async function condensationMemoryStep(
       const id = findEntryId(memory, actionMemoryText(draft.topic, i));
       if (id) i.memoryId = id;
     }
+    for (const q of cur.questions ?? []) {
+      if (q.decisionId !== decisionId || q.memoryId) continue;
+      const id = findEntryId(memory, questionMemoryText(draft.topic, q));
+      if (id) q.memoryId = id;
+    }
+    for (const pb of cur.playbooks ?? []) {
+      if (currentVersion(pb).decisionId !== decisionId) continue;
+      const id = findEntryId(memory, playbookMemoryText(pb));
+      if (id) pb.memoryId = id;
+    }
     await store.writeStateLocked(p, d.contextFile, cur);
   });
   return { decisionMemoryId, constraintMemoryIds };
+}
+
+/**
+ * The questions this condensation left open (added), those it answered (struck in favour of how),
+ * and the playbooks it filed or changed (added, or the old entry replaced).
+ */
+function knowledgeOps(ctx: ContextData, decisionId: string, topic: string, source: string): MemoryOp[] {
+  const ops: MemoryOp[] = [];
+  for (const q of ctx.questions ?? []) {
+    if (q.decisionId === decisionId && q.status === 'open' && !q.memoryId) {
+      ops.push({ op: 'add', text: questionMemoryText(topic, q), source, reason: 'condensation', section: 'Open Loops' });
+    }
+    if (q.status === 'answered' && q.closedBy === `condensation ${decisionId}` && q.memoryId) {
+      ops.push({ op: 'supersede', id: q.memoryId, text: answeredMemoryText(q), source, reason: 'answered' });
+    }
+  }
+  for (const p of ctx.playbooks ?? []) {
+    if (currentVersion(p).decisionId !== decisionId) continue;
+    const text = playbookMemoryText(p);
+    ops.push(
+      p.memoryId
+        ? { op: 'supersede', id: p.memoryId, text, source, reason: 'playbook changed' }
+        : { op: 'add', text, source, reason: 'condensation', section: 'Playbooks' },
+    );
+  }
+  return ops;
 }

@@ -4,6 +4,8 @@ import type { ChannelPaths } from '../memory/layout';
 import type { ChannelStore } from '../memory/store';
 import type { SideTaskDeps } from '../llm/sideTask';
 import { NAMES } from '../memory/layout';
+import { rewritePlaybookFile } from '../memory/playbookFiles';
+import { composePlaybook } from './playbookFile';
 import { droppedNow } from './actionItems';
 import { closedNow, openQuestions } from './openQuestions';
 import { byLastChange, changedPlaybooks, currentVersion } from './playbooks';
@@ -177,6 +179,11 @@ export const contextStep: CondenseStep<DraftedRun> = async (run, crashPoint) => 
   // A changed procedure is said, never changed silently (the post shows the new steps).
   for (const c of changedPlaybooks(prev, next).filter((x) => x.previous)) {
     run.notices.push(`Updated the playbook “${c.playbook.name}”: ${NAMES.playbooks}/${c.playbook.slug}.md keeps its earlier steps, struck through.`);
+  }
+  // Playbook files before context.json: a resumed step finds the change still to make and makes it.
+  for (const c of changedPlaybooks(prev, next)) {
+    const before = prev.playbooks?.find((x) => x.slug === c.playbook.slug);
+    await rewritePlaybookFile(p, c.playbook.slug, (cur) => composePlaybook(cur, before, c.playbook), run.deps.clock());
   }
   if (!ref.privateThread) {
     // CONTEXT.md first: a crash before context.json leaves a file whose hash still matches.

@@ -58,7 +58,7 @@ const LEGACY = /^[^/\\]+\.(json|bak)\.\d+$/;
 /** The folders we write into, each once, and whether it is one of the bot's own (legacy names swept there). */
 function sweptDirs(p: ChannelPaths): Map<string, boolean> {
   const dirs = new Map<string, boolean>();
-  for (const d of [p.channelDir, p.convDir, path.dirname(p.memory), p.condensations]) dirs.set(d, dirs.get(d) ?? false);
+  for (const d of [p.channelDir, p.convDir, path.dirname(p.memory), p.condensations, p.playbooks]) dirs.set(d, dirs.get(d) ?? false);
   for (const d of [p.channelStateDir, p.stateDir, backupDir(p)]) dirs.set(d, true);
   return dirs;
 }
