@@ -36,6 +36,12 @@ export function slashCommandDefinitions() {
       .setDescription("This channel's open action items; done:<id> closes one (its owner or an admin)")
       .addStringOption((o) => o.setName('done').setDescription('the id of the item to close, like a-1a2b3c')),
     new SlashCommandBuilder()
+      .setName('questions')
+      .setDescription("This channel's open questions; answer:<id> text:<answer> answers one (who asked, or an admin)")
+      .addStringOption((o) => o.setName('answer').setDescription('the id of the question to answer, like q-1a2b3c'))
+      .addStringOption((o) => o.setName('text').setDescription('the answer, in a sentence')),
+    new SlashCommandBuilder().setName('playbooks').setDescription("This channel's playbooks (procedures the team agreed on) and their steps"),
+    new SlashCommandBuilder()
       .setName('thread')
       .setDescription('Open a titled thread from the latest message (in a forum: a post) for a focused topic')
       .addStringOption((o) => o.setName('topic').setDescription('what the thread is for (needed in a forum)')),
@@ -59,11 +65,17 @@ export interface ActionItemCommands {
   command(ix: ChatInputCommandInteraction, ref: ChannelRef, doneId: string | null, admin: boolean): Promise<string>;
 }
 
+/** `/questions` and `/playbooks`, supplied when open questions and playbooks are wired. */
+export interface KnowledgeSlashCommands {
+  questions(ix: ChatInputCommandInteraction, ref: ChannelRef, answerId: string | null, text: string | null, admin: boolean): Promise<string>;
+  playbooks(ref: ChannelRef): Promise<string>;
+}
+
 /**
  * Answers only the asker sees. `/thread` is among them: its answer is a link to the thread (which
  * everyone sees open) or a one-line refusal.
  */
-const EPHEMERAL = new Set(['recall', 'memory show', 'status', 'condensations', 'thread', 'actions']);
+const EPHEMERAL = new Set(['recall', 'memory show', 'status', 'condensations', 'thread', 'actions', 'questions', 'playbooks']);
 
 /** Pure: admin rights are the configured roles, or Manage Messages when none are configured. */
 export function isAdmin(roleIds: string[], canManageMessages: boolean, d: ConfigFile['discord']): boolean {
@@ -76,7 +88,15 @@ export function isAdmin(roleIds: string[], canManageMessages: boolean, d: Config
  */
 export async function handleSlash(
   ix: ChatInputCommandInteraction,
-  o: { ctx: CommandContext; ref: ChannelRef; config: ConfigFile; secretary?: SecretaryCommands; threads?: ThreadCommands; actions?: ActionItemCommands },
+  o: {
+    ctx: CommandContext;
+    ref: ChannelRef;
+    config: ConfigFile;
+    secretary?: SecretaryCommands;
+    threads?: ThreadCommands;
+    actions?: ActionItemCommands;
+    knowledge?: KnowledgeSlashCommands;
+  },
 ): Promise<void> {
   const sub = ix.options.getSubcommand(false);
   const name = sub ? `${ix.commandName} ${sub}` : ix.commandName;
@@ -98,7 +118,15 @@ export async function handleSlash(
 async function run(
   name: string,
   ix: ChatInputCommandInteraction,
-  o: { ctx: CommandContext; ref: ChannelRef; secretary?: SecretaryCommands; threads?: ThreadCommands; actions?: ActionItemCommands; admin: boolean },
+  o: {
+    ctx: CommandContext;
+    ref: ChannelRef;
+    secretary?: SecretaryCommands;
+    threads?: ThreadCommands;
+    actions?: ActionItemCommands;
+    knowledge?: KnowledgeSlashCommands;
+    admin: boolean;
+  },
 ): Promise<string> {
   const { ctx, ref } = o;
   switch (name) {
@@ -122,6 +150,12 @@ async function run(
       return o.secretary ? o.secretary.list(ref) : 'No condensations yet.';
     case 'actions':
       return o.actions ? o.actions.command(ix, ref, ix.options.getString('done'), o.admin) : 'Action items are not available in this version.';
+    case 'questions':
+      return o.knowledge
+        ? o.knowledge.questions(ix, ref, ix.options.getString('answer'), ix.options.getString('text'), o.admin)
+        : 'Open questions are not available in this version.';
+    case 'playbooks':
+      return o.knowledge ? o.knowledge.playbooks(ref) : 'Playbooks are not available in this version.';
     case 'thread':
       return o.threads ? o.threads.command(ix, ix.options.getString('topic')) : 'Opening threads is not available in this version.';
     default:

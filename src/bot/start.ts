@@ -11,6 +11,7 @@ import { Secretary } from '../condense/secretary';
 import { ThreadOpener } from './threadOpener';
 import { DecisionNoticer } from './decisionNoticer';
 import { ActionCommands } from './actionCommands';
+import { KnowledgeCommands } from './knowledgeCommands';
 import { BotActivity } from './activity';
 
 export interface RunningBot {
@@ -83,6 +84,7 @@ export async function launchBot(
     threads,
     noticer,
     actions: new ActionCommands({ store: runtime.store, logger, clock: runtime.clock }),
+    knowledge: new KnowledgeCommands({ store: runtime.store, logger, clock: runtime.clock }),
   });
   bot.attach();
   secretary.attach();

@@ -6,6 +6,7 @@ import { ChannelRef, isLocalName, isSnowflake, refLabel } from '../memory/paths'
 import { ChannelStore } from '../memory/store';
 import { MalformedStateError } from '../memory/storeErrors';
 import { ActionItem, staleItems } from './actionItems';
+import { OpenQuestion, staleQuestions } from './openQuestions';
 import { archiveStaleness, contextStaleness } from './contextStaleness';
 import { ContextData, ContextDecision } from './contextData';
 import { readContext, writeContextFiles } from './contextFiles';
@@ -40,6 +41,8 @@ export interface ChannelAudit {
   staleLines: StaleLine[];
   /** Action items open longer than the configured age (reported; they do not make the audit fail). */
   staleActions: ActionItem[];
+  /** Questions open longer than the same age (reported the same way). */
+  staleQuestions: OpenQuestion[];
 }
 
 export interface AuditOptions {
@@ -47,7 +50,7 @@ export interface AuditOptions {
   ref: ChannelRef;
   fix?: boolean;
   now: Date;
-  /** Open action items older than this many days are listed (config `actions.staleAfterDays`). */
+  /** Open action items and open questions older than this many days are listed (config `actions.staleAfterDays`). */
   staleActionDays?: number;
 }
 
@@ -160,6 +163,9 @@ function currentDecisionLines(data: ContextData): { memoryIds: Set<string>; sour
     ...current.map((d) => d.memoryId),
     ...data.constraints.filter((c) => ids.has(c.decisionId)).map((c) => c.memoryId),
     ...(data.actions ?? []).filter((i) => ids.has(i.decisionId)).map((i) => i.memoryId),
+    ...(data.questions ?? []).filter((q) => ids.has(q.decisionId)).map((q) => q.memoryId),
+    // A playbook outlives the decision it came with: its entry is never a stale claim.
+    ...(data.playbooks ?? []).map((p) => p.memoryId),
   ];
   return {
     memoryIds: new Set(memoryIds.filter((m): m is string => !!m)),
@@ -170,11 +176,20 @@ function currentDecisionLines(data: ContextData): { memoryIds: Set<string>; sour
 export async function auditChannel(o: AuditOptions): Promise<ChannelAudit> {
   const { store, ref } = o;
   const p = store.paths(ref);
-  const report: ChannelAudit = { channel: refLabel(ref), context: null, contextFixed: false, unfolded: [], staleLines: [], staleActions: [] };
+  const report: ChannelAudit = {
+    channel: refLabel(ref),
+    context: null,
+    contextFixed: false,
+    unfolded: [],
+    staleLines: [],
+    staleActions: [],
+    staleQuestions: [],
+  };
   const data = await readContextData(store, ref);
   // Re-rendering CONTEXT.md from an empty stand-in would drop every decision: report, fix nothing.
   if (data instanceof MalformedStateError) return { ...report, context: data.message };
   report.staleActions = staleItems(data.actions, o.now, o.staleActionDays ?? DEFAULT_STALE_ACTION_DAYS);
+  report.staleQuestions = staleQuestions(data.questions, o.now, o.staleActionDays ?? DEFAULT_STALE_ACTION_DAYS);
 
   const unfolded = await unfoldedCondensations(store, ref, data);
   if (unfolded instanceof MalformedStateError) return { ...report, context: unfolded.message };
@@ -286,6 +301,11 @@ export function formatAudit(a: ChannelAudit): string[] {
   for (const i of a.staleActions) {
     out.push(
       `${a.channel}: action item ${i.id} open since ${i.opened}${i.owner ? ` (${i.owner})` : ''}${i.due ? `, due ${i.due}` : ''}: "${i.text}" — close it with /actions done:${i.id} when done`,
+    );
+  }
+  for (const q of a.staleQuestions) {
+    out.push(
+      `${a.channel}: question ${q.id} open since ${q.opened}${q.askedBy ? ` (asked by ${q.askedBy})` : ''}: "${q.text}" — answer it with /questions answer:${q.id} text:<answer>, or in a condensed discussion`,
     );
   }
   return out;

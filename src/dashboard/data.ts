@@ -3,6 +3,9 @@ import path from 'node:path';
 import { parseMemory, MemoryLine } from '../memory/entries';
 import { ChannelRef, isLocalName, isSnowflake } from '../memory/paths';
 import { readFrontmatter } from '../condense/render';
+import { ContextData } from '../condense/contextData';
+import { openQuestions, type OpenQuestion } from '../condense/openQuestions';
+import { byLastChange, type Playbook } from '../condense/playbooks';
 import { GuildNames } from '../bot/namesFile';
 import { channelPaths, folderLayout, guildDir, localDir, localRoot, NAMES, namesFile, threadDir } from '../memory/layout';
 
@@ -192,5 +195,19 @@ export async function readNames(root: string, guildId: string): Promise<Names> {
     return v.success ? { guild: v.data.guild, channels: v.data.channels } : { channels: {} };
   } catch {
     return { channels: {} };
+  }
+}
+
+/**
+ * The unit's open questions (oldest first) and playbooks (most recently changed first), from its
+ * context.json; none when it has none or it does not parse (the audit on the home page says why).
+ */
+export async function readKnowledge(u: Unit): Promise<{ questions: OpenQuestion[]; playbooks: Playbook[] }> {
+  const text = await readTextOrNull(folderLayout(u.dir).contextData);
+  try {
+    const v = ContextData.safeParse(text ? JSON.parse(text) : null);
+    return v.success ? { questions: openQuestions(v.data.questions), playbooks: byLastChange(v.data.playbooks) } : { questions: [], playbooks: [] };
+  } catch {
+    return { questions: [], playbooks: [] };
   }
 }

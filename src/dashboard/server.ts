@@ -7,7 +7,7 @@ import { folderLayout } from '../memory/layout';
 import type { RecallService } from '../recall/service';
 import { ChannelStore } from '../memory/store';
 import { SignedCache, unitSignature } from './cache';
-import { Condensation, listUnits, ParseCache, readCondensations, readMemory, readNames, Unit } from './data';
+import { Condensation, listUnits, ParseCache, readCondensations, readKnowledge, readMemory, readNames, Unit } from './data';
 import { readTextOrNull as readText } from '../memory/dataFiles';
 import { createMarkdown, page } from './html';
 import { channelBody, condensationBody, HomeRow, homeBody, searchBody, SearchHit, ViewCtx } from './views';
@@ -176,6 +176,7 @@ export function createDashboard(o: DashboardOptions): { server: http.Server; lis
       memory: await readMemory(unit),
       history: await readText(folderLayout(unit.dir).history),
       filter: url.searchParams.get('filter') ?? '',
+      ...(await readKnowledge(unit)),
     });
     return page(label, body);
   }

@@ -2,6 +2,8 @@ import path from 'node:path';
 import type { MemoryLine } from '../memory/entries';
 import type { RecallItem } from '../recall/types';
 import { chainOf, Condensation, Unit } from './data';
+import type { OpenQuestion } from '../condense/openQuestions';
+import type { Playbook } from '../condense/playbooks';
 import { esc, LinkTarget, Markdown, safeHref } from './html';
 import { timelineSvg } from './timeline';
 
@@ -56,6 +58,8 @@ function channelLinks(ctx: ViewCtx, u: Unit, conds: Condensation[], o: { from?: 
     if (cond) return conds.some((c) => c.id === cond[1]) ? condLink(ctx, u, cond[1]!) : null;
     if (rel === 'CONTEXT.md' && !u.threadId) return `${channel}#context`;
     if (rel === 'CONTEXT.archive.md' && !u.threadId) return `${channel}#context-archive`;
+    const pb = /^playbooks\/([a-z0-9-]+)\.md$/.exec(rel);
+    if (pb) return `${channel}#playbook-${pb[1]}`;
     return null;
   };
 }
@@ -63,7 +67,16 @@ function channelLinks(ctx: ViewCtx, u: Unit, conds: Condensation[], o: { from?: 
 export function channelBody(
   ctx: ViewCtx,
   u: Unit,
-  o: { context: string | null; archive: string | null; conds: Condensation[]; memory: MemoryLine[]; history: string | null; filter: string },
+  o: {
+    context: string | null;
+    archive: string | null;
+    conds: Condensation[];
+    memory: MemoryLine[];
+    history: string | null;
+    filter: string;
+    questions?: OpenQuestion[];
+    playbooks?: Playbook[];
+  },
 ): string {
   const links = channelLinks(ctx, u, o.conds);
   const list = [...o.conds]
@@ -99,11 +112,46 @@ export function channelBody(
     `<section><h2>Search this channel</h2><form action="${esc(ctx.href(`/search`))}" method="get"><input type="hidden" name="in" value="${esc(u.key)}"><input name="q" aria-label="search this channel"> <button>Search</button></form></section>` +
     `<section id="context"><h2>CONTEXT.md</h2>${o.context ? `<div class="md">${ctx.md(o.context, { links })}</div>` : '<p class="muted">none</p>'}</section>` +
     (o.archive ? `<section id="context-archive"><h2>CONTEXT.archive.md</h2><div class="md">${ctx.md(o.archive, { links })}</div></section>` : '') +
+    knowledgeSections(ctx, u, o.conds, o.questions ?? [], o.playbooks ?? []) +
     `<section><h2>Condensations (${o.conds.length})</h2><ul>${list}</ul></section>` +
     `<section><h2>Supersession chains</h2>${chains || '<p class="muted">none</p>'}</section>` +
     `<section><h2>MEMORY.md (${o.memory.length} entries)</h2><form method="get"><input name="filter" value="${esc(o.filter)}" aria-label="filter memory"> <button>Filter</button></form>` +
     `<table><thead><tr><th>id</th><th>entry</th><th>from</th><th>date</th></tr></thead><tbody>${mem}</tbody></table></section>` +
     `<section><h2>HISTORY.md</h2>${o.history ? `<div class="md">${ctx.md(o.history.slice(-20000), { links })}</div>` : '<p class="muted">none</p>'}</section>`
+  );
+}
+
+/** Open questions and playbooks, from context.json; each playbook with its earlier versions struck through. */
+function knowledgeSections(ctx: ViewCtx, u: Unit, conds: Condensation[], questions: OpenQuestion[], playbooks: Playbook[]): string {
+  const from = (file: string | undefined) => {
+    const c = file ? conds.find((x) => x.file === file) : undefined;
+    return c ? `<a href="${esc(condLink(ctx, u, c.id))}">${esc(c.date)} ${esc(c.topic)}</a>` : esc(file ?? '');
+  };
+  const qs = questions
+    .map(
+      (q) =>
+        `<tr><td class="muted">${esc(q.id)}</td><td>${esc(q.text)}</td><td>${esc(q.askedBy ?? '')}</td><td class="muted">${esc(q.opened)}</td><td>${from(q.file)}</td></tr>`,
+    )
+    .join('');
+  const pbs = playbooks
+    .map((p) => {
+      const cur = p.versions[p.versions.length - 1];
+      const steps = (v: Playbook['versions'][number], del: boolean) =>
+        `<ol>${v.steps.map((s) => `<li>${del ? `<del>${esc(s)}</del>` : esc(s)}</li>`).join('')}</ol>`;
+      const earlier = p.versions
+        .slice(0, -1)
+        .reverse()
+        .map((v) => `<p class="muted">${esc(v.date)}, from ${from(v.file)}:</p>${steps(v, true)}`)
+        .join('');
+      return (
+        `<div id="playbook-${esc(p.slug)}"><h3>${esc(p.name)}</h3><p class="muted">in force since ${esc(cur.date)}, from ${from(cur.file)}</p>${steps(cur, false)}` +
+        `${earlier ? `<details><summary>${p.versions.length - 1} earlier version(s)</summary>${earlier}</details>` : ''}</div>`
+      );
+    })
+    .join('');
+  return (
+    `<section id="questions"><h2>Open questions (${questions.length})</h2>${qs ? `<table><thead><tr><th>id</th><th>question</th><th>asked by</th><th>since</th><th>from</th></tr></thead><tbody>${qs}</tbody></table>` : '<p class="muted">none</p>'}</section>` +
+    `<section id="playbooks"><h2>Playbooks (${playbooks.length})</h2>${pbs || '<p class="muted">none</p>'}</section>`
   );
 }
 
