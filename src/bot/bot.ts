@@ -34,6 +34,8 @@ export interface BotOptions {
   knowledge?: KnowledgeSlashCommands;
   /** Sees every person's message in places the bot works (noticing decisions nobody condensed). */
   noticer?: { observe(m: Message, ref: ChannelRef): void };
+  /** Sees the same messages for drift notes, and hands the reply the lines found before it goes. */
+  drift?: { observe(m: Message, ref: ChannelRef, addressed: boolean): void; notesFor(messageIds: string[]): string[] };
   /** Wait before showing "typing" (default TYPING_DELAY_MS, replies.ts). */
   typingDelayMs?: number;
   /** This process's answers and REST calls in flight, shared with the Secretary (default: the bot's own). */
@@ -65,6 +67,7 @@ export class MinutesBot {
       logger: o.logger,
       trace: o.trace,
       typingDelayMs: o.typingDelayMs,
+      footnotes: o.drift ? (ids) => o.drift!.notesFor(ids) : undefined,
     });
     this.inbox = new Inbox<ReplyChannel>(
       (batch) => sender.answer(batch),
@@ -167,6 +170,7 @@ export class MinutesBot {
     const decision = decide(facts, this.o.config.discord);
     if (decision === 'ignore') return;
     this.o.noticer?.observe(m, ref);
+    this.o.drift?.observe(m, ref, decision === 'answer');
     const isActive = decision === 'answer' || this.isActive(ref);
     if (!isActive) return;
     const inbound = this.toInbound(m, botId);

@@ -50,6 +50,8 @@ export interface ReplySenderOptions {
   trace?: Probes['trace'];
   /** Wait before showing "typing" (default TYPING_DELAY_MS). */
   typingDelayMs?: number;
+  /** Small lines to put under the reply to these messages (drift notes found before it went). */
+  footnotes?: (messageIds: string[]) => string[];
 }
 
 /**
@@ -89,6 +91,8 @@ export class ReplySender {
     } finally {
       typing.stop();
     }
+    const notes = this.o.footnotes?.(batch.messages.map((m) => m.id)) ?? [];
+    if (notes.length) text = `${text}\n${notes.join('\n')}`;
     const trace = this.o.trace;
     const parts = splitReply(text);
     try {

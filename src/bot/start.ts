@@ -12,6 +12,9 @@ import { ThreadOpener } from './threadOpener';
 import { DecisionNoticer } from './decisionNoticer';
 import { ActionCommands } from './actionCommands';
 import { KnowledgeCommands } from './knowledgeCommands';
+import { DriftNotes } from './driftNotes';
+import { DriftChecker } from '../condense/driftChecker';
+import { recallDirs } from '../memory/layout';
 import { BotActivity } from './activity';
 
 export interface RunningBot {
@@ -69,6 +72,19 @@ export async function launchBot(
   const sideTasks = { model: runtime.model, store: runtime.store, logger, clock: runtime.clock, usage: runtime.usage };
   const threads = new ThreadOpener({ client, discord: settings.config.discord, deps: sideTasks });
   const noticer = new DecisionNoticer({ client, offerCondense: settings.config.discord.offerCondense, deps: sideTasks });
+  const drift = new DriftNotes({
+    client,
+    enabled: settings.config.discord.driftNotes,
+    logger,
+    checker: new DriftChecker({
+      deps: sideTasks,
+      // By meaning too when recall has it: a search of the conversation's memory, where each decision has its line.
+      meaning:
+        runtime.recall.semantic === 'off'
+          ? undefined
+          : (ref, text) => runtime.recall.search({ ...recallDirs(runtime.store.paths(ref), runtime.store.root), query: text, limit: 10 }),
+    }),
+  });
   const { store, engine, clock, usage, upkeep } = runtime;
   const bot = new MinutesBot({
     client,
@@ -83,6 +99,7 @@ export async function launchBot(
     secretary,
     threads,
     noticer,
+    drift,
     actions: new ActionCommands({ store: runtime.store, logger, clock: runtime.clock }),
     knowledge: new KnowledgeCommands({ store: runtime.store, logger, clock: runtime.clock }),
   });
@@ -103,6 +120,7 @@ export async function launchBot(
     await secretary.stop();
     await threads.stop();
     await noticer.stop();
+    await drift.stop();
     // Silent on purpose: start-up already failed; that failure is the one reported.
     await runtime.close().catch(() => undefined);
     await client.destroy();
@@ -120,6 +138,7 @@ export async function launchBot(
       await secretary.stop();
       await threads.stop();
       await noticer.stop();
+      await drift.stop();
       await runtime.close();
       await client.destroy();
     },

@@ -4,6 +4,8 @@ import { contextCommand, forgetCommand, memoryCommand, newCommand, recallCommand
 import { ModelError } from '../llm/errors';
 import { type ChannelRef } from '../memory/paths';
 import { recallDirs } from '../memory/layout';
+import { driftLine } from '../condense/drift';
+import { DriftChecker } from '../condense/driftChecker';
 
 /**
  * Console mode. At a terminal it is a chat; when stdin is not a terminal it is a protocol for
@@ -80,6 +82,12 @@ export async function runConsole(o: ConsoleOptions): Promise<void> {
   // Silent on purpose: a failure is logged by the embedder once, and recall then goes by words.
   const indexed = runtime.recall.indexAll(recallDirs(paths, runtime.store.root)).catch(() => undefined);
   let seq = 0;
+  // Drift notes (discord.driftNotes, here too): checked beside the reply, never before it; a line
+  // found after its reply was printed goes under the next one.
+  const { model, store, logger, clock, usage } = runtime;
+  const drift = runtime.settings.config.discord.driftNotes ? new DriftChecker({ deps: { model, store, logger, clock, usage } }) : undefined;
+  const late: string[] = [];
+  const checks = new Set<Promise<void>>();
   const write = (text: string) => {
     o.output.write(`${escapeBlock(printable(text).replace(/\s+$/, ''))}\n`);
     if (!o.interactive) o.output.write(`${SEPARATOR}\n`);
@@ -97,6 +105,8 @@ export async function runConsole(o: ConsoleOptions): Promise<void> {
     if (o.interactive) o.output.write('> ');
   }
   o.stop?.removeEventListener('abort', stopReading);
+  // A check still running writes its record before the runtime closes (its line has no reply left to go under).
+  await Promise.all(checks);
 
   async function handleLine(line: string): Promise<string> {
     const trimmed = line.trim();
@@ -136,8 +146,33 @@ export async function runConsole(o: ConsoleOptions): Promise<void> {
       at: message.at.toISOString(),
       content: message.content,
     });
-    const reply = await runtime.engine.respond(ref, [message]);
-    return reply.text.trim() ? reply.text : '(the model returned an empty reply)';
+    let replied = false;
+    let note: string | null = null;
+    const checking = drift
+      ?.check(ref, message)
+      .then((f) => (f ? driftLine(f.decision, { console: true }) : null))
+      .catch((err: unknown) => {
+        runtime.logger.warn({ err }, 'drift check failed');
+        return null;
+      })
+      .then((l) => {
+        // Found before the reply was printed: under it; after: under the next one.
+        if (!replied) note = l;
+        else if (l) late.push(l);
+      });
+    if (checking) {
+      checks.add(checking);
+      void checking.finally(() => checks.delete(checking));
+    }
+    let reply;
+    try {
+      reply = await runtime.engine.respond(ref, [message]);
+    } finally {
+      replied = true;
+    }
+    const text = reply.text.trim() ? reply.text : '(the model returned an empty reply)';
+    const notes = [...late.splice(0), ...(note ? [note] : [])];
+    return notes.length ? `${text}\n${notes.join('\n')}` : text;
   }
 }
 

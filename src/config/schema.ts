@@ -51,6 +51,8 @@ export const ConfigFileSchema = z.strictObject({
       resolvedTags: z.array(z.string().min(1)).default(['resolved', 'Resolved']),
       /** The Secretary offers, once, to condense a discussion that reached a decision nobody condensed. */
       offerCondense: z.boolean().default(true),
+      /** One short line when a message contradicts a decision in force (also in console mode). */
+      driftNotes: z.boolean().default(true),
     })
     .default({
       guilds: [],
@@ -63,6 +65,7 @@ export const ConfigFileSchema = z.strictObject({
       condenseUsers: [],
       resolvedTags: ['resolved', 'Resolved'],
       offerCondense: true,
+      driftNotes: true,
     }),
   recall: z
     .strictObject({

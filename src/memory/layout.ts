@@ -32,6 +32,7 @@ export const NAMES = {
   ledger: 'ledger.json',
   contextData: 'context.json',
   noticed: 'noticed.json',
+  drift: 'drift.json',
   condenseQueue: 'condense-queue.jsonl',
   tombstones: 'tombstones.jsonl',
   lock: 'lock',
@@ -89,6 +90,7 @@ export const DATA_ROOT_TREE: LayoutNode = dir('channels', 'the data root (MINUTE
         file(N.ledger, "the Secretary's ledger: one entry per condensed discussion"),
         file(N.contextData, 'decisions, constraints, action items, open questions and playbooks CONTEXT.md is rendered from'),
         file(N.noticed, 'decisions the bot noticed and offered to condense'),
+        file(N.drift, 'decisions a drift note cited today, per conversation (each at most once a day)'),
         file(N.condenseQueue, 'resolved threads the audit queued for condensing (`.taking` while the bot works through it)'),
         file(N.tombstones, 'hashes of forgotten entries, so they are not learned again'),
         dir(N.lock, 'held while a process writes the channel'),
@@ -169,6 +171,7 @@ export interface ChannelPaths {
   contextData: string;
   /** The parent channel's state files. */
   noticed: string;
+  drift: string;
   condenseQueue: string;
   tombstones: string;
   backups: string;
@@ -214,6 +217,7 @@ export function channelLayout(channelDir: string, ref: Pick<ChannelRef, 'threadI
     ledger: path.join(durableStateDir, N.ledger),
     contextData: path.join(durableStateDir, N.contextData),
     noticed: path.join(channelStateDir, N.noticed),
+    drift: path.join(channelStateDir, N.drift),
     condenseQueue: path.join(channelStateDir, N.condenseQueue),
     tombstones: path.join(channelStateDir, N.tombstones),
     backups: path.join(channelStateDir, N.backups),
