@@ -30,6 +30,7 @@ const DISCUSSIONS = [
       [6, 'cy', 'we already run MySQL for billing, the team knows it'],
       [9, 'al', 'decision: the orders service stores its data in MySQL 8 on db-1'],
       [11, 'bea', 'todo: bea: set up nightly backups of db-1 by 2026-11-09'],
+      [12, 'cy', 'question: do the reports need a read replica?'],
       [14, 'al', 'remember that the VPN is required for staging'],
     ],
   },
@@ -42,6 +43,7 @@ const DISCUSSIONS = [
       [6, 'bea', 'constraint: order writes must stay under 50 ms at p99'],
       [8, 'al', 'decision: the orders database moves to Postgres 16, replacing MySQL'],
       [10, 'cy', 'todo: cy: migrate the orders tables due 2026-12-01'],
+      [11, 'al', 'answer: read replica => no: the reports read the nightly snapshot'],
       [12, 'bea', "don't forget that the nightly backup job runs at 02:00 UTC"],
     ],
   },
@@ -51,7 +53,9 @@ const DISCUSSIONS = [
     messages: [
       [0, 'bea', 'how do we ship the orders service from now on?'],
       [5, 'al', 'decision: releases go out from the release branch on Tuesdays'],
+      [6, 'al', 'playbook: Cut a release: freeze the release branch on Monday; run the release checklist; tag and deploy on Tuesday'],
       [7, 'cy', 'todo: al: write the release checklist'],
+      [8, 'bea', 'question: who approves a hotfix release?'],
       [9, 'bea', 'remember that Priya owns the release notes'],
     ],
   },
@@ -59,15 +63,31 @@ const DISCUSSIONS = [
 
 /**
  * The Secretary's model, scripted: it reads the transcript it is shown the way a careful model
- * would. `decision: X` is the decision, `constraint: X` a constraint, `todo: X` an action item; a
- * decision "replacing W" supersedes the current decisions that mention W.
+ * would. `decision: X` is the decision, `constraint: X` a constraint, `todo: X` an action item,
+ * `question: X` a question left open, `answer: WORDS => X` answers the open question it is shown
+ * that has WORDS, `playbook: NAME: step; step` a procedure; a decision "replacing W" supersedes the
+ * current decisions that mention W.
  */
 function scriptedModel() {
   const usage = { inputTokens: 0, outputTokens: 0, cacheReadTokens: 0, cacheWriteTokens: 0 };
   const answer = (system, input) => {
     if (/summarize one part/.test(system)) return { summary: input };
     const said = (label) => [...input.matchAll(new RegExp(`^\\[[^\\]]+\\] [^:]+: ${label}: (.*)$`, 'gim'))].map((m) => m[1]);
+    const saidBy = (label) => [...input.matchAll(new RegExp(`^\\[[^\\]]+\\] ([^:]+): ${label}: (.*)$`, 'gim'))].map((m) => ({ who: m[1], text: m[2] }));
     const decision = said('decision').pop() ?? 'none';
+    const open = [...input.matchAll(/^- (q-[0-9a-f]{6}) \[[^\]]+\] (.*)$/gm)].map((m) => ({ id: m[1], text: m[2] }));
+    const answered = said('answer').flatMap((t) => {
+      const [words, answer] = t.split(' => ');
+      const q = open.find((x) => x.text.includes(words));
+      return q ? [{ id: q.id, answer }] : [];
+    });
+    const playbooks = said('playbook').map((t) => ({
+      name: t.slice(0, t.indexOf(':')),
+      steps: t
+        .slice(t.indexOf(':') + 1)
+        .split(';')
+        .map((x) => x.trim()),
+    }));
     const replaced = /replacing (\w+)/i.exec(decision)?.[1];
     const current = [...input.matchAll(/^- (d-[0-9a-f]{10}) \[[^\]]+\] ([^:]+): (.*)$/gm)].map((m) => ({ id: m[1], text: m[3] }));
     const topic = /database|MySQL|Postgres/.test(decision) ? 'Orders database' : /release/.test(decision) ? 'Release process' : 'Open discussion';
@@ -82,6 +102,9 @@ function scriptedModel() {
       supersedes: replaced ? current.filter((c) => c.text.includes(replaced)).map((c) => c.id) : [],
       constraints: said('constraint'),
       current_state: decision === 'none' ? '' : `Going with: ${decision}`,
+      open_questions: saidBy('question').map((q) => `${q.who}: ${q.text}`),
+      answered_questions: answered,
+      playbooks,
     };
   };
   return {

@@ -37,10 +37,14 @@ describe('the example data root', () => {
     const have = tree(EXAMPLES);
     expect([...have.keys()].sort()).toEqual([...want.keys()].sort());
     for (const [file, bytes] of want) expect({ file, text: have.get(file)?.toString('utf8') }).toEqual({ file, text: bytes.toString('utf8') });
-    // What the README promises a newcomer sees: a replaced decision, open action items, memory.
+    // What the README promises a newcomer sees: a replaced decision, open action items, an open
+    // question (and one answered), a playbook, memory.
     const context = fs.readFileSync(path.join(EXAMPLES, 'local', 'orders-team', 'CONTEXT.md'), 'utf8');
     expect(context).toMatch(/## Superseded Decisions\n\n- ~~/);
     expect(context).toMatch(/## Open Action Items\n\n- `a-[0-9a-f]{6}`/);
+    expect(context).toMatch(/## Open Questions\n\n- `q-[0-9a-f]{6}`/);
+    expect(context).toMatch(/## Playbooks\n\n- \*\*Cut a release:\*\*/);
+    expect(fs.readFileSync(path.join(EXAMPLES, 'local', 'orders-team', 'MEMORY.md'), 'utf8')).toMatch(/Question q-[0-9a-f]{6} answered/);
     expect(fs.readdirSync(path.join(EXAMPLES, 'local', 'orders-team', 'condensations')).length).toBeGreaterThanOrEqual(3);
   });
 });

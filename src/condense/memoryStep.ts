@@ -35,7 +35,9 @@ export function questionMemoryText(topic: string, q: OpenQuestion): string {
 }
 
 export function answeredMemoryText(q: OpenQuestion): string {
-  return `Question ${q.id} answered (${q.closed ?? '?'}, ${q.closedBy ?? '?'}): ${q.text} → ${q.answer ?? ''}`;
+  // A condensation's answer names its file in the entry's provenance; a person's answer names them here.
+  const who = q.closedBy && !q.closedBy.startsWith('condensation ') ? `, ${q.closedBy}` : '';
+  return `Question ${q.id} answered (${q.closed ?? '?'}${who}): ${q.text} → ${q.answer ?? ''}`;
 }
 
 export function playbookMemoryText(p: Playbook): string {

@@ -125,9 +125,7 @@ describe('the Secretary files open questions and playbooks', () => {
     // MEMORY.md: the open loop struck in favour of how it was answered; the playbook's entry replaced.
     const mem = memoryLines();
     const answer = mem.find((l) => l.text.startsWith(`Question ${q1.id} answered`));
-    expect(answer?.text).toBe(
-      `Question ${q1.id} answered (2026-11-17, condensation ${second.decisionId}): who signs off a hotfix? → the on-call lead signs off hotfixes`,
-    );
+    expect(answer?.text).toBe(`Question ${q1.id} answered (2026-11-17): who signs off a hotfix? → the on-call lead signs off hotfixes`);
     expect(mem.find((l) => l.id === q1.memoryId)).toMatchObject({ superseded: true, supersededBy: answer!.id });
     expect(mem.find((l) => l.id === pbEntry!.id)).toMatchObject({ superseded: true });
     expect(mem.filter((l) => !l.superseded && l.text.startsWith('Playbook "')).map((l) => l.text)).toEqual([

@@ -33,7 +33,10 @@ function asTreePath(file: string, root = ROOT): string {
   if (rel[0] === NAMES.local && rel.length > 2) rel.splice(0, 2, '<guildId>', '<channelId>'); // laid out like a channel folder
   if (rel[0] === NAMES.local && rel.length === 2) rel[1] = '<name>';
   const named = rel.map((s, i) => (s === G ? '<guildId>' : s === C ? '<channelId>' : s === T && rel[i - 1] === NAMES.threads ? '<threadId>' : s));
-  return ['channels', ...named].join('/').replace(/(^|\/)\d{4}-\d{2}-\d{2}-[a-z0-9-]+\.md$/, '$1YYYY-MM-DD-<slug>.md');
+  return ['channels', ...named]
+    .join('/')
+    .replace(/(^|\/)\d{4}-\d{2}-\d{2}-[a-z0-9-]+\.md$/, '$1YYYY-MM-DD-<slug>.md')
+    .replace(/(^|\/)playbooks\/[a-z0-9-]+\.md$/, '$1playbooks/<slug>.md');
 }
 
 function inTree(treePath: string, tree: Set<string>): boolean {
