@@ -1,3 +1,4 @@
+import { LRUCache } from 'lru-cache';
 import { z } from 'zod';
 import { statOrNull } from '../memory/dataFiles';
 import type { ChannelRef } from '../memory/paths';
@@ -36,8 +37,11 @@ export interface DriftFinding {
 
 export class DriftChecker {
   private readonly queue = new KeyedQueue();
-  /** Decisions in force per context.json, kept while its size and time are unchanged (it is read per message). */
-  private readonly cache = new Map<string, { sig: string; decisions: DecisionInForce[] }>();
+  /**
+   * Decisions in force per context.json, kept while its size and time are unchanged (it would be read
+   * per message); the 1,000 most recently used channels (a few KB each), any other is read again.
+   */
+  private readonly cache = new LRUCache<string, { sig: string; decisions: DecisionInForce[] }>({ max: 1_000 });
 
   constructor(private readonly o: { deps: SideTaskDeps; meaning?: MeaningSearch }) {}
 

@@ -4,7 +4,6 @@ import type { ChannelPaths } from '../memory/layout';
 import type { ChannelStore } from '../memory/store';
 import type { SideTaskDeps } from '../llm/sideTask';
 import { NAMES } from '../memory/layout';
-import { rewritePlaybookFile } from '../memory/playbookFiles';
 import { composePlaybook } from './playbookFile';
 import { droppedNow } from './actionItems';
 import { closedNow, openQuestions } from './openQuestions';
@@ -183,7 +182,7 @@ export const contextStep: CondenseStep<DraftedRun> = async (run, crashPoint) => 
   // Playbook files before context.json: a resumed step finds the change still to make and makes it.
   for (const c of changedPlaybooks(prev, next)) {
     const before = prev.playbooks?.find((x) => x.slug === c.playbook.slug);
-    await rewritePlaybookFile(p, c.playbook.slug, (cur) => composePlaybook(cur, before, c.playbook), run.deps.clock());
+    await store.updatePlaybookLocked(p, c.playbook.slug, (cur) => composePlaybook(cur, before, c.playbook));
   }
   if (!ref.privateThread) {
     // CONTEXT.md first: a crash before context.json leaves a file whose hash still matches.

@@ -16,6 +16,7 @@ import { NotUtf8FileError, StoreError } from './storeErrors';
 import { parsedJsonLines } from '../shared/jsonLines';
 import { OrderedWrites } from './orderedWrites';
 import { readStateFile } from './stateFile';
+import { rewritePlaybookFile } from './playbookFiles';
 
 /** A rewrite may not shrink a file below this share of its size unless it is an explicit forget. */
 const SHRINK_GUARD = 0.5;
@@ -308,6 +309,11 @@ export class ChannelStore {
     // One backup per burst (a condensation's steps): the state from before it stays in the slots.
     if (prev && !(await backedUpWithinBurst(p, file, this.clock()))) await this.backup(p, file, prev);
     await atomicWrite(file, text);
+  }
+
+  /** A playbook file (`playbooks/<slug>.md`), rewritten as a memory file is (playbookFiles.ts); call it inside `exclusive`. */
+  updatePlaybookLocked(p: ChannelPaths, slug: string, change: (current: string | null) => string): Promise<void> {
+    return rewritePlaybookFile(p, slug, change, this.clock());
   }
 
   async writeState(ref: ChannelRef, file: string, value: unknown): Promise<void> {

@@ -38,7 +38,7 @@ export interface CondenseCliOptions {
   channelName?: string;
 }
 
-const WATCHED = /^(CONTEXT\.md|MEMORY\.md|HISTORY\.md|condensations\/.+\.md)$/;
+const WATCHED = /^(CONTEXT\.md|MEMORY\.md|HISTORY\.md|condensations\/.+\.md|playbooks\/.+\.md)$/;
 
 function fail(io: CliIO, msg: string, code = 2): number {
   io.stderr.write(`minutes condense: ${msg}\n`);
@@ -73,7 +73,7 @@ const NOT_READ_STATE = /^(conversation\.json|usage\.json|upkeep\.json|lock|conso
 
 /**
  * The scratch copy for a dry run: the memory files at the top of the folder (not the cold log),
- * `condensations/`, and `.minutes/`'s own files (not backups or the conversation). Copying the
+ * `condensations/`, `playbooks/`, and `.minutes/`'s own files (not backups or the conversation). Copying the
  * whole folder took 17 s for 181 MB of logs and threads, and failed when TMPDIR was inside it.
  */
 export async function copyForDryRun(from: string, to: string): Promise<void> {
@@ -87,6 +87,7 @@ export async function copyForDryRun(from: string, to: string): Promise<void> {
   await fsp.mkdir(to, { recursive: true });
   for (const f of await files(from)) if (f !== 'log.jsonl') await copy(f);
   for (const f of await files(path.join(from, 'condensations'))) await copy(path.join('condensations', f));
+  for (const f of await files(path.join(from, 'playbooks'))) await copy(path.join('playbooks', f));
   for (const f of await files(path.join(from, '.minutes'))) if (!NOT_READ_STATE.test(f)) await copy(path.join('.minutes', f));
 }
 
@@ -100,6 +101,8 @@ async function listWatched(dir: string): Promise<Map<string, string>> {
   for (const f of ['CONTEXT.md', 'CONTEXT.archive.md', 'MEMORY.md', 'HISTORY.md']) await add(f);
   // Silent on purpose: a missing file or folder is the empty case.
   for (const n of (await fsp.readdir(path.join(dir, 'condensations')).catch(() => [] as string[])).sort()) await add(`condensations/${n}`);
+  // Silent on purpose: a missing file or folder is the empty case.
+  for (const n of (await fsp.readdir(path.join(dir, 'playbooks')).catch(() => [] as string[])).sort()) await add(`playbooks/${n}`);
   return out;
 }
 
