@@ -23,6 +23,7 @@ const LAYERS = [
   'app', // the composition root: wires a runtime from settings
   'bot', // Discord
   'dashboard', // the read-only web page over the data root
+  'mcp', // `minutes mcp`: the read-only Model Context Protocol server over the data root (reads it as the dashboard does)
   'cli', // the `minutes` command
 ];
 /** Files small enough to read in one sitting. */
@@ -49,7 +50,7 @@ function relativeImports(text: string): string[] {
 const folderOf = (file: string): string => path.relative(SRC, file).split(path.sep)[0];
 
 /** Folders that reach the data root only through the store (src/memory/): no file I/O of their own. */
-const NO_FS = ['bot', 'chat', 'condense', 'dashboard'];
+const NO_FS = ['bot', 'chat', 'condense', 'dashboard', 'mcp'];
 const FS_MODULE = /^(?:node:)?fs(?:\/promises)?$/;
 
 /** Every module a source text imports, requires or import()s, relative or not. */

@@ -109,6 +109,17 @@ export async function run(argv: string[], io: CliIO = defaultIO()): Promise<numb
     });
 
   program
+    .command('mcp')
+    .description('a read-only Model Context Protocol server over stdio for coding agents: channels, CONTEXT.md, decisions, action items, search')
+    .option('--data-dir <dir>', 'the data root (default: MINUTES_DATA_DIR, else ./channels)')
+    .option('--channels <keys>', 'show only these channel keys, comma-separated (<guild>/<channel>, <guild>/<channel>/<thread>, local/<name>)')
+    .option('--semantic <mode>', 'recall meaning for search: off, local or api (default: the config, as the bot)')
+    .action(async (opts) => {
+      const m = await import('./commands/mcp');
+      exitCode = await m.runMcp(opts, io);
+    });
+
+  program
     .command('doctor')
     .description('check the token, intents, channel permissions, the provider, the data root and the config')
     .action(async () => {
