@@ -12,6 +12,7 @@ import { ThreadOpener } from './threadOpener';
 import { DecisionNoticer } from './decisionNoticer';
 import { ActionCommands } from './actionCommands';
 import { BotActivity } from './activity';
+import { IdentifyQueue } from './identifyQueue';
 
 export interface RunningBot {
   client: Client;
@@ -61,7 +62,9 @@ export async function launchBot(
   if (!settings.discord) throw new StartupError('DISCORD_TOKEN is not set: put it in .env');
   checkDataRoot(settings.dataDir);
   const runtime = await createRuntime(settings, logger, { scheduleUpkeep: true, ...opts });
-  const client = createDiscordClient({ apiUrl: settings.discord.apiUrl, shards: opts.shards });
+  // With Redis, every process of the bot (on every host) takes its identify turns from one queue.
+  const identify = settings.redisUrl ? new IdentifyQueue({ redisUrl: settings.redisUrl, token: settings.discord.token, logger }) : undefined;
+  const client = createDiscordClient({ apiUrl: settings.discord.apiUrl, shards: opts.shards, buildIdentifyThrottler: identify?.buildThrottler });
   // Replies and the Secretary's sweep share one view of the REST path: the sweep waits for quiet.
   const activity = new BotActivity();
   const secretary = discordSecretary(client, runtime, activity);
@@ -104,6 +107,7 @@ export async function launchBot(
     // Silent on purpose: start-up already failed; that failure is the one reported.
     await runtime.close().catch(() => undefined);
     await client.destroy();
+    await identify?.close();
     throw new StartupError(loginProblem(err));
   }
   return {
@@ -120,6 +124,7 @@ export async function launchBot(
       await noticer.stop();
       await runtime.close();
       await client.destroy();
+      await identify?.close();
     },
   };
 }

@@ -25,7 +25,13 @@ export async function run(argv: string[], io: CliIO = defaultIO()): Promise<numb
   program
     .command('start')
     .description('log in to Discord and serve (needs DISCORD_TOKEN and a model provider)')
-    .option('--shards <n>', "run n shard processes, each serving its share of the servers ('auto': Discord's recommended count)", parseShardsArg)
+    .option(
+      '--shards <n>',
+      "run n shard processes, each serving its share of the servers ('auto': Discord's recommended count); with --total-shards, this host's shard ids (0-3,8)",
+      parseShardsArg,
+    )
+    .option('--total-shards <n>', "the bot's shard count over all hosts, when --shards lists only this host's", parseIntArg)
+    .option('--reshard', "the server folders have been moved for a new shard layout: start it and record it (see 'minutes shards plan')")
     .action(async (opts) => {
       const m = await import('./commands/start');
       exitCode = await m.runStart(opts, io);
@@ -127,6 +133,28 @@ export async function run(argv: string[], io: CliIO = defaultIO()): Promise<numb
       exitCode = await m.runDoctor(io);
     });
 
+  const shards = program.command('shards').description('split the bot over several hosts: plan the server folders each holds, check a data root');
+  shards
+    .command('plan')
+    .description('for a new shard count and host split: the shards and server folders of each host, and which folders move')
+    .requiredOption('--total <n>', 'the new shard count', parseIntArg)
+    .requiredOption('--hosts <n>', 'how many hosts run them', parseIntArg)
+    .option('--data-dir <dir...>', "today's data roots, host 0's first (the i-th becomes host i's)")
+    .option('--json', 'print one JSON line: {"total", "hosts": [{"host", "shards", "guilds"}], "moves": [{"guild", "from", "to", "bytes"}]}')
+    .action(async (opts) => {
+      const m = await import('./commands/shards');
+      exitCode = await m.runShardsPlan(opts, io);
+    });
+  shards
+    .command('check')
+    .description("whether a data root holds only the servers of the shards it records (exit 1 when it holds others')")
+    .requiredOption('--data-dir <dir>', 'the data root')
+    .option('--json', 'print one JSON line: {"dataDir", "total", "shards", "guilds", "strays": [{"guild", "bytes", "shard"}]}')
+    .action(async (opts) => {
+      const m = await import('./commands/shards');
+      exitCode = await m.runShardsCheck(opts, io);
+    });
+
   try {
     await program.parseAsync(argv);
   } catch (err) {
@@ -140,10 +168,10 @@ export async function run(argv: string[], io: CliIO = defaultIO()): Promise<numb
   return exitCode;
 }
 
-function parseShardsArg(value: string): number | 'auto' {
-  if (value === 'auto') return 'auto';
-  if (!/^[1-9]\d*$/.test(value)) throw new InvalidArgumentError("expected a positive whole number or 'auto'.");
-  return Number(value);
+/** A count, 'auto' or a list of ids: which one it must be depends on --total-shards (commands/start.ts). */
+function parseShardsArg(value: string): string {
+  if (value === 'auto' || /^\d+(-\d+)?(,\d+(-\d+)?)*$/.test(value)) return value;
+  throw new InvalidArgumentError("expected a positive whole number or 'auto' (or this host's shard ids, such as 0-3,8, with --total-shards).");
 }
 
 function parseIntArg(value: string): number {

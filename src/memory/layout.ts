@@ -42,6 +42,8 @@ export const NAMES = {
   agents: 'AGENTS.md',
   cache: '.cache',
   vectors: 'vectors',
+  /** Inside the data root's own `.minutes/`. */
+  shards: 'shards.json',
 } as const;
 
 /** A queue file being worked through is renamed with this suffix (see memory/jsonlQueue.ts). */
@@ -116,6 +118,9 @@ export const DATA_ROOT_TREE: LayoutNode = dir('channels', 'the data root (MINUTE
     file(N.soul, "the bot's identity, put into every prompt"),
     file(N.agents, 'house rules, put into every prompt'),
     file(N.memory, 'facts every channel may recall'),
+  ]),
+  dir(N.state, "the data root's own state", [
+    file(N.shards, 'the shard layout this data root was last started with: total and list (see "Running on several machines")'),
   ]),
   dir(N.cache, 'caches', [dir(N.vectors, "recall's sentence vectors (content-addressed; safe to delete)")]),
 ]);
@@ -260,6 +265,11 @@ export function workspaceDir(root: string): string {
 export function workspaceFiles(root: string): { soul: string; agents: string; memory: string } {
   const ws = workspaceDir(root);
   return { soul: path.join(ws, N.soul), agents: path.join(ws, N.agents), memory: path.join(ws, N.memory) };
+}
+
+/** The shard layout the data root records (memory/shardLayout.ts). */
+export function shardLayoutFile(root: string): string {
+  return path.join(root, N.state, N.shards);
 }
 
 /** The bot's default vector cache (MINUTES_VECTOR_CACHE overrides it). */

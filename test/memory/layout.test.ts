@@ -1,7 +1,18 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { botVectorCacheDir } from '../../src/config/semantic';
-import { channelPaths, DATA_ROOT_TREE, firstSeenFile, layoutPaths, lockFile, namesFile, NAMES, vectorCacheDir, workspaceFiles } from '../../src/memory/layout';
+import {
+  channelPaths,
+  DATA_ROOT_TREE,
+  firstSeenFile,
+  layoutPaths,
+  lockFile,
+  namesFile,
+  NAMES,
+  shardLayoutFile,
+  vectorCacheDir,
+  workspaceFiles,
+} from '../../src/memory/layout';
 import type { ChannelRef } from '../../src/memory/paths';
 
 const README = path.join(__dirname, '..', '..', 'README.md');
@@ -76,6 +87,7 @@ describe('the data root has one layout (src/memory/layout.ts)', () => {
       lockFile(channelPaths(ROOT, refs[0]).channelStateDir),
       ...Object.values(workspaceFiles(ROOT)),
       vectorCacheDir(ROOT),
+      shardLayoutFile(ROOT),
     ];
     expect(built.map((f) => asTreePath(f)).filter((p) => !inTree(p, tree))).toEqual([]);
     // The check above maps real paths onto the tree: a path the tree lacks is reported.
