@@ -77,7 +77,13 @@ async function queryItems(deps: GatherDeps, from: ChannelRef, query: string): Pr
       const words = new Set(tokenize(b.body));
       const matched = [...terms].filter((t) => words.has(t)).length;
       if (!matched) return;
-      const item: Found = { text: b.text, channel: labelOfContext(from), file: 'CONTEXT.md', ...(b.heading ? { entry: b.heading } : {}), ...dated(b.text) };
+      const item: Found = {
+        text: b.text.replace(BULLET, ''),
+        channel: labelOfContext(from),
+        file: 'CONTEXT.md',
+        ...(b.heading ? { entry: b.heading } : {}),
+        ...dated(b.text),
+      };
       // CONTEXT.md's decisions are in force: on a tie they come before a memory line saying the same.
       scored.push({ score: matched / terms.size, order, item });
     });

@@ -1,7 +1,8 @@
 import crypto from 'node:crypto';
 import { packagesDir, PackageServer, serverLabel, serverOf } from '../memory/layout';
 import { createPackageText, listPackageNames, readPackageText, removePackageText, replacePackageText } from '../memory/packageFiles';
-import { ChannelRef, isPackageName, refLabel } from '../memory/paths';
+import { ChannelRef, isPackageName, isSnowflake, refLabel } from '../memory/paths';
+import { exists as pathExists, listFolders } from '../memory/dataFiles';
 import type { ChannelStore } from '../memory/store';
 import { NotUtf8Error } from '../memory/atomicWrite';
 import { redactSecrets } from '../shared/secrets';
@@ -190,6 +191,25 @@ export async function addPackage(store: ChannelStore, server: PackageServer, pkg
   await inQueue(store, dir, async () => {
     if (!(await createPackageText(dir, pkg.name, renderPackage(pkg)))) throw exists(pkg.name, server);
   });
+}
+
+/** Every server of the data root that has a packages folder: the console channels first, then guilds by id. */
+export async function serversWithPackages(root: string): Promise<PackageServer[]> {
+  const out: PackageServer[] = [];
+  if (await pathExists(packagesDir(root, { kind: 'local' }))) out.push({ kind: 'local' });
+  for (const g of (await listFolders(root)).filter(isSnowflake)) {
+    const server: PackageServer = { kind: 'discord', guildId: g };
+    if (await pathExists(packagesDir(root, server))) out.push(server);
+  }
+  return out;
+}
+
+/** The servers that have a package of this name (a command that names no server looks it up). */
+export async function serversHolding(root: string, name: string): Promise<PackageServer[]> {
+  checkName(name);
+  const out: PackageServer[] = [];
+  for (const server of await serversWithPackages(root)) if ((await listPackageNames(packagesDir(root, server))).includes(name)) out.push(server);
+  return out;
 }
 
 export function describeServer(server: PackageServer): string {
