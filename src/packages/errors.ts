@@ -17,7 +17,9 @@ export type PackageErrorKind =
   | 'hash-mismatch'
   | 'too-large'
   | 'secret'
-  | 'changed';
+  | 'changed'
+  | 'not-admin'
+  | 'usage';
 
 export class PackageError extends Error {
   override name = 'PackageError';
