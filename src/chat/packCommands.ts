@@ -38,18 +38,33 @@ export const PACK_USAGE = [
   '  /pack delete NAME                  deactivate it everywhere and remove it',
 ].join('\n');
 
-const ADMIN_ONLY = new Set(['create', 'activate', 'deactivate', 'refresh', 'delete']);
+/** The subcommands that change something: an admin's. */
+export const PACK_ADMIN_ONLY = new Set(['create', 'activate', 'deactivate', 'refresh', 'delete']);
 
-export async function packCommand(ctx: PackCommandContext, ref: ChannelRef, args: string): Promise<string> {
-  const [sub, ...rest] = args.trim().split(/\s+/).filter(Boolean);
-  if (!sub) return PACK_USAGE;
-  if (ADMIN_ONLY.has(sub) && !ctx.isAdmin)
+/** One `/pack` request, however it was typed (a console line, Discord's options). */
+export interface PackRequest {
+  sub: string;
+  name: string;
+  query?: string;
+  items?: string[];
+  maxItems?: number;
+  maxTokens?: number;
+}
+
+/** A console line after `/pack`: `create NAME [--item ID]... [--max-items N] [--max-tokens N] [WORDS...]`, or `SUB NAME`. */
+export function packCommand(ctx: PackCommandContext, ref: ChannelRef, args: string): Promise<string> {
+  const [sub, name, ...rest] = args.trim().split(/\s+/).filter(Boolean);
+  if (!sub) return Promise.resolve(PACK_USAGE);
+  const parsed = sub === 'create' ? createArgs(rest) : {};
+  return runPack(ctx, ref, { sub, name: name ?? '', ...parsed });
+}
+
+export async function runPack(ctx: PackCommandContext, ref: ChannelRef, req: PackRequest): Promise<string> {
+  const { sub, name } = req;
+  if (PACK_ADMIN_ONLY.has(sub) && !ctx.isAdmin)
     throw new PackageError('not-admin', `only admins can ${sub} packages; /pack list and /pack explain are open to everyone`);
   const server = serverOf(ref);
-  const name = rest[0] ?? '';
-  const needName = () => {
-    if (!name) throw new PackageError('usage', `usage: /pack ${sub} NAME (/pack list shows the names)`);
-  };
+  if (sub !== 'list' && !name && PACK_SUBS.has(sub)) throw new PackageError('usage', `usage: /pack ${sub} NAME (/pack list shows the names)`);
   switch (sub) {
     case 'list': {
       const active = (await activeIn(ctx.store, ref)).map((a) => a.name);
@@ -57,33 +72,26 @@ export async function packCommand(ctx: PackCommandContext, ref: ChannelRef, args
       return `${list}\nActive here: ${active.length ? active.join(', ') : 'none'}`;
     }
     case 'create': {
-      needName();
-      const { items, maxItems, maxTokens, words } = createArgs(rest.slice(1));
       const created = await createPackage(
         { store: ctx.store, search: ctx.search, clock: ctx.clock },
-        { name, from: ref, query: words, items, budget: { maxItems, maxTokens }, actor: ctx.actor },
+        { name, from: ref, query: req.query, items: req.items, budget: { maxItems: req.maxItems, maxTokens: req.maxTokens }, actor: ctx.actor },
       );
       return `${formatCreated(created)}\n/pack activate ${name} in another conversation of this server puts it into that conversation's prompt.`;
     }
     case 'activate': {
-      needName();
       const { pkg, already } = await activatePackage({ store: ctx.store, clock: ctx.clock }, { target: ref, name, actor: ctx.actor });
       if (already) return `Package ${name} is already active here.`;
       return `Activated package ${name} here: its ${pkg.items.length} items (~${packageTokens(pkg.items)} tokens) are in this conversation's prompt from the next message on, until /pack deactivate ${name}.`;
     }
     case 'deactivate':
-      needName();
       return (await deactivatePackage(ctx.store, ref, name))
         ? `Deactivated package ${name} here: its items leave this conversation's prompt.`
         : `Package ${name} was not active here.`;
     case 'explain':
-      needName();
       return formatExplain(await explainPackage(ctx.store, server, name, ref));
     case 'refresh':
-      needName();
       return formatRefreshed(await refreshPackage({ store: ctx.store, search: ctx.search, clock: ctx.clock }, server, name, ref));
     case 'delete': {
-      needName();
       const { deactivated } = await deletePackage(ctx.store, server, name, ref);
       return `Deleted package ${name}${deactivated.length ? `; it was deactivated in ${deactivated.join(', ')}` : ''}.`;
     }
@@ -92,8 +100,10 @@ export async function packCommand(ctx: PackCommandContext, ref: ChannelRef, args
   }
 }
 
+const PACK_SUBS = new Set(['list', 'create', 'activate', 'deactivate', 'explain', 'refresh', 'delete']);
+
 /** `--item ID` (repeatable), `--max-items N`, `--max-tokens N`; every other word is the query. */
-function createArgs(words: string[]): { items: string[]; maxItems?: number; maxTokens?: number; words: string } {
+function createArgs(words: string[]): Omit<PackRequest, 'sub' | 'name'> {
   const items: string[] = [];
   const query: string[] = [];
   let maxItems: number | undefined;
@@ -112,5 +122,5 @@ function createArgs(words: string[]): { items: string[]; maxItems?: number; maxT
       }
     } else query.push(w);
   }
-  return { items, maxItems, maxTokens, words: query.join(' ') };
+  return { items, maxItems, maxTokens, query: query.join(' ') };
 }

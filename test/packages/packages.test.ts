@@ -300,3 +300,20 @@ describe('who may see what', () => {
     expect(await deactivatePackage(store, t, 'orders-db')).toBe(false);
   });
 });
+
+describe('/pack for someone who is not an admin', () => {
+  it('lists and explains, but creating, activating, deactivating, refreshing and deleting are refused in one line', async () => {
+    const { packCommand } = await import('../../src/chat/packCommands');
+    await createPackage(deps, { name: 'orders-db', from: channel, query: 'orders database', actor: 'al' });
+    const ctx = { store, search: deps.search, clock, actor: 'bo', isAdmin: false };
+    const before = snapshot(root);
+    for (const sub of ['create x orders', 'activate orders-db', 'deactivate orders-db', 'refresh orders-db', 'delete orders-db']) {
+      const err = await refusal(packCommand(ctx, channel, sub));
+      expect(err.kind).toBe('not-admin');
+      expect(err.message).toMatch(/^only admins can \w+ packages; \/pack list and \/pack explain are open to everyone$/);
+    }
+    expect(snapshot(root)).toEqual(before);
+    expect(await packCommand(ctx, channel, 'list')).toMatch(/^orders-db: orders-db/);
+    expect(await packCommand(ctx, channel, 'explain orders-db')).toMatch(/^Package orders-db/);
+  });
+});
