@@ -8,7 +8,7 @@ import type { Logger } from '../log/logger';
 import type { ChannelRef } from '../memory/paths';
 import { refLabel } from '../memory/paths';
 import type { ChannelStore } from '../memory/store';
-import { ActionItemCommands, handleSlash, isAdmin, SecretaryCommands, slashCommandDefinitions, ThreadCommands } from './slash';
+import { ActionItemCommands, handleSlash, isAdmin, PackCommands, SecretaryCommands, slashCommandDefinitions, ThreadCommands } from './slash';
 import { refOfChannel } from './refs';
 import { decide, MessageFacts, placeAllowed } from './gate';
 import { Inbox } from './inbox';
@@ -30,6 +30,7 @@ export interface BotOptions {
   secretary?: SecretaryCommands & { noteChannel?(ref: ChannelRef): Promise<void> };
   threads?: ThreadCommands;
   actions?: ActionItemCommands;
+  packs?: PackCommands;
   /** Sees every person's message in places the bot works (noticing decisions nobody condensed). */
   noticer?: { observe(m: Message, ref: ChannelRef): void };
   /** Wait before showing "typing" (default TYPING_DELAY_MS, replies.ts). */
@@ -113,7 +114,15 @@ export class MinutesBot {
       return;
     }
     const ctx: CommandContext = { ...this.o.commands, actor: ix.user.globalName ?? ix.user.username };
-    await handleSlash(ix, { ctx, ref, config: this.o.config, secretary: this.o.secretary, threads: this.o.threads, actions: this.o.actions });
+    await handleSlash(ix, {
+      ctx,
+      ref,
+      config: this.o.config,
+      secretary: this.o.secretary,
+      threads: this.o.threads,
+      actions: this.o.actions,
+      packs: this.o.packs,
+    });
   }
 
   private async refForInteraction(ix: ChatInputCommandInteraction): Promise<ChannelRef | null> {

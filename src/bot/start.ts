@@ -10,6 +10,7 @@ import { DiscordSecretary } from './discordSecretary';
 import { Secretary } from '../condense/secretary';
 import { ThreadOpener } from './threadOpener';
 import { DecisionNoticer } from './decisionNoticer';
+import { PackSlash } from './packSlash';
 import { ActionCommands } from './actionCommands';
 import { BotActivity } from './activity';
 import { IdentifyQueue } from './identifyQueue';
@@ -86,6 +87,7 @@ export async function launchBot(
     threads,
     noticer,
     actions: new ActionCommands({ store: runtime.store, logger, clock: runtime.clock }),
+    packs: new PackSlash({ store: runtime.store, search: (r) => runtime.recall.search(r), clock: runtime.clock }),
   });
   bot.attach();
   secretary.attach();

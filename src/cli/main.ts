@@ -114,6 +114,90 @@ export async function run(argv: string[], io: CliIO = defaultIO()): Promise<numb
       exitCode = await m.runDashboard(opts, io);
     });
 
+  const pack = program.command('pack').description('context packages: memory gathered from one conversation, to activate in others of the same server');
+  const dataDir = ['--data-dir <dir>', 'the data root (default: MINUTES_DATA_DIR, else ./channels)'] as const;
+  const server = ['--server <id>', "whose package: 'local' (console channels) or a Discord server id (default: the one server that has it)"] as const;
+  const semantic = ['--semantic <mode>', 'off (words only), local (the packaged sentence model) or api, for a query recipe', 'local'] as const;
+  pack
+    .command('create <name>')
+    .description("make a package from a channel folder's memory: a query, named items, or both, within a budget")
+    .requiredOption(
+      '--channel-dir <dir>',
+      'the conversation to gather from: <guild>/<channel>, <guild>/<channel>/threads/<thread> or local/<name> in the data root',
+    )
+    .option('--query <text>', "what to look for (recall's search over MEMORY, SESSION, HISTORY, condensations, and CONTEXT.md)")
+    .option('--item <id>', 'a named item: a MEMORY.md entry id, a condensation file, CONTEXT.md#section (repeatable)', collect, [])
+    .option('--max-items <n>', 'at most this many items (default 8)', parseIntArg)
+    .option('--max-tokens <n>', 'at most about this many tokens (default 1200)', parseIntArg)
+    .option('--title <text>', 'a title (default: the name)')
+    .option('--intent <text>', 'what it is for')
+    .option(...dataDir)
+    .option(...semantic)
+    .option('--vector-cache <dir>', 'where vectors are cached (default: MINUTES_VECTOR_CACHE, else ~/.cache/minutes/vectors)')
+    .action(async (name, opts) => {
+      const m = await import('./commands/pack');
+      exitCode = await m.runPackCreate(name, opts, io);
+    });
+  pack
+    .command('explain <name>')
+    .description('what a package holds and why: items, the recipe that picked each, provenance, size, where it is active')
+    .option('--json', 'print one JSON line')
+    .option(...dataDir)
+    .option(...server)
+    .action(async (name, opts) => {
+      const m = await import('./commands/pack');
+      exitCode = await m.runPackExplain(name, opts, io);
+    });
+  pack
+    .command('list')
+    .description("every server's packages")
+    .option('--json', 'print one JSON line: {"packages": [...]}')
+    .option(...dataDir)
+    .option(...server)
+    .action(async (opts) => {
+      const m = await import('./commands/pack');
+      exitCode = await m.runPackList(opts, io);
+    });
+  pack
+    .command('refresh <name>')
+    .description('run its recipes again and show the difference')
+    .option(...dataDir)
+    .option(...server)
+    .option(...semantic)
+    .option('--vector-cache <dir>', 'where vectors are cached (default: MINUTES_VECTOR_CACHE, else ~/.cache/minutes/vectors)')
+    .action(async (name, opts) => {
+      const m = await import('./commands/pack');
+      exitCode = await m.runPackRefresh(name, opts, io);
+    });
+  pack
+    .command('delete <name>')
+    .description('deactivate it everywhere, then remove it')
+    .option(...dataDir)
+    .option(...server)
+    .action(async (name, opts) => {
+      const m = await import('./commands/pack');
+      exitCode = await m.runPackDelete(name, opts, io);
+    });
+  pack
+    .command('export <name>')
+    .description('the package as one readable file (stdout, or --out)')
+    .option('--out <file>', 'write it to this file')
+    .option(...dataDir)
+    .option(...server)
+    .action(async (name, opts) => {
+      const m = await import('./commands/pack');
+      exitCode = await m.runPackExport(name, opts, io);
+    });
+  pack
+    .command('import <file>')
+    .description('add an exported package, checked (size, format, hash, secrets); a bad file changes nothing')
+    .option(...dataDir)
+    .option('--server <id>', "into which server: 'local' or a Discord server id (default: the one it was exported from)")
+    .action(async (file, opts) => {
+      const m = await import('./commands/pack');
+      exitCode = await m.runPackImport(file, opts, io);
+    });
+
   program
     .command('mcp')
     .description('a read-only Model Context Protocol server over stdio for coding agents: channels, CONTEXT.md, decisions, action items, search')
@@ -172,6 +256,10 @@ export async function run(argv: string[], io: CliIO = defaultIO()): Promise<numb
 function parseShardsArg(value: string): string {
   if (value === 'auto' || /^\d+(-\d+)?(,\d+(-\d+)?)*$/.test(value)) return value;
   throw new InvalidArgumentError("expected a positive whole number or 'auto' (or this host's shard ids, such as 0-3,8, with --total-shards).");
+}
+
+function collect(value: string, previous: string[]): string[] {
+  return [...previous, value];
 }
 
 function parseIntArg(value: string): number {

@@ -38,7 +38,7 @@ describe('slash commands and permissions', () => {
       .commandsIn(guild.id)
       .map((c) => c.name)
       .sort();
-    expect(names).toEqual(['actions', 'condensations', 'condense', 'context', 'memory', 'new', 'recall', 'resolve', 'status', 'thread']);
+    expect(names).toEqual(['actions', 'condensations', 'condense', 'context', 'memory', 'new', 'pack', 'recall', 'resolve', 'status', 'thread']);
   });
 
   it('/recall shows exactly what would be injected, only to the caller, acknowledged at once', async () => {

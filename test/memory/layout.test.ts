@@ -9,10 +9,12 @@ import {
   lockFile,
   namesFile,
   NAMES,
+  packageFile,
   shardLayoutFile,
   vectorCacheDir,
   workspaceFiles,
 } from '../../src/memory/layout';
+import { assertValidRef, isLocalName } from '../../src/memory/paths';
 import type { ChannelRef } from '../../src/memory/paths';
 
 const README = path.join(__dirname, '..', '..', 'README.md');
@@ -41,7 +43,9 @@ export function readmeLayoutPaths(readme: string): string[] {
 /** A real path under ROOT (or under a data root `root`) as the tree writes it: ids become their placeholders. */
 function asTreePath(file: string, root = ROOT): string {
   const rel = path.relative(root, file).split(path.sep);
-  if (rel[0] === NAMES.local && rel.length > 2) rel.splice(0, 2, '<guildId>', '<channelId>'); // laid out like a channel folder
+  const packages = rel[rel.length - 2] === NAMES.packages && rel[rel.length - 1].endsWith('.md');
+  if (packages) rel[rel.length - 1] = '<name>.md';
+  if (rel[0] === NAMES.local && rel.length > 2 && !packages) rel.splice(0, 2, '<guildId>', '<channelId>'); // laid out like a channel folder
   if (rel[0] === NAMES.local && rel.length === 2) rel[1] = '<name>';
   const named = rel.map((s, i) => (s === G ? '<guildId>' : s === C ? '<channelId>' : s === T && rel[i - 1] === NAMES.threads ? '<threadId>' : s));
   return ['channels', ...named].join('/').replace(/(^|\/)\d{4}-\d{2}-\d{2}-[a-z0-9-]+\.md$/, '$1YYYY-MM-DD-<slug>.md');
@@ -88,6 +92,8 @@ describe('the data root has one layout (src/memory/layout.ts)', () => {
       ...Object.values(workspaceFiles(ROOT)),
       vectorCacheDir(ROOT),
       shardLayoutFile(ROOT),
+      packageFile(ROOT, { kind: 'discord', guildId: G }, 'orders-db'),
+      packageFile(ROOT, { kind: 'local' }, 'orders-db'),
     ];
     expect(built.map((f) => asTreePath(f)).filter((p) => !inTree(p, tree))).toEqual([]);
     // The check above maps real paths onto the tree: a path the tree lacks is reported.
@@ -110,6 +116,12 @@ describe('the data root has one layout (src/memory/layout.ts)', () => {
     walk(EXAMPLES);
     expect(files.length).toBeGreaterThan(5);
     expect(files.map((f) => asTreePath(f, EXAMPLES)).filter((p) => !inTree(p, tree))).toEqual([]);
+  });
+
+  it("no console channel may be called packages: local/packages/ holds the console channels' packages", () => {
+    expect(isLocalName('packages')).toBe(false);
+    expect(() => assertValidRef({ kind: 'local', name: 'packages' })).toThrow(/reserved/);
+    expect(() => packageFile(ROOT, { kind: 'local' }, '../x')).toThrow(/invalid package name/);
   });
 
   it('the tree starts at the data root', () => {
