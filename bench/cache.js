@@ -15,6 +15,9 @@
  *   2. Sliding-window baseline in the same run: the same system prompt, CONTEXT, user turns, recall
  *      blocks and replies, sent with @anthropic-ai/sdk to a fresh fake server as a last-N=20-messages
  *      window with the recall block placed before the window (in the system prompt, after CONTEXT).
+ *   1b. The same discussion with a context package active in the channel (made from a second console
+ *      channel's memory, named items and a query, about 1,000 tokens): its items ride in the stable
+ *      part, so the share read from cache should stay at least as high.
  *   3. 400 turns with conversation.tokenBudget 6000 (minutes.config.json in the child's cwd), so the
  *      conversation compacts several times → input tokens per chat call at turns 10/40/400, cache
  *      share over all turns, compactions, side-task calls and tokens per 100 chat messages.
@@ -63,7 +66,7 @@ const totalIn = (u) => u.inputTokens + u.cacheReadTokens + u.cacheWriteTokens;
 
 /**
  * One console session: fresh fake server (empty cache), fresh data dir and cwd, the CLI as a child.
- * @param {{ label: string, lines: string[], config?: object, chatModel: string, sideModel: string }} o
+ * @param {{ label: string, lines: string[], config?: object, chatModel: string, sideModel: string, setup?: (data: string) => Promise<void> }} o
  */
 async function runConsoleSession(o) {
   const server = await startFakeModelServer({ latencyMs: LATENCY, handler: makeHandler(o) });
@@ -75,6 +78,7 @@ async function runConsoleSession(o) {
   fs.mkdirSync(cwd, { recursive: true });
   fs.copyFileSync(path.join(dataDir, 'CONTEXT.md'), path.join(chan, 'CONTEXT.md'));
   fs.copyFileSync(path.join(dataDir, 'MEMORY.md'), path.join(chan, 'MEMORY.md'));
+  if (o.setup) await o.setup(data);
   /** @type {Record<string, string>} */
   const env = {
     PATH: process.env.PATH ?? '',
@@ -268,6 +272,40 @@ function compactList(/** @type {number[]} */ xs, start = 1) {
   return out.join('\n');
 }
 
+/**
+ * A package made from a second console channel (a copy of the seed MEMORY.md and CONTEXT.md, so the
+ * items are about the same project) and activated in the bench channel, with the product's own code.
+ * @param {string} data
+ */
+async function withPackage(data) {
+  const other = path.join(data, 'local', 'decisions');
+  fs.mkdirSync(other, { recursive: true });
+  fs.copyFileSync(path.join(dataDir, 'CONTEXT.md'), path.join(other, 'CONTEXT.md'));
+  fs.copyFileSync(path.join(dataDir, 'MEMORY.md'), path.join(other, 'MEMORY.md'));
+  const { ChannelStore } = require(path.join(root, 'dist', 'memory', 'store.js'));
+  const { buildRecallService } = require(path.join(root, 'dist', 'recall', 'service.js'));
+  const { silentLogger } = require(path.join(root, 'dist', 'log', 'logger.js'));
+  const { createPackage } = require(path.join(root, 'dist', 'packages', 'library.js'));
+  const { activatePackage } = require(path.join(root, 'dist', 'packages', 'activation.js'));
+  const store = new ChannelStore({ root: data });
+  const recall = buildRecallService({ semantic: { mode: 'off', cacheDir: '' }, logger: silentLogger() });
+  try {
+    await createPackage(
+      { store, search: (r) => recall.search(r) },
+      {
+        name: 'sync-v3',
+        from: { kind: 'local', name: 'decisions' },
+        query: 'sync v3 batches conflicts release',
+        items: ['m-3f9a1c', 'm-0e93fa'],
+        actor: 'bench',
+      },
+    );
+    await activatePackage({ store }, { target: { kind: 'local', name: CHANNEL }, name: 'sync-v3', actor: 'bench' });
+  } finally {
+    await recall.close();
+  }
+}
+
 async function main() {
   const m = models();
   const started = new Date();
@@ -306,6 +344,14 @@ async function main() {
   });
   const s1 = summarise(rows1.slice(1));
   const side1 = run1.requests.filter((r) => r.model === m.sideModel);
+
+  // ---------- 1b. the same discussion, a context package active ----------
+  const runP = await runConsoleSession({ label: 'package', lines, ...m, setup: withPackage });
+  const rowsP = perTurn(runP.turns.map((t) => t.request));
+  const sP = summarise(rowsP.slice(1));
+  const pkgSystem = runP.turns[0].request.body.system.map((b) => b.text).join('');
+  if (!pkgSystem.includes('<context_packages>')) throw new Error('package run: the package is not in the system prompt');
+  const pkgTok = Math.ceil((/<context_packages>[\s\S]*<\/context_packages>/.exec(pkgSystem)?.[0].length ?? 0) / 4);
 
   // ---------- 2. sliding-window baseline ----------
   const rowsW = await runSlidingWindow(run1, m, false);
@@ -355,6 +401,10 @@ async function main() {
   );
   console.log('* input billed in base-price tokens at Anthropic 5-minute cache rates: uncached ×1, cache write ×1.25, cache read ×0.1');
   console.log(`goal ≥ 85% read from cache: ${s1.cacheShare >= 0.85 ? 'MET' : 'MISSED'} (${pct(s1.cacheShare)})`);
+  console.log(
+    `with a context package active (≈ ${fmt(pkgTok)} tokens in the stable part): read share ${pct(sP.cacheShare)}, uncached+write ${fmt(sP.meanUncachedPlusWrite)} a turn, ` +
+      `input ${fmt(sP.inputTokens)} tokens — goal ≥ 85%: ${sP.cacheShare >= 0.85 ? 'MET' : 'MISSED'}`,
+  );
   console.log('\nper turn, minutes — uncached+write tokens (turn 1 included):');
   console.log(compactList(rows1.map((r) => r.uncached + r.write)));
   console.log('per turn, minutes — cache read tokens:');
@@ -377,6 +427,7 @@ async function main() {
       sideTasks: side1.map((r) => ({ task: sideTaskOf(r.system), ...r.usage })),
       exit: run1.exit,
     },
+    withPackage: { packageTokens: pkgTok, turns2to40: sP, perTurn: rowsP },
     slidingWindow: { window: WINDOW, breakpoint: 'end of CONTEXT (system)', turns2to40: sW, perTurn: rowsW },
     slidingWindowMsgBreakpoint: { window: WINDOW, breakpoint: 'end of CONTEXT + last earlier message', turns2to40: sW2, perTurn: rowsW2 },
   });

@@ -15,6 +15,7 @@ const LAYERS = [
   'embed', // sentence vectors: the packaged model's worker, the API client, the vector cache
   'memory', // the channel store, memory files
   'recall', // targeted recall and search over memory files: words, meaning, abstention
+  'packages', // context packages: gathered from a conversation, activated in others of the server
   'llm', // one model interface over the providers
   'prompt',
   'chat', // the chat engine and the channel commands
@@ -23,6 +24,7 @@ const LAYERS = [
   'app', // the composition root: wires a runtime from settings
   'bot', // Discord
   'dashboard', // the read-only web page over the data root
+  'mcp', // `minutes mcp`: the read-only Model Context Protocol server over the data root (reads it as the dashboard does)
   'cli', // the `minutes` command
 ];
 /** Files small enough to read in one sitting. */
@@ -49,7 +51,7 @@ function relativeImports(text: string): string[] {
 const folderOf = (file: string): string => path.relative(SRC, file).split(path.sep)[0];
 
 /** Folders that reach the data root only through the store (src/memory/): no file I/O of their own. */
-const NO_FS = ['bot', 'chat', 'condense', 'dashboard'];
+const NO_FS = ['packages', 'bot', 'chat', 'condense', 'dashboard', 'mcp'];
 const FS_MODULE = /^(?:node:)?fs(?:\/promises)?$/;
 
 /** Every module a source text imports, requires or import()s, relative or not. */

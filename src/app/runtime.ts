@@ -12,6 +12,7 @@ import { UsageBook } from '../chat/usage';
 import { DEFAULT_UPKEEP, UpkeepTuning } from '../upkeep/schedule';
 import { Upkeep } from '../upkeep/upkeep';
 import type { Probes } from './probes';
+import { ActivePackages } from '../packages/active';
 
 /** Everything a transport (console or Discord) needs, built once from validated settings. */
 export interface Runtime {
@@ -97,6 +98,7 @@ export async function createRuntime(settings: Settings, logger: Logger, opts: Ru
     listeners: [upkeep],
     trace: probes.trace ? (messages, stage) => messages.forEach((m) => probes.trace!(m.id, stage, performance.now())) : undefined,
     usage,
+    packages: new ActivePackages({ store, logger: logger.child({ component: 'packages' }) }),
     settings: {
       contextMaxChars: config.context.maxChars,
       maxMessageChars: config.conversation.maxMessageChars,

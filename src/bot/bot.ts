@@ -8,7 +8,7 @@ import type { Logger } from '../log/logger';
 import type { ChannelRef } from '../memory/paths';
 import { refLabel } from '../memory/paths';
 import type { ChannelStore } from '../memory/store';
-import { ActionItemCommands, handleSlash, isAdmin, KnowledgeSlashCommands, SecretaryCommands, slashCommandDefinitions, ThreadCommands } from './slash';
+import { ActionItemCommands, handleSlash, isAdmin, KnowledgeSlashCommands, PackCommands, SecretaryCommands, slashCommandDefinitions, ThreadCommands } from './slash';
 import { refOfChannel } from './refs';
 import { decide, MessageFacts, placeAllowed } from './gate';
 import { Inbox } from './inbox';
@@ -30,6 +30,7 @@ export interface BotOptions {
   secretary?: SecretaryCommands & { noteChannel?(ref: ChannelRef): Promise<void> };
   threads?: ThreadCommands;
   actions?: ActionItemCommands;
+  packs?: PackCommands;
   /** `/questions` and `/playbooks`. */
   knowledge?: KnowledgeSlashCommands;
   /** Sees every person's message in places the bot works (noticing decisions nobody condensed). */
@@ -125,6 +126,7 @@ export class MinutesBot {
       secretary: this.o.secretary,
       threads: this.o.threads,
       actions: this.o.actions,
+      packs: this.o.packs,
       knowledge: this.o.knowledge,
     });
   }

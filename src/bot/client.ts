@@ -1,4 +1,4 @@
-import { Client, GatewayIntentBits, Partials } from 'discord.js';
+import { Client, GatewayIntentBits, Partials, type ClientOptions } from 'discord.js';
 import type { ShardSet } from './ownership';
 
 /**
@@ -13,9 +13,12 @@ export function createDiscordClient(o: {
   shards?: ShardSet;
   /** One REST request's limit, without retries (the doctor's quick check); discord.js defaults otherwise. */
   restTimeoutMs?: number;
+  /** Identify turns taken elsewhere (identifyQueue.ts, through Redis) instead of discord.js's per-process throttle. */
+  buildIdentifyThrottler?: NonNullable<ClientOptions['ws']>['buildIdentifyThrottler'];
 }): Client {
   return new Client({
     ...(o.shards ? { shards: [...o.shards.ids], shardCount: o.shards.count } : {}),
+    ...(o.buildIdentifyThrottler ? { ws: { buildIdentifyThrottler: o.buildIdentifyThrottler } } : {}),
     intents: [GatewayIntentBits.Guilds, GatewayIntentBits.GuildMessages, GatewayIntentBits.MessageContent, GatewayIntentBits.GuildMessageReactions],
     partials: [Partials.Message, Partials.Channel, Partials.Reaction, Partials.User, Partials.GuildMember, Partials.ThreadMember],
     allowedMentions: { parse: [], repliedUser: false },

@@ -13,7 +13,12 @@ export interface ShardSet {
  */
 export function ownsGuild(guildId: string, shardIds: readonly number[], shardCount: number): boolean {
   if (shardCount <= 1) return true;
-  return shardIds.includes(Number((BigInt(guildId) >> 22n) % BigInt(shardCount)));
+  return shardIds.includes(shardOf(guildId, shardCount));
+}
+
+/** The shard Discord sends a guild's events to, among `shardCount`. */
+export function shardOf(guildId: string, shardCount: number): number {
+  return Number((BigInt(guildId) >> 22n) % BigInt(shardCount));
 }
 
 /**

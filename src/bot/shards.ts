@@ -5,8 +5,12 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { fetchRecommendedShardCount, ShardingManager, type Shard } from 'discord.js';
 import type { Settings } from '../config/load';
 import type { Logger } from '../log/logger';
+import { claimShardLayout, describeLayout, isWhole, type ShardLayout } from '../memory/shardLayout';
+import type { CliIO } from '../shared/cliIO';
+import { IDENTIFY_TURN_MS } from './identifyQueue';
 
-export type ShardCount = number | 'auto';
+/** Every shard of the bot on this host (`--shards N|auto`), or these of `total` (`--shards 0-3,8 --total-shards 16`). */
+export type ShardRequest = { count: number | 'auto' } | { total: number; ids: number[] };
 
 /** Discord allows one IDENTIFY per 5 s (per max_concurrency bucket); discord.js's own default. */
 const SPAWN_DELAY_MS = 5500;
@@ -15,16 +19,21 @@ const READY_TIMEOUT_MS = 30_000;
 const STOP_TIMEOUT_MS = 150_000;
 
 /**
- * `minutes start --shards N`: one `minutes start` process per shard (discord.js's ShardingManager
- * passes each its shard through SHARDS/SHARD_COUNT), respawned if it dies, until SIGINT/SIGTERM.
- * Returns the exit code.
+ * `minutes start --shards …`: one `minutes start` process per shard of this host (discord.js's
+ * ShardingManager passes each its shard through SHARDS/SHARD_COUNT), respawned if it dies, until
+ * SIGINT/SIGTERM. The data root's recorded layout is checked (and recorded) first. Returns the
+ * exit code; a refusal is one line on stderr.
  */
-export async function runShards(o: { settings: Settings; logger: Logger; count: ShardCount }): Promise<number> {
+export async function runShards(o: { settings: Settings; logger: Logger; io: CliIO; shards: ShardRequest; reshard?: boolean }): Promise<number> {
   const { settings, logger } = o;
   const token = settings.discord!.token;
-  let count: number;
+  let layout: ShardLayout;
   try {
-    count = o.count === 'auto' ? await fetchRecommendedShardCount(token) : o.count;
+    if ('total' in o.shards) layout = { total: o.shards.total, shards: o.shards.ids };
+    else {
+      const count = o.shards.count === 'auto' ? await fetchRecommendedShardCount(token) : o.shards.count;
+      layout = { total: count, shards: Array.from({ length: count }, (_, i) => i) };
+    }
   } catch (err) {
     // discord.js asks discord.com itself here (DISCORD_API_URL does not apply): say what failed.
     logger.error(
@@ -32,11 +41,23 @@ export async function runShards(o: { settings: Settings; logger: Logger; count: 
     );
     return 1;
   }
+  const claimed = await claimShardLayout(settings.dataDir, layout, { reshard: o.reshard === true });
+  if ('problem' in claimed) {
+    o.io.stderr.write(`minutes: ${claimed.problem}\n`);
+    return 2;
+  }
+  const count = layout.total;
+  const ids = layout.shards;
   if (count > 1 && !settings.redisUrl) {
     logger.warn({ shards: count }, 'each shard process keeps its own model limits, so the configured limits apply per shard; set REDIS_URL to share them');
   }
+  // With Redis the shards take identify turns from one queue shared by every host (identifyQueue.ts),
+  // and a shard may wait behind other hosts' shards: no spacing here, and a longer wait for ready.
+  const queued = Boolean(settings.redisUrl);
+  const readyTimeoutMs = queued ? READY_TIMEOUT_MS + IDENTIFY_TURN_MS * count : READY_TIMEOUT_MS;
   const manager = new ShardingManager(path.resolve(__dirname, '../../bin/minutes.js'), {
     totalShards: count,
+    shardList: ids,
     mode: 'process',
     respawn: true,
     shardArgs: ['start'],
@@ -72,14 +93,15 @@ export async function runShards(o: { settings: Settings; logger: Logger; count: 
     failed ??= why;
     wake.abort();
   });
-  for (let id = 0; id < count && !stopping && !failed; id++) {
+  for (const [i, id] of ids.entries()) {
+    if (stopping || failed) break;
     // Ref'd, so the manager stays up while it waits (a shard's death must not end it with 0);
     // a stop signal or an early death cuts the wait short.
-    if (id > 0) await sleep(SPAWN_DELAY_MS, undefined, { signal: wake.signal }).catch(() => undefined);
+    if (i > 0 && !queued) await sleep(SPAWN_DELAY_MS, undefined, { signal: wake.signal }).catch(() => undefined);
     if (stopping || failed) break;
     try {
       await Promise.race([
-        manager.createShard(id).spawn(READY_TIMEOUT_MS),
+        manager.createShard(id).spawn(readyTimeoutMs),
         earlyDeath.then((why) => {
           throw new Error(why);
         }),
@@ -94,7 +116,7 @@ export async function runShards(o: { settings: Settings; logger: Logger; count: 
     stopping = true;
   } else if (!stopping) {
     manager.respawn = true;
-    logger.info({ shards: count }, 'all shards ready');
+    logger.info({ shards: count, ...(isWhole(layout) ? {} : { here: ids }), layout: describeLayout(layout) }, 'all shards ready');
     await signalled;
   }
   const codes = await stopAll(manager, logger);

@@ -35,6 +35,7 @@ export function slashCommandDefinitions() {
       .setName('actions')
       .setDescription("This channel's open action items; done:<id> closes one (its owner or an admin)")
       .addStringOption((o) => o.setName('done').setDescription('the id of the item to close, like a-1a2b3c')),
+    packCommandDefinition(),
     new SlashCommandBuilder()
       .setName('questions')
       .setDescription("This channel's open questions; answer:<id> text:<answer> answers one (who asked, or an admin)")
@@ -46,6 +47,40 @@ export function slashCommandDefinitions() {
       .setDescription('Open a titled thread from the latest message (in a forum: a post) for a focused topic')
       .addStringOption((o) => o.setName('topic').setDescription('what the thread is for (needed in a forum)')),
   ].map((b) => b.toJSON());
+}
+
+/** `/pack`: context packages (see README, "Context packages"). */
+function packCommandDefinition(): SlashCommandBuilder {
+  const b = new SlashCommandBuilder().setName('pack').setDescription('Context packages: memory gathered in one channel, active in others of this server');
+  const named = (sub: string, about: string) =>
+    b.addSubcommand((s) =>
+      s
+        .setName(sub)
+        .setDescription(about)
+        .addStringOption((o) => o.setName('name').setDescription('the package name').setRequired(true)),
+    );
+  b.addSubcommand((s) => s.setName('list').setDescription("This server's packages, and which are active here"));
+  b.addSubcommand((s) =>
+    s
+      .setName('create')
+      .setDescription("Gather this channel's memory into a package (admins)")
+      .addStringOption((o) => o.setName('name').setDescription('lowercase letters, digits, - and _').setRequired(true))
+      .addStringOption((o) => o.setName('query').setDescription('what to look for in memory and CONTEXT.md'))
+      .addStringOption((o) => o.setName('items').setDescription('named items: entry ids, condensation files, CONTEXT.md#section (spaces between)'))
+      .addIntegerOption((o) => o.setName('max_items').setDescription('at most this many items (default 8)').setMinValue(1).setMaxValue(50))
+      .addIntegerOption((o) => o.setName('max_tokens').setDescription('at most about this many tokens (default 1200)').setMinValue(1).setMaxValue(8000)),
+  );
+  named('activate', "Put a package's items into this conversation's prompt (admins)");
+  named('deactivate', 'Take them out again (admins)');
+  named('explain', 'What a package holds and why, its size, where it is active');
+  named('refresh', 'Run its recipes again and show the difference (admins)');
+  named('delete', 'Deactivate it everywhere and remove it (admins)');
+  return b;
+}
+
+/** `/pack`, supplied when packages are wired. */
+export interface PackCommands {
+  command(ix: ChatInputCommandInteraction, ref: ChannelRef, admin: boolean): Promise<string>;
 }
 
 /** Handlers for the Secretary's commands, supplied by the Secretary glue when it is wired. */
@@ -75,7 +110,9 @@ export interface KnowledgeSlashCommands {
  * Answers only the asker sees. `/thread` is among them: its answer is a link to the thread (which
  * everyone sees open) or a one-line refusal.
  */
-const EPHEMERAL = new Set(['recall', 'memory show', 'status', 'condensations', 'thread', 'actions', 'questions', 'playbooks']);
+const EPHEMERAL = new Set(['recall', 'memory show', 'status', 'condensations', 'thread', 'actions', 'questions', 'playbooks', 'pack list', 'pack explain']);
+/** Commands only an admin may run: anyone else gets a refusal only they see. */
+const ADMIN_ONLY = new Set(['memory forget', 'new', 'pack create', 'pack activate', 'pack deactivate', 'pack refresh', 'pack delete']);
 
 /** Pure: admin rights are the configured roles, or Manage Messages when none are configured. */
 export function isAdmin(roleIds: string[], canManageMessages: boolean, d: ConfigFile['discord']): boolean {
@@ -95,15 +132,17 @@ export async function handleSlash(
     secretary?: SecretaryCommands;
     threads?: ThreadCommands;
     actions?: ActionItemCommands;
+    packs?: PackCommands;
     knowledge?: KnowledgeSlashCommands;
   },
 ): Promise<void> {
   const sub = ix.options.getSubcommand(false);
   const name = sub ? `${ix.commandName} ${sub}` : ix.commandName;
-  await ix.deferReply(EPHEMERAL.has(name) ? { flags: MessageFlags.Ephemeral } : {});
   const roleIds = ix.member && 'roles' in ix.member ? (Array.isArray(ix.member.roles) ? ix.member.roles : [...ix.member.roles.cache.keys()]) : [];
   const admin = isAdmin(roleIds, Boolean(ix.memberPermissions?.has(PermissionFlagsBits.ManageMessages)), o.config.discord);
-  const needsAdmin = name === 'memory forget' || name === 'new';
+  const needsAdmin = ADMIN_ONLY.has(name);
+  // A refusal concerns the asker alone; a package's list and explanation too.
+  await ix.deferReply(EPHEMERAL.has(name) || (needsAdmin && !admin && ix.commandName === 'pack') ? { flags: MessageFlags.Ephemeral } : {});
   let text: string;
   if (needsAdmin && !admin) {
     text = o.config.discord.adminRoles.length
@@ -124,6 +163,7 @@ async function run(
     secretary?: SecretaryCommands;
     threads?: ThreadCommands;
     actions?: ActionItemCommands;
+    packs?: PackCommands;
     knowledge?: KnowledgeSlashCommands;
     admin: boolean;
   },
@@ -150,6 +190,14 @@ async function run(
       return o.secretary ? o.secretary.list(ref) : 'No condensations yet.';
     case 'actions':
       return o.actions ? o.actions.command(ix, ref, ix.options.getString('done'), o.admin) : 'Action items are not available in this version.';
+    case 'pack list':
+    case 'pack create':
+    case 'pack activate':
+    case 'pack deactivate':
+    case 'pack explain':
+    case 'pack refresh':
+    case 'pack delete':
+      return o.packs ? o.packs.command(ix, ref, o.admin) : 'Context packages are not available in this version.';
     case 'questions':
       return o.knowledge
         ? o.knowledge.questions(ix, ref, ix.options.getString('answer'), ix.options.getString('text'), o.admin)

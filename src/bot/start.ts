@@ -10,12 +10,14 @@ import { DiscordSecretary } from './discordSecretary';
 import { Secretary } from '../condense/secretary';
 import { ThreadOpener } from './threadOpener';
 import { DecisionNoticer } from './decisionNoticer';
+import { PackSlash } from './packSlash';
 import { ActionCommands } from './actionCommands';
 import { KnowledgeCommands } from './knowledgeCommands';
 import { DriftNotes } from './driftNotes';
 import { DriftChecker } from '../condense/driftChecker';
 import { recallDirs } from '../memory/layout';
 import { BotActivity } from './activity';
+import { IdentifyQueue } from './identifyQueue';
 
 export interface RunningBot {
   client: Client;
@@ -65,7 +67,9 @@ export async function launchBot(
   if (!settings.discord) throw new StartupError('DISCORD_TOKEN is not set: put it in .env');
   checkDataRoot(settings.dataDir);
   const runtime = await createRuntime(settings, logger, { scheduleUpkeep: true, ...opts });
-  const client = createDiscordClient({ apiUrl: settings.discord.apiUrl, shards: opts.shards });
+  // With Redis, every process of the bot (on every host) takes its identify turns from one queue.
+  const identify = settings.redisUrl ? new IdentifyQueue({ redisUrl: settings.redisUrl, token: settings.discord.token, logger }) : undefined;
+  const client = createDiscordClient({ apiUrl: settings.discord.apiUrl, shards: opts.shards, buildIdentifyThrottler: identify?.buildThrottler });
   // Replies and the Secretary's sweep share one view of the REST path: the sweep waits for quiet.
   const activity = new BotActivity();
   const secretary = discordSecretary(client, runtime, activity);
@@ -101,6 +105,7 @@ export async function launchBot(
     noticer,
     drift,
     actions: new ActionCommands({ store: runtime.store, logger, clock: runtime.clock }),
+    packs: new PackSlash({ store: runtime.store, search: (r) => runtime.recall.search(r), clock: runtime.clock }),
     knowledge: new KnowledgeCommands({ store: runtime.store, logger, clock: runtime.clock }),
   });
   bot.attach();
@@ -124,6 +129,7 @@ export async function launchBot(
     // Silent on purpose: start-up already failed; that failure is the one reported.
     await runtime.close().catch(() => undefined);
     await client.destroy();
+    await identify?.close();
     throw new StartupError(loginProblem(err));
   }
   return {
@@ -141,6 +147,7 @@ export async function launchBot(
       await drift.stop();
       await runtime.close();
       await client.destroy();
+      await identify?.close();
     },
   };
 }

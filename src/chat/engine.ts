@@ -20,6 +20,8 @@ import type { UsageBook } from './usage';
 import { explicitMemoryRequest } from './explicitRequests';
 import { memoryRequestFailedNote, ModelErrorAfterNotes } from './turnFailure';
 import { TEMPLATES } from '../memory/templates';
+import type { ActivePackageReader } from '../packages/active';
+import { renderPackagesBlock } from '../prompt/packagesBlock';
 
 export interface ChatSettings {
   contextMaxChars: number;
@@ -46,6 +48,8 @@ export interface ChatEngineOptions {
   trace?: (messages: InboundMessage[], stage: 'model-sent' | 'model-done') => void;
   instructions?: string;
   usage: UsageBook;
+  /** The context packages active in a conversation: their items join the prompt's stable part. */
+  packages?: ActivePackageReader;
 }
 
 /** ~2,000 tokens: a long Discord message fits twice over, and six kept exchanges stay far inside a 32k window. */
@@ -174,6 +178,7 @@ export class ChatEngine {
     const context = this.channelContext(ref);
     const soul = this.files.read(ws.soul, WORKSPACE_RESTAT_MS);
     const agents = this.files.read(ws.agents, WORKSPACE_RESTAT_MS);
+    const packages = renderPackagesBlock(this.o.packages?.forConversation(ref) ?? []);
     // Awaits only when there is work: each await on this path waits behind a burst's other events.
     const asking = messages.filter((m) => m.addressed !== false && EXPLICIT_REQUEST.test(m.content));
     const memoryNotes = asking.length ? await this.applyExplicitRequests(ref, asking) : [];
@@ -192,6 +197,7 @@ export class ChatEngine {
         agents,
         context,
         contextMaxChars: this.o.settings.contextMaxChars,
+        packages,
         conversation,
         newest,
         recallBlock: block,

@@ -4,6 +4,7 @@ import { contextCommand, forgetCommand, memoryCommand, newCommand, recallCommand
 import { ModelError } from '../llm/errors';
 import { type ChannelRef } from '../memory/paths';
 import { recallDirs } from '../memory/layout';
+import { packCommand, PackCommandContext } from '../chat/packCommands';
 import { driftLine } from '../condense/drift';
 import { DriftChecker } from '../condense/driftChecker';
 
@@ -36,6 +37,7 @@ export const HELP = [
   "  /context               the channel's CONTEXT.md",
   '  /new                   a fresh model conversation (SESSION.md is kept)',
   '  /status                token usage, cache hit rate, file sizes, upkeep',
+  '  /pack …                context packages: list, create, activate, deactivate, explain, refresh, delete (/pack alone for usage)',
   '  /help                  this list',
   'Start a line with a space to send a /word as a message. Ctrl-D (end of input) quits.',
 ].join('\n');
@@ -70,6 +72,14 @@ export async function runConsole(o: ConsoleOptions): Promise<void> {
     usage: runtime.usage,
     upkeep: runtime.upkeep,
     actor: o.userName ?? 'console',
+  };
+  // The person at the console runs the bot: an admin.
+  const packs: PackCommandContext = {
+    store: runtime.store,
+    search: (r) => runtime.recall.search(r),
+    clock: runtime.clock,
+    actor: ctx.actor,
+    isAdmin: true,
   };
   const rl = readline.createInterface({ input: o.input, terminal: false, crlfDelay: Infinity });
   const stopReading = () => rl.close();
@@ -131,6 +141,9 @@ export async function runConsole(o: ConsoleOptions): Promise<void> {
           return newCommand(ctx, ref);
         case '/status':
           return statusCommand(ctx, ref);
+        case '/pack':
+          await indexed;
+          return packCommand(packs, ref, arg);
         default:
           return `error: unknown command ${cmd}; /help lists the commands (start the line with a space to send it as a message)`;
       }

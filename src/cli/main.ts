@@ -25,7 +25,13 @@ export async function run(argv: string[], io: CliIO = defaultIO()): Promise<numb
   program
     .command('start')
     .description('log in to Discord and serve (needs DISCORD_TOKEN and a model provider)')
-    .option('--shards <n>', "run n shard processes, each serving its share of the servers ('auto': Discord's recommended count)", parseShardsArg)
+    .option(
+      '--shards <n>',
+      "run n shard processes, each serving its share of the servers ('auto': Discord's recommended count); with --total-shards, this host's shard ids (0-3,8)",
+      parseShardsArg,
+    )
+    .option('--total-shards <n>', "the bot's shard count over all hosts, when --shards lists only this host's", parseIntArg)
+    .option('--reshard', "the server folders have been moved for a new shard layout: start it and record it (see 'minutes shards plan')")
     .action(async (opts) => {
       const m = await import('./commands/start');
       exitCode = await m.runStart(opts, io);
@@ -108,12 +114,129 @@ export async function run(argv: string[], io: CliIO = defaultIO()): Promise<numb
       exitCode = await m.runDashboard(opts, io);
     });
 
+  const pack = program.command('pack').description('context packages: memory gathered from one conversation, to activate in others of the same server');
+  const dataDir = ['--data-dir <dir>', 'the data root (default: MINUTES_DATA_DIR, else ./channels)'] as const;
+  const server = ['--server <id>', "whose package: 'local' (console channels) or a Discord server id (default: the one server that has it)"] as const;
+  const semantic = ['--semantic <mode>', 'off (words only), local (the packaged sentence model) or api, for a query recipe', 'local'] as const;
+  pack
+    .command('create <name>')
+    .description("make a package from a channel folder's memory: a query, named items, or both, within a budget")
+    .requiredOption(
+      '--channel-dir <dir>',
+      'the conversation to gather from: <guild>/<channel>, <guild>/<channel>/threads/<thread> or local/<name> in the data root',
+    )
+    .option('--query <text>', "what to look for (recall's search over MEMORY, SESSION, HISTORY, condensations, and CONTEXT.md)")
+    .option('--item <id>', 'a named item: a MEMORY.md entry id, a condensation file, CONTEXT.md#section (repeatable)', collect, [])
+    .option('--max-items <n>', 'at most this many items (default 8)', parseIntArg)
+    .option('--max-tokens <n>', 'at most about this many tokens (default 1200)', parseIntArg)
+    .option('--title <text>', 'a title (default: the name)')
+    .option('--intent <text>', 'what it is for')
+    .option(...dataDir)
+    .option(...semantic)
+    .option('--vector-cache <dir>', 'where vectors are cached (default: MINUTES_VECTOR_CACHE, else ~/.cache/minutes/vectors)')
+    .action(async (name, opts) => {
+      const m = await import('./commands/pack');
+      exitCode = await m.runPackCreate(name, opts, io);
+    });
+  pack
+    .command('explain <name>')
+    .description('what a package holds and why: items, the recipe that picked each, provenance, size, where it is active')
+    .option('--json', 'print one JSON line')
+    .option(...dataDir)
+    .option(...server)
+    .action(async (name, opts) => {
+      const m = await import('./commands/pack');
+      exitCode = await m.runPackExplain(name, opts, io);
+    });
+  pack
+    .command('list')
+    .description("every server's packages")
+    .option('--json', 'print one JSON line: {"packages": [...]}')
+    .option(...dataDir)
+    .option(...server)
+    .action(async (opts) => {
+      const m = await import('./commands/pack');
+      exitCode = await m.runPackList(opts, io);
+    });
+  pack
+    .command('refresh <name>')
+    .description('run its recipes again and show the difference')
+    .option(...dataDir)
+    .option(...server)
+    .option(...semantic)
+    .option('--vector-cache <dir>', 'where vectors are cached (default: MINUTES_VECTOR_CACHE, else ~/.cache/minutes/vectors)')
+    .action(async (name, opts) => {
+      const m = await import('./commands/pack');
+      exitCode = await m.runPackRefresh(name, opts, io);
+    });
+  pack
+    .command('delete <name>')
+    .description('deactivate it everywhere, then remove it')
+    .option(...dataDir)
+    .option(...server)
+    .action(async (name, opts) => {
+      const m = await import('./commands/pack');
+      exitCode = await m.runPackDelete(name, opts, io);
+    });
+  pack
+    .command('export <name>')
+    .description('the package as one readable file (stdout, or --out)')
+    .option('--out <file>', 'write it to this file')
+    .option(...dataDir)
+    .option(...server)
+    .action(async (name, opts) => {
+      const m = await import('./commands/pack');
+      exitCode = await m.runPackExport(name, opts, io);
+    });
+  pack
+    .command('import <file>')
+    .description('add an exported package, checked (size, format, hash, secrets); a bad file changes nothing')
+    .option(...dataDir)
+    .option('--server <id>', "into which server: 'local' or a Discord server id (default: the one it was exported from)")
+    .action(async (file, opts) => {
+      const m = await import('./commands/pack');
+      exitCode = await m.runPackImport(file, opts, io);
+    });
+
+  program
+    .command('mcp')
+    .description('a read-only Model Context Protocol server over stdio for coding agents: channels, CONTEXT.md, decisions, action items, search')
+    .option('--data-dir <dir>', 'the data root (default: MINUTES_DATA_DIR, else ./channels)')
+    .option('--channels <keys>', 'show only these channel keys, comma-separated (<guild>/<channel>, <guild>/<channel>/<thread>, local/<name>)')
+    .option('--semantic <mode>', 'recall meaning for search: off, local or api (default: the config, as the bot)')
+    .action(async (opts) => {
+      const m = await import('./commands/mcp');
+      exitCode = await m.runMcp(opts, io);
+    });
+
   program
     .command('doctor')
     .description('check the token, intents, channel permissions, the provider, the data root and the config')
     .action(async () => {
       const m = await import('./commands/doctor');
       exitCode = await m.runDoctor(io);
+    });
+
+  const shards = program.command('shards').description('split the bot over several hosts: plan the server folders each holds, check a data root');
+  shards
+    .command('plan')
+    .description('for a new shard count and host split: the shards and server folders of each host, and which folders move')
+    .requiredOption('--total <n>', 'the new shard count', parseIntArg)
+    .requiredOption('--hosts <n>', 'how many hosts run them', parseIntArg)
+    .option('--data-dir <dir...>', "today's data roots, host 0's first (the i-th becomes host i's)")
+    .option('--json', 'print one JSON line: {"total", "hosts": [{"host", "shards", "guilds"}], "moves": [{"guild", "from", "to", "bytes"}]}')
+    .action(async (opts) => {
+      const m = await import('./commands/shards');
+      exitCode = await m.runShardsPlan(opts, io);
+    });
+  shards
+    .command('check')
+    .description("whether a data root holds only the servers of the shards it records (exit 1 when it holds others')")
+    .requiredOption('--data-dir <dir>', 'the data root')
+    .option('--json', 'print one JSON line: {"dataDir", "total", "shards", "guilds", "strays": [{"guild", "bytes", "shard"}]}')
+    .action(async (opts) => {
+      const m = await import('./commands/shards');
+      exitCode = await m.runShardsCheck(opts, io);
     });
 
   try {
@@ -129,10 +252,14 @@ export async function run(argv: string[], io: CliIO = defaultIO()): Promise<numb
   return exitCode;
 }
 
-function parseShardsArg(value: string): number | 'auto' {
-  if (value === 'auto') return 'auto';
-  if (!/^[1-9]\d*$/.test(value)) throw new InvalidArgumentError("expected a positive whole number or 'auto'.");
-  return Number(value);
+/** A count, 'auto' or a list of ids: which one it must be depends on --total-shards (commands/start.ts). */
+function parseShardsArg(value: string): string {
+  if (value === 'auto' || /^\d+(-\d+)?(,\d+(-\d+)?)*$/.test(value)) return value;
+  throw new InvalidArgumentError("expected a positive whole number or 'auto' (or this host's shard ids, such as 0-3,8, with --total-shards).");
+}
+
+function collect(value: string, previous: string[]): string[] {
+  return [...previous, value];
 }
 
 function parseIntArg(value: string): number {

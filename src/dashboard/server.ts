@@ -11,6 +11,11 @@ import { Condensation, listUnits, ParseCache, readCondensations, readKnowledge, 
 import { readTextOrNull as readText } from '../memory/dataFiles';
 import { createMarkdown, page } from './html';
 import { channelBody, condensationBody, HomeRow, homeBody, searchBody, SearchHit, ViewCtx } from './views';
+import { packageBody, PackageRow, packagesBody } from './packageViews';
+import { listPackages, serversWithPackages } from '../packages/library';
+import { explainPackage } from '../packages/explain';
+import { serverFromLabel } from '../packages/refs';
+import { isPackageName } from '../memory/paths';
 
 export interface DashboardOptions {
   root: string;
@@ -95,7 +100,29 @@ export function createDashboard(o: DashboardOptions): { server: http.Server; lis
       });
       rows.push({ unit: u, label: names.label, guildLabel: names.guild, decisions: conds.length, newest: conds.at(-1)?.date, flags });
     }
-    return page('Channels', homeBody(ctx, rows));
+    const packs = (await packageRows()).length;
+    const more = packs ? `<p><a href="${ctx.href('/packages')}">Context packages (${packs})</a></p>` : '';
+    return page('Channels', homeBody(ctx, rows) + more);
+  }
+
+  /** Every server's packages, but never a private thread's (usable only in that thread). */
+  async function packageRows(): Promise<PackageRow[]> {
+    const rows: PackageRow[] = [];
+    for (const server of await serversWithPackages(o.root)) {
+      const id = server.kind === 'local' ? 'local' : server.guildId;
+      const serverLabel = server.kind === 'local' ? 'console' : ((await readNames(o.root, server.guildId)).guild ?? server.guildId);
+      for (const pkg of await listPackages(store, server)) if (!pkg.privateThread && !pkg.problem) rows.push({ server: id, serverLabel, pkg });
+    }
+    return rows;
+  }
+
+  async function packagePage(serverId: string, name: string): Promise<string | null> {
+    const server = serverFromLabel(serverId);
+    if (!server || !isPackageName(name)) return null;
+    const row = (await packageRows()).find((r) => r.server === serverId && r.pkg.name === name);
+    if (!row) return null;
+    const e = await explainPackage(store, server, name);
+    return page(`Package ${name}: ${e.pkg.title}`, packageBody(e));
   }
 
   // Rendering 300 condensations to text on every search doubled its time: kept while a body is unchanged.
@@ -153,6 +180,8 @@ export function createDashboard(o: DashboardOptions): { server: http.Server; lis
     if (segs[0] === 'search' && segs.length === 1) {
       return search(ctx, (url.searchParams.get('q') ?? '').trim().slice(0, 500), url.searchParams.get('in') ?? '');
     }
+    if (segs[0] === 'packages' && segs.length === 1) return page('Context packages', packagesBody(ctx, await packageRows()));
+    if (segs[0] === 'package' && segs.length === 3) return packagePage(segs[1]!, segs[2]!);
     if (segs[0] !== 'channel') return null;
     const rest = segs.slice(1);
     const ci = rest.indexOf('c');

@@ -1,5 +1,5 @@
 import path from 'node:path';
-import { assertValidRef, ChannelRef } from './paths';
+import { assertPackageName, assertValidRef, ChannelRef, InvalidChannelError, isSnowflake } from './paths';
 
 /**
  * The one place that knows how the data root is laid out: every file and folder Minutes reads or
@@ -11,6 +11,8 @@ export const NAMES = {
   /** Per server, inside its `.minutes/`. */
   firstSeen: 'first-seen.json',
   names: 'names.json',
+  /** Per server (and `local/`): its context packages, one `<name>.md` each. */
+  packages: 'packages',
   /** A channel's (and a thread's) memory files. */
   context: 'CONTEXT.md',
   contextArchive: 'CONTEXT.archive.md',
@@ -35,6 +37,7 @@ export const NAMES = {
   drift: 'drift.json',
   condenseQueue: 'condense-queue.jsonl',
   tombstones: 'tombstones.jsonl',
+  activePackages: 'packages.json',
   lock: 'lock',
   backups: 'backups',
   /** Top level of the data root. */
@@ -44,6 +47,8 @@ export const NAMES = {
   agents: 'AGENTS.md',
   cache: '.cache',
   vectors: 'vectors',
+  /** Inside the data root's own `.minutes/`. */
+  shards: 'shards.json',
 } as const;
 
 /** A queue file being worked through is renamed with this suffix (see memory/jsonlQueue.ts). */
@@ -67,13 +72,19 @@ const conversationState = [
   file(N.usage, 'token usage per model, for /status'),
   file(N.upkeep, "memory upkeep's cursors and schedule"),
   file(N.pendingSummary, 'turns a failed compaction summary still has to take in'),
+  file(N.activePackages, 'the context packages active in this conversation (their items go into its prompt)'),
 ];
+
+const PACKAGE_FILE = '<name>.md';
 
 export const DATA_ROOT_TREE: LayoutNode = dir('channels', 'the data root (MINUTES_DATA_DIR)', [
   dir('<guildId>', 'one folder per Discord server (folder names are snowflakes only)', [
     dir(N.state, "the server's runtime state", [
       file(N.firstSeen, 'when the bot first saw the server (automatic condensations count from it)'),
       file(N.names, 'server and channel names the bot has seen (for `minutes dashboard`; no thread names)'),
+    ]),
+    dir(N.packages, "the server's context packages (`/pack`, `minutes pack`)", [
+      file(PACKAGE_FILE, 'one package: its manifest as frontmatter, then its items, each with its provenance'),
     ]),
     dir('<channelId>', 'one folder per Discord channel', [
       file(N.context, "the channel's living ground truth, rendered from .minutes/context.json"),
@@ -116,11 +127,15 @@ export const DATA_ROOT_TREE: LayoutNode = dir('channels', 'the data root (MINUTE
   ]),
   dir(N.local, 'console-mode channels', [
     dir('<name>', 'a console channel, laid out like a Discord channel folder (name: 1-64 lowercase letters, digits, - and _, starting with a letter or digit)'),
+    dir(N.packages, "the console channels' context packages (so no console channel is called packages)", [file(PACKAGE_FILE, 'as in a server')]),
   ]),
   dir(N.workspace, 'shared by every channel: read by the bot, never written', [
     file(N.soul, "the bot's identity, put into every prompt"),
     file(N.agents, 'house rules, put into every prompt'),
     file(N.memory, 'facts every channel may recall'),
+  ]),
+  dir(N.state, "the data root's own state", [
+    file(N.shards, 'the shard layout this data root was last started with: total and list (see "Running on several machines")'),
   ]),
   dir(N.cache, 'caches', [dir(N.vectors, "recall's sentence vectors (content-addressed; safe to delete)")]),
 ]);
@@ -166,6 +181,8 @@ export interface ChannelPaths {
   usage: string;
   upkeep: string;
   pendingSummary: string;
+  /** The context packages active in this conversation (a thread has its own). */
+  activePackages: string;
   /** The Secretary's state: a private thread keeps its own, everything else the channel's. */
   ledger: string;
   contextData: string;
@@ -214,6 +231,7 @@ export function channelLayout(channelDir: string, ref: Pick<ChannelRef, 'threadI
     usage: path.join(stateDir, N.usage),
     upkeep: path.join(stateDir, N.upkeep),
     pendingSummary: path.join(stateDir, N.pendingSummary),
+    activePackages: path.join(stateDir, N.activePackages),
     ledger: path.join(durableStateDir, N.ledger),
     contextData: path.join(durableStateDir, N.contextData),
     noticed: path.join(channelStateDir, N.noticed),
@@ -246,6 +264,33 @@ export function namesFile(root: string, guildId: string): string {
   return path.join(guildStateDir(root, guildId), N.names);
 }
 
+/**
+ * Whose packages: a Discord server's, or the console channels' (`local/`). A package is activated
+ * only in conversations of its own server.
+ */
+export type PackageServer = { kind: 'discord'; guildId: string } | { kind: 'local' };
+
+export function serverOf(ref: ChannelRef): PackageServer {
+  return ref.kind === 'local' ? { kind: 'local' } : { kind: 'discord', guildId: ref.guildId };
+}
+
+/** `local` or the server's id: how a manifest and a message name a server. */
+export function serverLabel(server: PackageServer): string {
+  return server.kind === 'local' ? N.local : server.guildId;
+}
+
+export function packagesDir(root: string, server: PackageServer): string {
+  if (server.kind === 'local') return path.join(localRoot(root), N.packages);
+  if (!isSnowflake(server.guildId)) throw new InvalidChannelError(`invalid guild id "${server.guildId}": Discord ids are numeric snowflakes`);
+  return path.join(guildDir(root, server.guildId), N.packages);
+}
+
+/** One package's file; the name is checked, so no path is built from what a person typed. */
+export function packageFile(root: string, server: PackageServer, name: string): string {
+  assertPackageName(name);
+  return path.join(packagesDir(root, server), `${name}.md`);
+}
+
 export function localRoot(root: string): string {
   return path.join(root, N.local);
 }
@@ -270,6 +315,11 @@ export function workspaceDir(root: string): string {
 export function workspaceFiles(root: string): { soul: string; agents: string; memory: string } {
   const ws = workspaceDir(root);
   return { soul: path.join(ws, N.soul), agents: path.join(ws, N.agents), memory: path.join(ws, N.memory) };
+}
+
+/** The shard layout the data root records (memory/shardLayout.ts). */
+export function shardLayoutFile(root: string): string {
+  return path.join(root, N.state, N.shards);
 }
 
 /** The bot's default vector cache (MINUTES_VECTOR_CACHE overrides it). */

@@ -17,12 +17,31 @@ export function isSnowflake(id: string): boolean {
   return SNOWFLAKE.test(id);
 }
 
+/** `local/packages/` holds the console channels' context packages: no console channel may take its name. */
+const RESERVED_LOCAL_NAMES = new Set(['packages']);
+
 export function isLocalName(name: string): boolean {
+  return LOCAL_NAME.test(name) && !RESERVED_LOCAL_NAMES.has(name);
+}
+
+/** A context package's name: the same shape as a console channel's, so it is a safe file name. */
+export function isPackageName(name: string): boolean {
   return LOCAL_NAME.test(name);
+}
+
+export function assertPackageName(name: string): void {
+  if (!isPackageName(name)) {
+    throw new InvalidChannelError(`invalid package name "${name}": use 1-64 lowercase letters, digits, "-" or "_", starting with a letter or digit`);
+  }
 }
 
 export function assertValidRef(ref: ChannelRef): void {
   if (ref.kind === 'local') {
+    if (RESERVED_LOCAL_NAMES.has(ref.name)) {
+      throw new InvalidChannelError(
+        `the channel name "${ref.name}" is reserved (local/${ref.name}/ holds the console channels' context packages): pick another name`,
+      );
+    }
     if (!isLocalName(ref.name)) {
       throw new InvalidChannelError(`invalid channel name "${ref.name}": use 1-64 lowercase letters, digits, "-" or "_", starting with a letter or digit`);
     }

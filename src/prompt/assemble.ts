@@ -5,7 +5,8 @@ import { tagged } from './tags';
 /**
  * The prompt, stable to volatile:
  *   1. bot instructions + workspace SOUL.md / AGENTS.md
- *   2. the channel's CONTEXT.md (bounded)            ← cache breakpoint (end of the stable prefix)
+ *   2. the channel's CONTEXT.md (bounded), then the context packages active in this conversation
+ *                                                     ← cache breakpoint (end of the stable prefix)
  *   3. the compaction summary, if any                 ← breakpoint (changes only at compaction)
  *   4. the conversation since the last compaction     ← breakpoint on the last earlier turn
  *   5. the newest user message, with the recall block attached
@@ -18,6 +19,8 @@ export interface PromptInputs {
   agents?: string | null;
   context?: string | null;
   contextMaxChars: number;
+  /** The active context packages' block (prompt/packagesBlock.ts), or '' when none is active. */
+  packages?: string;
   conversation: ConversationState;
   /** The newest user turn: every human message since the bot's last reply, merged. */
   newest: string;
@@ -35,6 +38,7 @@ export function assemblePrompt(i: PromptInputs): AssembledPrompt {
   const context = boundedContext(i.context, i.contextMaxChars);
   const system: SystemBlock[] = [{ text: identity }];
   if (context) system.push({ text: tagged('channel_context', context) });
+  if (i.packages) system.push({ text: i.packages });
   system[system.length - 1].cache = true;
   if (i.conversation.summary) {
     system.push({ text: tagged('earlier_conversation_summary', i.conversation.summary), cache: true });

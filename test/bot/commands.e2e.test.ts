@@ -45,6 +45,7 @@ describe('slash commands and permissions', () => {
       'context',
       'memory',
       'new',
+      'pack',
       'playbooks',
       'questions',
       'recall',

@@ -1,7 +1,20 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { botVectorCacheDir } from '../../src/config/semantic';
-import { channelPaths, DATA_ROOT_TREE, firstSeenFile, layoutPaths, lockFile, namesFile, NAMES, vectorCacheDir, workspaceFiles } from '../../src/memory/layout';
+import {
+  channelPaths,
+  DATA_ROOT_TREE,
+  firstSeenFile,
+  layoutPaths,
+  lockFile,
+  namesFile,
+  NAMES,
+  packageFile,
+  shardLayoutFile,
+  vectorCacheDir,
+  workspaceFiles,
+} from '../../src/memory/layout';
+import { assertValidRef, isLocalName } from '../../src/memory/paths';
 import type { ChannelRef } from '../../src/memory/paths';
 
 const README = path.join(__dirname, '..', '..', 'README.md');
@@ -30,7 +43,9 @@ export function readmeLayoutPaths(readme: string): string[] {
 /** A real path under ROOT (or under a data root `root`) as the tree writes it: ids become their placeholders. */
 function asTreePath(file: string, root = ROOT): string {
   const rel = path.relative(root, file).split(path.sep);
-  if (rel[0] === NAMES.local && rel.length > 2) rel.splice(0, 2, '<guildId>', '<channelId>'); // laid out like a channel folder
+  const packages = rel[rel.length - 2] === NAMES.packages && rel[rel.length - 1].endsWith('.md');
+  if (packages) rel[rel.length - 1] = '<name>.md';
+  if (rel[0] === NAMES.local && rel.length > 2 && !packages) rel.splice(0, 2, '<guildId>', '<channelId>'); // laid out like a channel folder
   if (rel[0] === NAMES.local && rel.length === 2) rel[1] = '<name>';
   const named = rel.map((s, i) => (s === G ? '<guildId>' : s === C ? '<channelId>' : s === T && rel[i - 1] === NAMES.threads ? '<threadId>' : s));
   return ['channels', ...named]
@@ -79,6 +94,9 @@ describe('the data root has one layout (src/memory/layout.ts)', () => {
       lockFile(channelPaths(ROOT, refs[0]).channelStateDir),
       ...Object.values(workspaceFiles(ROOT)),
       vectorCacheDir(ROOT),
+      shardLayoutFile(ROOT),
+      packageFile(ROOT, { kind: 'discord', guildId: G }, 'orders-db'),
+      packageFile(ROOT, { kind: 'local' }, 'orders-db'),
     ];
     expect(built.map((f) => asTreePath(f)).filter((p) => !inTree(p, tree))).toEqual([]);
     // The check above maps real paths onto the tree: a path the tree lacks is reported.
@@ -101,6 +119,12 @@ describe('the data root has one layout (src/memory/layout.ts)', () => {
     walk(EXAMPLES);
     expect(files.length).toBeGreaterThan(5);
     expect(files.map((f) => asTreePath(f, EXAMPLES)).filter((p) => !inTree(p, tree))).toEqual([]);
+  });
+
+  it("no console channel may be called packages: local/packages/ holds the console channels' packages", () => {
+    expect(isLocalName('packages')).toBe(false);
+    expect(() => assertValidRef({ kind: 'local', name: 'packages' })).toThrow(/reserved/);
+    expect(() => packageFile(ROOT, { kind: 'local' }, '../x')).toThrow(/invalid package name/);
   });
 
   it('the tree starts at the data root', () => {

@@ -62,6 +62,8 @@ export interface FakeDiscordOptions {
   replayLimit?: number;
   /** How long a dropped gateway session stays resumable (default 120 000 ms). */
   resumeWindowMs?: number;
+  /** /gateway/bot's `max_concurrency` (default 1): how many identify buckets the bot has. */
+  maxConcurrency?: number;
 }
 
 /** Messages a person is shown as the bot's answers: not system notices (types 0, 19, 20 only). */
@@ -113,6 +115,7 @@ export class FakeDiscord {
         limits: this.limits,
         gatewayUrl: () => this.gatewayUrl,
         applicationFlags: () => this.applicationFlags(),
+        maxConcurrency: opts.maxConcurrency ?? 1,
       },
       {
         token: () => this.botToken,
@@ -176,6 +179,11 @@ export class FakeDiscord {
   /** The `shard` of every IDENTIFY received, in order (undefined when a client sent none). */
   get identifiedShards(): Array<[number, number] | undefined> {
     return this.gateway.received.filter((f) => f.op === 2).map((f) => (f.d as { shard?: [number, number] }).shard);
+  }
+
+  /** Every IDENTIFY received, in order: its `shard` and when it arrived (Date.now()), to check their spacing. */
+  get identifies(): Array<{ shard: [number, number] | undefined; at: number }> {
+    return this.gateway.received.filter((f) => f.op === 2).map((f) => ({ shard: (f.d as { shard?: [number, number] }).shard, at: f.at }));
   }
 
   get connectedSessions(): number {

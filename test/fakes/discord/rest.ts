@@ -30,7 +30,7 @@ function registerCoreRoutes(r: Router<RequestContext>): void {
     ok({
       url: ctx.deps.gatewayUrl(),
       shards: 1,
-      session_start_limit: { total: 1000, remaining: 1000, reset_after: 0, max_concurrency: 1 },
+      session_start_limit: { total: 1000, remaining: 1000, reset_after: 0, max_concurrency: ctx.deps.maxConcurrency },
     }),
   );
 

@@ -27,6 +27,8 @@ export interface RestDeps {
   limits: FakeLimits;
   gatewayUrl(): string;
   applicationFlags(): number;
+  /** `session_start_limit.max_concurrency` of /gateway/bot: identify buckets are `shard id % this`. */
+  maxConcurrency: number;
 }
 
 export interface RequestContext {

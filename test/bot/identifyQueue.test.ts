@@ -1,0 +1,96 @@
+import { IDENTIFY_TURN_MS, IdentifyQueue } from '../../src/bot/identifyQueue';
+import { freePort, REDIS_MISSING_MESSAGE, redisTestMode, startRedisServer, type RedisServer } from '../helpers/redis';
+import { capturedLogger } from '../helpers/botHarness';
+
+/**
+ * Identify turns through a real Redis: separate IdentifyQueues (each its own connection, as on
+ * separate hosts) share one bot's turns, per concurrency bucket.
+ */
+const mode = redisTestMode();
+
+if (mode === 'fail') {
+  test('redis-server is available for the identify-turn tests', () => {
+    throw new Error(REDIS_MISSING_MESSAGE);
+  });
+} else if (mode === 'skip') {
+  console.warn(`[skipped] identify-turn tests: ${REDIS_MISSING_MESSAGE} (CI fails instead of skipping)`);
+}
+
+/** What discord.js's gateway manager hands the throttler builder. */
+const gateway = (maxConcurrency: number) => ({
+  fetchGatewayInformation: async () => ({ session_start_limit: { max_concurrency: maxConcurrency } }),
+});
+
+(mode === 'run' ? describe : describe.skip)('identify turns shared through Redis', () => {
+  let redis: RedisServer;
+  const queues: IdentifyQueue[] = [];
+  const queue = (token: string, redisUrl = redis.url) => {
+    const q = new IdentifyQueue({ redisUrl, token, logger: capturedLogger().logger });
+    queues.push(q);
+    return q;
+  };
+  beforeAll(async () => {
+    redis = await startRedisServer();
+  });
+  afterEach(async () => {
+    await Promise.all(queues.splice(0).map((q) => q.close()));
+  });
+  afterAll(async () => {
+    await redis?.stop();
+  });
+
+  /** When each shard's turn came, in ms after `t0`. */
+  async function turns(list: { q: IdentifyQueue; shard: number; maxConcurrency: number }[]): Promise<number[]> {
+    const t0 = Date.now();
+    const throttlers = await Promise.all(list.map((l) => l.q.buildThrottler(gateway(l.maxConcurrency))));
+    return Promise.all(list.map((l, i) => throttlers[i].waitForIdentify(l.shard, new AbortController().signal).then(() => Date.now() - t0)));
+  }
+
+  it("spaces one bucket's identifies from two hosts by a turn, and lets other buckets and other bots go at once", async () => {
+    // One bot with max_concurrency 1 on two hosts; another with max_concurrency 2, shards 0-2 on two hosts.
+    const [a0, a1, b0, b1, b2] = await turns([
+      { q: queue('bot-a'), shard: 0, maxConcurrency: 1 },
+      { q: queue('bot-a'), shard: 1, maxConcurrency: 1 },
+      { q: queue('bot-b'), shard: 0, maxConcurrency: 2 },
+      { q: queue('bot-b'), shard: 1, maxConcurrency: 2 },
+      { q: queue('bot-b'), shard: 2, maxConcurrency: 2 },
+    ]);
+    const [first, second] = [a0, a1].sort((x, y) => x - y);
+    expect(first).toBeLessThan(1_000);
+    expect(second - first).toBeGreaterThanOrEqual(IDENTIFY_TURN_MS - 50);
+    expect(second - first).toBeLessThan(IDENTIFY_TURN_MS + 1_000);
+    // Bot b: buckets 0 (shards 0 and 2) and 1 (shard 1); bucket 1 never waits.
+    expect(b1).toBeLessThan(1_000);
+    expect(Math.abs(b2 - b0)).toBeGreaterThanOrEqual(IDENTIFY_TURN_MS - 50);
+    expect(Math.min(b0, b2)).toBeLessThan(1_000);
+  }, 20_000);
+
+  it('a shard that stops while it waits for its turn is released at once', async () => {
+    const q = queue('bot-c');
+    const throttler = await q.buildThrottler(gateway(1));
+    await throttler.waitForIdentify(0, new AbortController().signal);
+    const stop = new AbortController();
+    const waiting = throttler.waitForIdentify(1, stop.signal);
+    const t0 = Date.now();
+    setTimeout(() => stop.abort(), 200);
+    await expect(waiting).rejects.toThrow();
+    expect(Date.now() - t0).toBeLessThan(1_500);
+  });
+
+  it('without Redis a shard never identifies: it waits, says so once, and stops when asked', async () => {
+    const { logger, logs } = capturedLogger();
+    const q = new IdentifyQueue({ redisUrl: `redis://:secret@127.0.0.1:${await freePort()}`, token: 'bot-d', logger });
+    queues.push(q);
+    const throttler = await q.buildThrottler(gateway(1));
+    const stop = new AbortController();
+    let done = false;
+    const waiting = throttler.waitForIdentify(0, stop.signal).finally(() => (done = true));
+    await new Promise((r) => setTimeout(r, 2_500));
+    expect(done).toBe(false);
+    const warned = logs.filter((l) => /cannot take an identify turn through Redis/.test(String(l.msg)));
+    expect(warned).toHaveLength(1);
+    expect(JSON.stringify(warned)).not.toContain('secret');
+    stop.abort();
+    await expect(waiting).rejects.toThrow();
+  });
+});
