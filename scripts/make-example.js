@@ -30,7 +30,6 @@ const DISCUSSIONS = [
       [6, 'cy', 'we already run MySQL for billing, the team knows it'],
       [9, 'al', 'decision: the orders service stores its data in MySQL 8 on db-1'],
       [11, 'bea', 'todo: bea: set up nightly backups of db-1 by 2026-11-09'],
-      [12, 'cy', 'question: do the reports need a read replica?'],
       [14, 'al', 'remember that the VPN is required for staging'],
     ],
   },
@@ -43,7 +42,6 @@ const DISCUSSIONS = [
       [6, 'bea', 'constraint: order writes must stay under 50 ms at p99'],
       [8, 'al', 'decision: the orders database moves to Postgres 16, replacing MySQL'],
       [10, 'cy', 'todo: cy: migrate the orders tables due 2026-12-01'],
-      [11, 'al', 'answer: read replica => no: the reports read the nightly snapshot'],
       [12, 'bea', "don't forget that the nightly backup job runs at 02:00 UTC"],
     ],
   },
@@ -53,10 +51,22 @@ const DISCUSSIONS = [
     messages: [
       [0, 'bea', 'how do we ship the orders service from now on?'],
       [5, 'al', 'decision: releases go out from the release branch on Tuesdays'],
-      [6, 'al', 'playbook: Cut a release: freeze the release branch on Monday; run the release checklist; tag and deploy on Tuesday'],
       [7, 'cy', 'todo: al: write the release checklist'],
-      [8, 'bea', 'question: who approves a hotfix release?'],
       [9, 'bea', 'remember that Priya owns the release notes'],
+      [10, 'al', 'playbook: Cut a release: freeze the release branch on Monday; run the release checklist; tag and deploy on Tuesday'],
+      [11, 'bea', 'question: who approves a hotfix release?'],
+    ],
+  },
+  {
+    // No decision: the discussion answers the open question, changes the procedure (the playbook
+    // keeps its earlier steps, struck through) and leaves another question open.
+    start: '2026-11-30T10:00:00Z',
+    topic: 'release process',
+    messages: [
+      [0, 'cy', 'the hotfix question came up again on Friday'],
+      [3, 'al', 'answer: hotfix release => the on-call lead approves hotfix releases'],
+      [6, 'bea', 'playbook: Cut a release: freeze the release branch on Monday; run the release checklist; write the release notes; tag and deploy on Tuesday'],
+      [8, 'cy', 'question: do we announce releases in the customer newsletter?'],
     ],
   },
 ];
@@ -90,7 +100,8 @@ function scriptedModel() {
     }));
     const replaced = /replacing (\w+)/i.exec(decision)?.[1];
     const current = [...input.matchAll(/^- (d-[0-9a-f]{10}) \[[^\]]+\] ([^:]+): (.*)$/gm)].map((m) => ({ id: m[1], text: m[3] }));
-    const topic = /database|MySQL|Postgres/.test(decision) ? 'Orders database' : /release/.test(decision) ? 'Release process' : 'Open discussion';
+    const about = `${decision} ${playbooks.map((p) => p.name).join(' ')}`;
+    const topic = /database|MySQL|Postgres/.test(about) ? 'Orders database' : /release/i.test(about) ? 'Release process' : 'Open discussion';
     return {
       topic,
       context: replaced ? `The team revisited the ${replaced} choice after problems in production.` : 'The team discussed the options.',

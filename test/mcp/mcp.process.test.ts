@@ -247,7 +247,7 @@ describe('minutes mcp (a child process driven by the SDK client over stdio)', ()
     const thread = (await call(s, 'list_decisions', { channel: o.threadKey })).json();
     expect(thread.in_force.map((d: { decision: string }) => d.decision)).toEqual(['acquire Zanzibar Widgets quietly']);
     const fresh = (await call(s, 'list_decisions', { channel: 'local/orders-team' })).json();
-    expect(fresh.in_force.map((d: { id: string }) => d.id)).toEqual(['d-eb50da2de7', 'd-63f1d017d3']);
+    expect(fresh.in_force.map((d: { id: string }) => d.id)).toEqual(['d-1162ecb6fa', 'd-63f1d017d3']);
   });
 
   it('list_action_items: open ones by default, every one with open_only false, each with its decision', async () => {

@@ -92,7 +92,9 @@ describe('creating a package', () => {
     });
     expect(pkg.items[1]).toMatchObject({ file: 'CONTEXT.md', entry: 'Open Action Items', recipe: 1 });
     expect(pkg.items[1].text).toContain('migrate the orders tables');
-    expect(pkg.items[2]).toMatchObject({ file: 'MEMORY.md', entry: 'm-e0a006', recipe: 2 });
+    // The query's best match: the decision in force, as its condensation states it.
+    expect(pkg.items[2]).toMatchObject({ file: 'condensations/2026-11-16-orders-database.md', entry: 'Orders database', recipe: 2 });
+    expect(pkg.items[2].text).toContain('the orders database moves to Postgres 16');
     expect(pkg.recipes).toEqual([
       { kind: 'items', items: ['m-e0a003', 'CONTEXT.md#open-action-items'] },
       { kind: 'query', query: 'which database do the orders use' },
