@@ -8,7 +8,16 @@ import type { Logger } from '../log/logger';
 import type { ChannelRef } from '../memory/paths';
 import { refLabel } from '../memory/paths';
 import type { ChannelStore } from '../memory/store';
-import { ActionItemCommands, handleSlash, isAdmin, KnowledgeSlashCommands, PackCommands, SecretaryCommands, slashCommandDefinitions, ThreadCommands } from './slash';
+import {
+  ActionItemCommands,
+  handleSlash,
+  isAdmin,
+  KnowledgeSlashCommands,
+  PackCommands,
+  SecretaryCommands,
+  slashCommandDefinitions,
+  ThreadCommands,
+} from './slash';
 import { refOfChannel } from './refs';
 import { decide, MessageFacts, placeAllowed } from './gate';
 import { Inbox } from './inbox';
