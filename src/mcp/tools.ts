@@ -5,6 +5,7 @@ import { listActionItems, listDecisions } from './decisions';
 import { McpRequestError } from './errors';
 import { readContextText } from './context';
 import { searchChannels } from './search';
+import { getPackage } from './packages';
 
 /**
  * The tools, one entry each: a name, a description an agent can act on, the input's zod shape (the
@@ -25,6 +26,8 @@ export interface ToolSpec<S extends z.ZodRawShape = z.ZodRawShape> {
 export interface ToolDeps {
   catalog: Catalog;
   recall: RecallService;
+  /** The data root, for the context packages of its servers. */
+  root: string;
 }
 
 /** Keeps each spec's argument type checked against its own shape while the list holds them all. */
@@ -98,6 +101,22 @@ export function mcpTools(d: ToolDeps): ToolSpec[] {
         open_only: z.boolean().optional().describe('Only items still open (default true)'),
       },
       run: async ({ channel, open_only }) => ({ json: await listActionItems(await d.catalog.find(channel), open_only ?? true) }),
+    }),
+    tool({
+      name: 'get_package',
+      title: 'Get a context package',
+      description:
+        "Get a context package: a named bundle of a team's memory (decisions, facts, condensations) someone gathered for a piece of work, with each item's provenance (channel, file, entry id or condensation, date), the recipe that picked it, its size and where it is active. Packages are named in the channels' /pack list; an unknown name is answered with the names you can ask for.",
+      input: {
+        name: z.string().min(1).max(100).describe('The package name, e.g. "orders-db"'),
+        server: z
+          .string()
+          .min(1)
+          .max(30)
+          .optional()
+          .describe('A server_id from list_channels, or "local"; only needed when two servers have a package of that name'),
+      },
+      run: async ({ name, server }) => ({ json: await getPackage({ root: d.root, catalog: d.catalog }, name, server) }),
     }),
   ];
 }

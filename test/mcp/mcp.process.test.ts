@@ -1,4 +1,5 @@
 import crypto from 'node:crypto';
+import { execFileSync } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
@@ -124,6 +125,19 @@ describe('minutes mcp (a child process driven by the SDK client over stdio)', ()
   fs.mkdirSync(path.join(root, o.guild, 'not-a-channel'));
   fs.writeFileSync(path.join(root, o.guild, 'not-a-channel', 'MEMORY.md'), '- [m-bad001] swordfish [from: eve, 2025-01-01]\n');
   fs.symlinkSync(outside, path.join(root, o.guild, '400000000000000004'));
+  // Two context packages, made as an operator would: one from the channel, one from its private thread.
+  const pack = (name: string, dir: string, query: string) =>
+    execFileSync(
+      process.execPath,
+      [BIN, 'pack', 'create', name, '--channel-dir', path.join(root, dir), '--query', query, '--data-dir', root, '--semantic', 'off'],
+      {
+        cwd: tmp.dir,
+        env: { PATH: process.env.PATH ?? '', HOME: tmp.dir },
+        stdio: 'pipe',
+      },
+    );
+  pack('orders-db', `${o.guild}/${o.channel}`, 'Postgres orders');
+  pack('zanzibar', `${o.guild}/${o.channel}/threads/${o.thread}`, 'Zanzibar');
   const before = hashTree(root);
   const sessions: Session[] = [];
 
@@ -162,7 +176,7 @@ describe('minutes mcp (a child process driven by the SDK client over stdio)', ()
 
   it('lists its tools, each with a description and the JSON schema of its arguments', async () => {
     const { tools } = await s.client.listTools();
-    expect(tools.map((t) => t.name)).toEqual(['list_channels', 'get_context', 'search', 'list_decisions', 'list_action_items']);
+    expect(tools.map((t) => t.name)).toEqual(['list_channels', 'get_context', 'search', 'list_decisions', 'list_action_items', 'get_package']);
     const props = Object.fromEntries(tools.map((t) => [t.name, Object.keys(t.inputSchema.properties ?? {}).sort()]));
     expect(props).toEqual({
       list_channels: [],
@@ -170,6 +184,7 @@ describe('minutes mcp (a child process driven by the SDK client over stdio)', ()
       search: ['channel', 'limit', 'query'],
       list_decisions: ['channel', 'include_superseded'],
       list_action_items: ['channel', 'open_only'],
+      get_package: ['name', 'server'],
     });
     const search = tools.find((t) => t.name === 'search')!;
     expect(search.inputSchema.required).toEqual(['query']);
@@ -298,6 +313,26 @@ describe('minutes mcp (a child process driven by the SDK client over stdio)', ()
     expect((await call(s, 'search', { query: 'swordfish password' })).json().hits).toEqual([]);
   });
 
+  it("get_package: a package's items with their provenance and recipe; an unknown name lists the names there are", async () => {
+    const p = (await call(s, 'get_package', { name: 'orders-db' })).json();
+    expect(p).toMatchObject({ name: 'orders-db', server: o.guild, source: { channel: `${o.guild}/${o.channel}`, privateThread: false } });
+    expect(p.recipes).toEqual([{ recipe: 1, query: 'Postgres orders' }]);
+    expect(p.items.length).toBeGreaterThan(0);
+    expect(p.items.every((it: { channel: string; recipe: number }) => it.channel === `${o.guild}/${o.channel}` && it.recipe === 1)).toBe(true);
+    expect(p.items.map((it: { text: string }) => it.text).join('\n')).toMatch(/Postgres/);
+    expect(p.items.map((it: { text: string }) => it.text).join('\n')).not.toMatch(/Zanzibar/);
+    const z = (await call(s, 'get_package', { name: 'zanzibar' })).json();
+    expect(z.source).toEqual({ channel: `${o.guild}/${o.channel}/threads/${o.thread}`, privateThread: true });
+    expect(z.items.map((it: { text: string }) => it.text).join('\n')).toMatch(/Zanzibar/);
+    const none = await call(s, 'get_package', { name: 'nope' });
+    expect(none.isError).toBe(true);
+    expect(none.text).toBe('no package "nope" this server shows: the packages are orders-db, zanzibar');
+    expect((await call(s, 'get_package', { name: 'orders-db', server: '999' })).text).toMatch(/^no server "999"/);
+    const bad = await call(s, 'get_package', { name: '../../etc/passwd' });
+    expect(bad.isError).toBe(true);
+    expect(bad.text.split('\n')).toHaveLength(1);
+  });
+
   it("resources: each channel's CONTEXT.md, without markers; none for a private thread, nothing by a path", async () => {
     const { resources } = await s.client.listResources();
     expect(resources.map((r) => r.uri)).toEqual([`minutes://${o.channelKey}/CONTEXT.md`, 'minutes://local/orders-team/CONTEXT.md']);
@@ -353,6 +388,12 @@ describe('minutes mcp (a child process driven by the SDK client over stdio)', ()
     const zanzibar = (await call(r, 'search', { query: 'Zanzibar' })).json().hits as Array<{ found_in: string; source: string }>;
     expect(zanzibar.map((h) => `${h.found_in} ${h.source}`)).toContain(`${o.threadKey} MEMORY.md`);
     expect((await r.client.listResources()).resources.map((x) => x.uri)).toEqual(['minutes://local/orders-team/CONTEXT.md']);
+    // Packages follow the same rule: the thread's own is there, the channel's is not.
+    expect((await call(r, 'get_package', { name: 'zanzibar' })).json().name).toBe('zanzibar');
+    expect((await call(r, 'get_package', { name: 'orders-db' })).text).toBe('no package "orders-db" this server shows: the packages are zanzibar');
+    // Shown the channel alone, its private thread's package is as absent as one that does not exist.
+    const parent = await connect(['--channels', o.channelKey]);
+    expect((await call(parent, 'get_package', { name: 'zanzibar' })).text).toBe('no package "zanzibar" this server shows: the packages are orders-db');
   });
 
   it('leaves the data root byte for byte unchanged, and exits when the client closes', async () => {
