@@ -25,6 +25,9 @@ module.exports = {
     '<rootDir>/test/condense/draftRequest.test.ts',
     '<rootDir>/test/condense/contextRenderExact.test.ts',
     '<rootDir>/test/condense/fold.test.ts',
+    '<rootDir>/test/condense/knowledgeDraft.test.ts',
+    '<rootDir>/test/condense/knowledgeContext.test.ts',
+    '<rootDir>/test/condense/drift.test.ts',
     '<rootDir>/test/bot/gate.test.ts',
   ],
 };
