@@ -24,6 +24,7 @@ module.exports = {
     '<rootDir>/test/condense/boundedRequest.test.ts',
     '<rootDir>/test/condense/draftRequest.test.ts',
     '<rootDir>/test/condense/contextRenderExact.test.ts',
+    '<rootDir>/test/condense/contextRenderArchive.test.ts',
     '<rootDir>/test/condense/fold.test.ts',
     '<rootDir>/test/condense/knowledgeDraft.test.ts',
     '<rootDir>/test/condense/knowledgeContext.test.ts',
