@@ -1,10 +1,11 @@
-import { Client, Message, PermissionFlagsBits } from 'discord.js';
+import { Client, Message } from 'discord.js';
 import { z } from 'zod';
 import type { SideTaskDeps } from '../llm/sideTask';
 import { judgeDiscussion, Observed, WINDOW, worthAsking } from '../condense/notice';
 import type { ChannelRef } from '../memory/paths';
 import { NO_PINGS } from './client';
 import { InFlight } from './inFlight';
+import { botMayPost } from './permissions';
 
 /**
  * Notices, off the reply path, when a discussion reaches a decision nobody condensed, and offers
@@ -67,7 +68,7 @@ export class DecisionNoticer {
     const { deps } = this.o;
     const { store } = deps;
     const window = this.windows.get(key) ?? [];
-    if (!this.mayPost(m)) return;
+    if (!botMayPost(this.o.client, m)) return;
     const parent = store.parentRef(ref);
     const file = store.paths(parent).noticed;
     const state: NoticedState = (await store.readState(file, NoticedState)) ?? { version: 1, threads: {}, offers: [] };
@@ -95,14 +96,6 @@ export class DecisionNoticer {
     if (threadId) state.threads[threadId] = { at, offered: true };
     else state.offers = [...state.offers, { at, firstMessageId: first.id }].slice(-MAX_OFFERS_KEPT);
     await store.writeState(parent, file, state);
-  }
-
-  private mayPost(m: Message): boolean {
-    const me = this.o.client.user;
-    const ch = m.channel;
-    if (!me || ch.isDMBased() || !('permissionsFor' in ch)) return false;
-    const perms = ch.permissionsFor(me);
-    return Boolean(perms?.has([PermissionFlagsBits.ViewChannel, ch.isThread() ? PermissionFlagsBits.SendMessagesInThreads : PermissionFlagsBits.SendMessages]));
   }
 }
 

@@ -1,10 +1,11 @@
-import { Client, Message, PermissionFlagsBits } from 'discord.js';
+import { Client, Message } from 'discord.js';
 import type { Logger } from '../log/logger';
 import { driftLine } from '../condense/drift';
 import type { DriftChecker } from '../condense/driftChecker';
 import type { ChannelRef } from '../memory/paths';
 import { NO_PINGS } from './client';
 import { InFlight } from './inFlight';
+import { botMayPost } from './permissions';
 
 /**
  * Drift notes on Discord: every person's message in a place the bot works is checked, off the reply
@@ -41,7 +42,7 @@ export class DriftNotes {
 
   /** A person's message; `addressed` when the bot is about to answer it. Returns at once. */
   observe(m: Message, ref: ChannelRef, addressed: boolean): void {
-    if (!this.o.enabled || m.author.bot || m.system || !m.content.trim() || !this.mayPost(m)) return;
+    if (!this.o.enabled || m.author.bot || m.system || !m.content.trim() || !botMayPost(this.o.client, m)) return;
     if (addressed) {
       this.awaited.set(m.id, []);
       if (this.awaited.size > MAX_AWAITED) this.awaited.delete(this.awaited.keys().next().value as string);
@@ -73,13 +74,5 @@ export class DriftNotes {
       this.awaited.delete(id);
     }
     return out;
-  }
-
-  private mayPost(m: Message): boolean {
-    const me = this.o.client.user;
-    const ch = m.channel;
-    if (!me || ch.isDMBased() || !('permissionsFor' in ch)) return false;
-    const perms = ch.permissionsFor(me);
-    return Boolean(perms?.has([PermissionFlagsBits.ViewChannel, ch.isThread() ? PermissionFlagsBits.SendMessagesInThreads : PermissionFlagsBits.SendMessages]));
   }
 }

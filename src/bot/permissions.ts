@@ -1,4 +1,4 @@
-import { GuildBasedChannel, PermissionFlagsBits, PermissionsBitField } from 'discord.js';
+import { Client, GuildBasedChannel, Message, PermissionFlagsBits, PermissionsBitField } from 'discord.js';
 
 /** What the bot needs in a channel, with the name a person sees in Discord's settings. */
 export const NEEDED: { flag: bigint; name: string; threadsOnly?: boolean }[] = [
@@ -23,4 +23,13 @@ export function botPermissionsIn(channel: GuildBasedChannel): Readonly<Permissio
 /** Whether the bot can still post in the channel to say what is missing. */
 export function canSpeak(missing: string[], inThread: boolean): boolean {
   return !missing.includes('View Channel') && !missing.includes(inThread ? 'Send Messages in Threads' : 'Send Messages');
+}
+
+/** Whether the bot may post where this message was said (it can see the channel and send there). */
+export function botMayPost(client: Client, m: Message): boolean {
+  const me = client.user;
+  const ch = m.channel;
+  if (!me || ch.isDMBased() || !('permissionsFor' in ch)) return false;
+  const perms = ch.permissionsFor(me);
+  return Boolean(perms?.has([PermissionFlagsBits.ViewChannel, ch.isThread() ? PermissionFlagsBits.SendMessagesInThreads : PermissionFlagsBits.SendMessages]));
 }
