@@ -54,6 +54,9 @@ export class DriftChecker {
     const { deps } = this.o;
     const all = await this.decisions(ref);
     if (!all.length) return null;
+    // Most messages share nothing with any decision: they stop here, before drift.json is read
+    // (the words test is per decision, so nothing past it can match when nothing here does).
+    if (!driftCandidates(msg.content, all).length && !(this.o.meaning && hasStance(msg.content))) return null;
     const stateFile = this.stateFile(ref);
     const today = deps.clock().toISOString().slice(0, 10);
     const conv = conversationKey(ref);
