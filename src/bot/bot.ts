@@ -1,6 +1,6 @@
 import { ChatInputCommandInteraction, PermissionFlagsBits, Client, Events, Guild, Interaction, Message, MessageFlags, PartialMessage } from 'discord.js';
-import type { CommandContext } from '../chat/commands';
-import type { ChatEngine } from '../chat/engine';
+import type { ChannelCommandRunner } from '../chat/commands';
+import type { TurnOptions } from '../chat/engine';
 import type { InboundMessage } from '../chat/conversation';
 import type { Probes } from '../app/probes';
 import type { ConfigFile } from '../config/schema';
@@ -26,16 +26,23 @@ import { ActiveConversations } from './activeConversations';
 import { ReplyChannel, ReplySender } from './replies';
 import { BotActivity } from './activity';
 
+/** What the bot asks of the chat engine (ChatEngine, or its proxy in front of the turn worker). */
+export interface ChatTurns {
+  respond(ref: ChannelRef, messages: InboundMessage[], opts: Pick<TurnOptions, 'onModelRequest'>): Promise<{ text: string }>;
+  forgetMessage(ref: ChannelRef, messageId: string): Promise<boolean>;
+}
+
 export interface BotOptions {
   client: Client;
   /** Where each conversation's folder and log are. */
   store: ChannelStore;
-  engine: Pick<ChatEngine, 'respond' | 'forgetMessage'>;
+  /** The chat turn, in this thread or the turn worker (src/app/turnHost.ts). */
+  engine: ChatTurns;
   config: ConfigFile;
   logger: Logger;
   clock: () => Date;
-  /** What the channel commands need besides who asked. */
-  commands: Omit<CommandContext, 'actor'>;
+  /** /recall, /memory, /context, /new, /status: run where the engine is. */
+  commands: ChannelCommandRunner;
   secretary?: SecretaryCommands & { noteChannel?(ref: ChannelRef): Promise<void> };
   threads?: ThreadCommands;
   actions?: ActionItemCommands;
@@ -127,9 +134,9 @@ export class MinutesBot {
       await ix.reply({ content: 'Minutes works in server text channels and threads only.', flags: MessageFlags.Ephemeral });
       return;
     }
-    const ctx: CommandContext = { ...this.o.commands, actor: ix.user.globalName ?? ix.user.username };
     await handleSlash(ix, {
-      ctx,
+      commands: this.o.commands,
+      actor: ix.user.globalName ?? ix.user.username,
       ref,
       config: this.o.config,
       secretary: this.o.secretary,

@@ -1,5 +1,5 @@
 import { AttachmentBuilder, ChatInputCommandInteraction, MessageFlags, PermissionFlagsBits, SlashCommandBuilder } from 'discord.js';
-import { CommandContext, contextCommand, forgetCommand, memoryCommand, newCommand, recallCommand, statusCommand } from '../chat/commands';
+import type { ChannelCommandRunner } from '../chat/commands';
 import type { ConfigFile } from '../config/schema';
 import type { ChannelRef } from '../memory/paths';
 import { NO_PINGS } from './client';
@@ -126,7 +126,9 @@ export function isAdmin(roleIds: string[], canManageMessages: boolean, d: Config
 export async function handleSlash(
   ix: ChatInputCommandInteraction,
   o: {
-    ctx: CommandContext;
+    commands: ChannelCommandRunner;
+    /** Who asked, for provenance. */
+    actor: string;
     ref: ChannelRef;
     config: ConfigFile;
     secretary?: SecretaryCommands;
@@ -158,7 +160,8 @@ async function run(
   name: string,
   ix: ChatInputCommandInteraction,
   o: {
-    ctx: CommandContext;
+    commands: ChannelCommandRunner;
+    actor: string;
     ref: ChannelRef;
     secretary?: SecretaryCommands;
     threads?: ThreadCommands;
@@ -168,20 +171,20 @@ async function run(
     admin: boolean;
   },
 ): Promise<string> {
-  const { ctx, ref } = o;
+  const { commands, actor, ref } = o;
   switch (name) {
     case 'recall':
-      return recallCommand(ctx, ref, ix.options.getString('query', true));
+      return commands(ref, actor, { name: 'recall', query: ix.options.getString('query', true) });
     case 'memory show':
-      return memoryCommand(ctx, ref);
+      return commands(ref, actor, { name: 'memory' });
     case 'memory forget':
-      return forgetCommand(ctx, ref, ix.options.getString('id', true));
+      return commands(ref, actor, { name: 'forget', id: ix.options.getString('id', true) });
     case 'context':
-      return contextCommand(ctx, ref);
+      return commands(ref, actor, { name: 'context' });
     case 'new':
-      return newCommand(ctx, ref);
+      return commands(ref, actor, { name: 'new' });
     case 'status':
-      return statusCommand(ctx, ref);
+      return commands(ref, actor, { name: 'status' });
     case 'condense':
       return o.secretary ? o.secretary.condense(ix, ref, ix.options.getString('topic')) : 'The Secretary is not available in this version.';
     case 'resolve':

@@ -1,7 +1,9 @@
 import type { Client } from 'discord.js';
 import type { CliIO } from '../shared/cliIO';
 import { probeWritable, type Settings } from '../config/load';
-import { createRuntime, Runtime, RuntimeOptions } from '../app/runtime';
+import { createRuntime, RuntimeOptions } from '../app/runtime';
+import { inProcess, TurnServices } from '../app/turnServices';
+import { startTurnWorker } from '../app/turnHost';
 import type { Logger } from '../log/logger';
 import { MinutesBot } from './bot';
 import { createDiscordClient } from './client';
@@ -22,7 +24,8 @@ import { IdentifyQueue } from './identifyQueue';
 export interface RunningBot {
   client: Client;
   bot: MinutesBot;
-  runtime: Runtime;
+  /** The chat runtime as this thread sees it (its turns run in the turn worker unless a test handed in a model or clock). */
+  runtime: TurnServices;
   secretary: DiscordSecretary;
   /** Finishes turns in flight and queued writes, then disconnects. */
   stop(): Promise<void>;
@@ -66,7 +69,7 @@ export async function launchBot(
 ): Promise<RunningBot> {
   if (!settings.discord) throw new StartupError('DISCORD_TOKEN is not set: put it in .env');
   checkDataRoot(settings.dataDir);
-  const runtime = await createRuntime(settings, logger, { scheduleUpkeep: true, ...opts });
+  const runtime = await turnServices(settings, logger, opts);
   // With Redis, every process of the bot (on every host) takes its identify turns from one queue.
   const identify = settings.redisUrl ? new IdentifyQueue({ redisUrl: settings.redisUrl, token: settings.discord.token, logger }) : undefined;
   const client = createDiscordClient({ apiUrl: settings.discord.apiUrl, shards: opts.shards, buildIdentifyThrottler: identify?.buildThrottler });
@@ -89,7 +92,7 @@ export async function launchBot(
           : (ref, text) => runtime.recall.search({ ...recallDirs(runtime.store.paths(ref), runtime.store.root), query: text, limit: 10 }),
     }),
   });
-  const { store, engine, clock, usage, upkeep } = runtime;
+  const { store, engine, clock } = runtime;
   const bot = new MinutesBot({
     client,
     store,
@@ -97,7 +100,7 @@ export async function launchBot(
     config: settings.config,
     logger,
     clock,
-    commands: { store, engine, clock, usage, upkeep },
+    commands: runtime.commands,
     trace: runtime.probes.trace,
     activity,
     secretary,
@@ -152,8 +155,22 @@ export async function launchBot(
   };
 }
 
+/**
+ * The turns run in a worker thread (turnHost.ts), so the gateway's event loop does only ingest,
+ * the inbox and REST. A model client or clock handed in (tests, benches) cannot cross to a thread:
+ * the turns then run in this one.
+ */
+async function turnServices(settings: Settings, logger: Logger, opts: RuntimeOptions): Promise<TurnServices> {
+  if (opts.model || opts.clock) return inProcess(await createRuntime(settings, logger, { scheduleUpkeep: true, ...opts }));
+  return startTurnWorker(settings, logger, { upkeep: opts.upkeep, probes: opts.probes });
+}
+
 /** The Secretary on Discord, given the parts of the runtime it uses. */
-export function discordSecretary(client: Client, runtime: Runtime, activity?: BotActivity): DiscordSecretary {
+export function discordSecretary(
+  client: Client,
+  runtime: Pick<TurnServices, 'store' | 'logger' | 'clock' | 'model' | 'settings' | 'probes'>,
+  activity?: BotActivity,
+): DiscordSecretary {
   const { store, logger, clock, model, settings, probes } = runtime;
   return new DiscordSecretary({
     client,

@@ -25,6 +25,35 @@ export interface CommandContext {
   upkeep: { lastRuns(ref: ChannelRef): Promise<Record<string, string>> };
 }
 
+/**
+ * A channel command as data: the bot hands it to wherever the engine runs (its turn worker), and
+ * the answer comes back as text.
+ */
+export type ChannelCommand =
+  { name: 'recall'; query: string } | { name: 'memory' } | { name: 'forget'; id: string } | { name: 'context' } | { name: 'new' } | { name: 'status' };
+
+/** Runs one channel command for `actor` in a conversation. */
+export type ChannelCommandRunner = (ref: ChannelRef, actor: string, command: ChannelCommand) => Promise<string>;
+
+/** The one switch from a command to its function. */
+export function runChannelCommand(ctx: Omit<CommandContext, 'actor'>, ref: ChannelRef, actor: string, command: ChannelCommand): Promise<string> {
+  const c: CommandContext = { ...ctx, actor };
+  switch (command.name) {
+    case 'recall':
+      return recallCommand(c, ref, command.query);
+    case 'memory':
+      return memoryCommand(c, ref);
+    case 'forget':
+      return forgetCommand(c, ref, command.id);
+    case 'context':
+      return contextCommand(c, ref);
+    case 'new':
+      return newCommand(c, ref);
+    case 'status':
+      return statusCommand(c, ref);
+  }
+}
+
 export async function recallCommand(ctx: CommandContext, ref: ChannelRef, query: string): Promise<string> {
   if (!query.trim()) return 'Usage: /recall <text>: shows exactly what would be injected for that text.';
   const { block, result } = await ctx.engine.recallFor(ref, query);

@@ -51,6 +51,7 @@ interface Unsaved {
 export class UsageBook {
   private readonly records: LRUCache<string, Promise<UsageRecord>>;
   private readonly unsaved = new Map<string, Unsaved>();
+  private readonly adding = new Set<Promise<void>>();
   private readonly writeEveryMs: number;
 
   constructor(
@@ -66,7 +67,17 @@ export class UsageBook {
     return this.records.size + [...this.unsaved.keys()].filter((k) => !this.records.has(k)).length;
   }
 
-  async add(ref: ChannelRef, model: string, purpose: 'chat' | 'side', u: Usage, at: Date): Promise<void> {
+  add(ref: ChannelRef, model: string, purpose: 'chat' | 'side', u: Usage, at: Date): Promise<void> {
+    // Counted even when flush() comes before the record is read (a side call's count posted just
+    // before shutdown): flush waits for the adds in flight.
+    const adding = this.addNow(ref, model, purpose, u, at);
+    this.adding.add(adding);
+    const done = () => void this.adding.delete(adding);
+    adding.then(done, done);
+    return adding;
+  }
+
+  private async addNow(ref: ChannelRef, model: string, purpose: 'chat' | 'side', u: Usage, at: Date): Promise<void> {
     const file = usageFile(this.store, ref);
     const rec = await this.load(file);
     const key = `${purpose}:${model}`;
@@ -89,6 +100,7 @@ export class UsageBook {
 
   /** Writes every changed record now and waits for the writes (shutdown). */
   async flush(): Promise<void> {
+    await Promise.allSettled([...this.adding]);
     for (const [file, u] of this.unsaved) if (u.timer) this.write(file, u);
     while (this.unsaved.size) await Promise.all([...this.unsaved.values()].map((u) => u.written));
   }

@@ -74,3 +74,12 @@ function errorWithoutSecrets(e: unknown): unknown {
   const s = pino.stdSerializers.err(e);
   return { ...s, message: redactSecrets(s.message), ...(s.stack ? { stack: redactSecrets(s.stack) } : {}) };
 }
+
+/**
+ * Writes lines another logger already formatted (a worker thread's, with the same redaction)
+ * into this logger's destination, so a process has one log stream whatever thread logged.
+ */
+export function lineWriter(logger: Logger): (line: string) => void {
+  const stream = (logger as unknown as Record<symbol, { write(s: string): unknown } | undefined>)[pino.symbols.streamSym];
+  return (line) => void stream?.write(line);
+}

@@ -1,0 +1,56 @@
+import type { Settings } from '../config/load';
+import type { Logger } from '../log/logger';
+import type { ModelClient } from '../llm/types';
+import type { UsageRecorder } from '../llm/sideTask';
+import type { RecallService } from '../recall/service';
+import type { ChannelStore } from '../memory/store';
+import type { ChatEngine } from '../chat/engine';
+import { ChannelCommandRunner, runChannelCommand } from '../chat/commands';
+import type { Probes } from './probes';
+import type { Runtime } from './runtime';
+
+/**
+ * What the Discord side (the gateway's thread) needs of the chat runtime, wherever the turns run:
+ * in this thread (`inProcess`) or in the turn worker (`startTurnWorker`, turnHost.ts), which then
+ * owns the engine, the stored conversations, upkeep, recall, usage and the model client.
+ */
+export interface TurnServices {
+  settings: Settings;
+  logger: Logger;
+  clock: () => Date;
+  /** This thread's store: the Secretary, thread opener and commands write through it. */
+  store: ChannelStore;
+  /** The one model client (its limiter has one owner): side tasks here call it too. */
+  model: ModelClient;
+  /** Where side tasks' tokens are counted (usage.json has one writer). */
+  usage: UsageRecorder;
+  recall: Pick<RecallService, 'semantic' | 'search' | 'prepare' | 'idle'>;
+  engine: Pick<ChatEngine, 'forgetMessage'> & {
+    respond(...args: Parameters<ChatEngine['respond']>): Promise<{ text: string }>;
+  };
+  commands: ChannelCommandRunner;
+  probes: Probes;
+  /** Shutdown budget spent: aborts the model requests in flight and refuses any later one. */
+  abortModelCalls(reason: string): void;
+  /** Finishes queued turns and writes, then stops the model limiter (and the worker). */
+  close(): Promise<void>;
+}
+
+/** The runtime of this thread, as the Discord side sees it (tests and benches that hand in a model or a clock). */
+export function inProcess(runtime: Runtime): TurnServices {
+  const { store, engine, clock, usage, upkeep } = runtime;
+  return {
+    settings: runtime.settings,
+    logger: runtime.logger,
+    clock,
+    store,
+    model: runtime.model,
+    usage,
+    recall: runtime.recall,
+    engine,
+    commands: (ref, actor, command) => runChannelCommand({ store, engine, clock, usage, upkeep }, ref, actor, command),
+    probes: runtime.probes,
+    abortModelCalls: (reason) => runtime.abortModelCalls(reason),
+    close: () => runtime.close(),
+  };
+}

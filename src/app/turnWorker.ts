@@ -1,0 +1,101 @@
+import { Writable } from 'node:stream';
+import { parentPort, workerData, type MessagePort } from 'node:worker_threads';
+import { createLogger } from '../log/logger';
+import { runChannelCommand } from '../chat/commands';
+import { createRuntime, type Runtime } from './runtime';
+import type { Probes } from './probes';
+import { HostMessage, toWire, TurnWorkerData, WorkerMessage } from './turnProtocol';
+
+/**
+ * The turn worker: a thread that owns the chat runtime (engine, stored conversations, upkeep,
+ * recall, usage, the model client) so the gateway's thread does only ingest, the per-channel
+ * inbox and REST. Started by turnHost.ts; every message it takes is in turnProtocol.ts.
+ */
+
+if (!parentPort) throw new Error('turnWorker runs as a worker thread (started by src/app/turnHost.ts)');
+serve(parentPort, workerData as TurnWorkerData).catch((err) => {
+  // Nothing is served when this fails: the host reports it and stops.
+  parentPort!.postMessage({ type: 'start-failed', error: toWire(err) } satisfies WorkerMessage);
+});
+
+async function serve(port: MessagePort, data: TurnWorkerData): Promise<void> {
+  const post = (m: WorkerMessage) => port.postMessage(m);
+  // Lines are formatted and redacted here, written by the host's logger (one stream, one format).
+  const lines = new Writable({
+    write(chunk, _enc, done) {
+      post({ type: 'log', line: String(chunk) });
+      done();
+    },
+  });
+  const logger = createLogger({ level: data.logLevel, format: 'json', destination: lines }).child(data.logBindings);
+  const probes: Probes = data.trace ? { trace: traceForwarder(post) } : {};
+  const runtime = await createRuntime(data.settings, logger, { scheduleUpkeep: true, upkeep: data.upkeep, probes });
+  const calls = new Map<number, AbortController>();
+  port.on('message', (m: HostMessage) => handle(runtime, m, post, calls));
+  post({ type: 'ready', provider: runtime.model.provider, models: runtime.model.models });
+}
+
+function handle(rt: Runtime, m: HostMessage, post: (m: WorkerMessage) => void, calls: Map<number, AbortController>): void {
+  const answer = (id: number, work: () => Promise<unknown>) => {
+    work().then(
+      (value) => post({ type: 'done', id, value }),
+      (err) => post({ type: 'failed', id, error: toWire(err) }),
+    );
+  };
+  switch (m.type) {
+    case 'respond':
+      return answer(m.id, async () => {
+        const reply = await rt.engine.respond(m.ref, m.messages, { onModelRequest: () => post({ type: 'model-request', id: m.id }) });
+        // The text only: the prompt and recall stay here (a reply's clone is a few hundred bytes).
+        return { text: reply.text };
+      });
+    case 'forget':
+      return answer(m.id, () => rt.engine.forgetMessage(m.ref, m.messageId));
+    case 'command': {
+      const { store, engine, clock, usage, upkeep } = rt;
+      return answer(m.id, () => runChannelCommand({ store, engine, clock, usage, upkeep }, m.ref, m.actor, m.command));
+    }
+    case 'model': {
+      const ac = new AbortController();
+      calls.set(m.id, ac);
+      const onText = m.stream ? (delta: string) => post({ type: 'text', id: m.id, delta }) : undefined;
+      return answer(m.id, () => rt.model.complete({ ...m.request, signal: ac.signal, onText }).finally(() => calls.delete(m.id)));
+    }
+    case 'abort':
+      calls.get(m.id)?.abort(new Error('the caller aborted the model call'));
+      return;
+    case 'search':
+      return answer(m.id, () => rt.recall.search(m.request));
+    case 'recall-idle':
+      return answer(m.id, () => rt.recall.idle());
+    case 'close':
+      return answer(m.id, () => rt.close());
+    case 'usage':
+      void rt.usage.add(m.ref, m.model, 'side', m.usage, m.at);
+      return;
+    case 'warm':
+      return rt.recall.warm(m.dirs);
+    case 'prepare':
+      return rt.recall.prepare();
+    case 'abort-all':
+      return rt.abortModelCalls(m.reason);
+  }
+}
+
+/**
+ * The engine marks every message of a turn at once: the marks go to the host in one message per
+ * turn and stage, not one per message (the benchmark's probe must not cost the turn much).
+ */
+function traceForwarder(post: (m: WorkerMessage) => void): NonNullable<Probes['trace']> {
+  let marks: Extract<WorkerMessage, { type: 'trace' }>['marks'] = [];
+  return (messageId, stage, at) => {
+    if (marks.length === 0) {
+      queueMicrotask(() => {
+        post({ type: 'trace', marks });
+        marks = [];
+      });
+    }
+    // Each thread has its own performance origin: the epoch time crosses.
+    marks.push({ messageId, stage, at: performance.timeOrigin + at });
+  };
+}
