@@ -75,6 +75,8 @@ export async function startTurnWorker(settings: Settings, logger: Logger, o: Tur
       forgetMessage: (ref, messageId) => host.call({ type: 'forget', ref, messageId }) as Promise<boolean>,
     },
     commands: (ref, actor, command) => host.call({ type: 'command', ref, actor, command }) as Promise<string>,
+    // Written by the worker, which reports a failure in the log (nothing here waits for the disk).
+    appendLog: async (ref, record) => host.post({ type: 'append-log', ref, record }),
     probes: o.probes ?? {},
     abortModelCalls: (reason) => host.post({ type: 'abort-all', reason }),
     async close() {

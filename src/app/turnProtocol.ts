@@ -5,7 +5,7 @@ import { ProviderConfigError } from '../llm/provider';
 import type { ModelRequest, ProviderName, Usage } from '../llm/types';
 import type { ChannelRef } from '../memory/paths';
 import type { SearchRequest } from '../recall/service';
-import type { InboundMessage } from '../chat/conversation';
+import type { InboundMessage, LogRecord } from '../chat/conversation';
 import type { ChannelCommand } from '../chat/commands';
 import type { UpkeepTuning } from '../upkeep/schedule';
 import type { TraceStage } from './probes';
@@ -41,6 +41,7 @@ export type HostMessage =
   | { type: 'recall-idle'; id: number }
   | { type: 'close'; id: number }
   | { type: 'usage'; ref: ChannelRef; model: string; usage: Usage; at: Date }
+  | { type: 'append-log'; ref: ChannelRef; record: LogRecord }
   | { type: 'warm'; dirs: { channelDirs: string[]; workspaceDir: string } }
   | { type: 'prepare' }
   | { type: 'abort-all'; reason: string };

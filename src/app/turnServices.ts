@@ -5,6 +5,8 @@ import type { UsageRecorder } from '../llm/sideTask';
 import type { RecallService } from '../recall/service';
 import type { ChannelStore } from '../memory/store';
 import type { ChatEngine } from '../chat/engine';
+import type { LogRecord } from '../chat/conversation';
+import type { ChannelRef } from '../memory/paths';
 import { ChannelCommandRunner, runChannelCommand } from '../chat/commands';
 import type { Probes } from './probes';
 import type { Runtime } from './runtime';
@@ -29,6 +31,8 @@ export interface TurnServices {
     respond(...args: Parameters<ChatEngine['respond']>): Promise<{ text: string }>;
   };
   commands: ChannelCommandRunner;
+  /** Appends to a conversation's cold log where its turns run (a message's line before its reply's). */
+  appendLog(ref: ChannelRef, record: LogRecord): Promise<void>;
   probes: Probes;
   /** Shutdown budget spent: aborts the model requests in flight and refuses any later one. */
   abortModelCalls(reason: string): void;
@@ -49,6 +53,7 @@ export function inProcess(runtime: Runtime): TurnServices {
     recall: runtime.recall,
     engine,
     commands: (ref, actor, command) => runChannelCommand({ store, engine, clock, usage, upkeep }, ref, actor, command),
+    appendLog: (ref, record) => store.appendJsonl(store.paths(ref).log, record),
     probes: runtime.probes,
     abortModelCalls: (reason) => runtime.abortModelCalls(reason),
     close: () => runtime.close(),

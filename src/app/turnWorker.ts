@@ -73,6 +73,9 @@ function handle(rt: Runtime, m: HostMessage, post: (m: WorkerMessage) => void, c
     case 'usage':
       void rt.usage.add(m.ref, m.model, 'side', m.usage, m.at);
       return;
+    case 'append-log':
+      rt.store.appendJsonl(rt.store.paths(m.ref).log, m.record).catch((err) => rt.logger.warn({ err }, 'could not append to log.jsonl'));
+      return;
     case 'warm':
       return rt.recall.warm(m.dirs);
     case 'prepare':

@@ -8,6 +8,7 @@ import type { Logger } from '../log/logger';
 import type { ChannelRef } from '../memory/paths';
 import { refLabel } from '../memory/paths';
 import type { ChannelStore } from '../memory/store';
+import type { LogRecord } from '../chat/conversation';
 import {
   ActionItemCommands,
   handleSlash,
@@ -34,8 +35,13 @@ export interface ChatTurns {
 
 export interface BotOptions {
   client: Client;
-  /** Where each conversation's folder and log are. */
+  /** Where each conversation's folder is. */
   store: ChannelStore;
+  /**
+   * Appends a record to the conversation's cold log (log.jsonl) where its turns run (the turn
+   * worker), so a message's line is written before its reply's and off the gateway's thread.
+   */
+  appendLog(ref: ChannelRef, record: LogRecord): Promise<void>;
   /** The chat turn, in this thread or the turn worker (src/app/turnHost.ts). */
   engine: ChatTurns;
   config: ConfigFile;
@@ -194,18 +200,20 @@ export class MinutesBot {
     const inbound = this.toInbound(m, botId);
     inbound.addressed = decision === 'answer';
     inbound.mayForget = isAdmin(facts.roleIds, Boolean(m.member?.permissions.has(PermissionFlagsBits.ManageMessages)), this.o.config.discord);
-    // No await before the inbox: messages of a conversation reach it in arrival order.
+    // No await before the inbox: messages of a conversation reach it in arrival order. The log
+    // line is asked for first, so it is written before the turn's reply line.
     this.activate(ref);
     this.o.trace?.(m.id, 'received', receivedAt);
-    if (decision === 'answer') this.inbox.trigger(ref, inbound, channel);
-    else this.inbox.note(ref, inbound);
-    await this.o.store.appendJsonl(this.o.store.paths(ref).log, {
+    const logged = this.o.appendLog(ref, {
       type: 'message',
       id: m.id,
       author: { id: m.author.id, name: inbound.authorName },
       at: inbound.at.toISOString(),
       content: inbound.content,
     });
+    if (decision === 'answer') this.inbox.trigger(ref, inbound, channel);
+    else this.inbox.note(ref, inbound);
+    await logged;
   }
 
   private async onDelete(m: Message | PartialMessage): Promise<void> {
@@ -213,14 +221,14 @@ export class MinutesBot {
     if (!ref || !this.isActive(ref)) return;
     this.inbox.drop(ref, m.id);
     await this.o.engine.forgetMessage(ref, m.id);
-    await this.o.store.appendJsonl(this.o.store.paths(ref).log, { type: 'delete', id: m.id, at: this.o.clock().toISOString() });
+    await this.o.appendLog(ref, { type: 'delete', id: m.id, at: this.o.clock().toISOString() });
   }
 
   private async onEdit(m: Message | PartialMessage): Promise<void> {
     const ref = this.refFor(m);
     if (!ref || !this.isActive(ref) || m.content === null) return;
     this.inbox.edit(ref, m.id, m.content);
-    await this.o.store.appendJsonl(this.o.store.paths(ref).log, {
+    await this.o.appendLog(ref, {
       type: 'edit',
       id: m.id,
       at: this.o.clock().toISOString(),

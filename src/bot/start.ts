@@ -101,6 +101,7 @@ export async function launchBot(
     logger,
     clock,
     commands: runtime.commands,
+    appendLog: runtime.appendLog,
     trace: runtime.probes.trace,
     activity,
     secretary,

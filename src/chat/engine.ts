@@ -170,10 +170,6 @@ export class ChatEngine {
           `(Your message had ${m.content.length.toLocaleString('en-US')} characters; only the first ${maxChars.toLocaleString('en-US')} were read. Send a long text in parts, or an admin can raise conversation.maxMessageChars.)`,
       );
     const p = store.paths(ref);
-    // The channel's folder and templates are created behind the model call, not before it: the
-    // first message in a channel needs none of them (missing files read as empty, and CONTEXT.md
-    // as its template), and every write below creates what it needs.
-    void store.ensureChannel(ref).catch((err) => this.o.logger.error({ channel: p.convDir, err }, 'could not create the channel folder; check the data root'));
     const ws = workspaceFiles(store.root);
     const context = this.channelContext(ref);
     const soul = this.files.read(ws.soul, WORKSPACE_RESTAT_MS);
@@ -207,6 +203,11 @@ export class ChatEngine {
     let res;
     this.o.trace?.(messages, 'model-sent');
     opts.onModelRequest?.();
+    // The channel's folder and templates are created while the model answers, not before it asks:
+    // the first message in a channel needs none of them (missing files read as empty, and
+    // CONTEXT.md as its template), every write below creates what it needs, and under a burst of
+    // first messages this work would otherwise delay every channel's request.
+    void store.ensureChannel(ref).catch((err) => this.o.logger.error({ channel: p.convDir, err }, 'could not create the channel folder; check the data root'));
     try {
       try {
         res = await this.o.model.complete({ purpose: 'chat', system: prompt.system, messages: prompt.messages, onText: opts.onText });
