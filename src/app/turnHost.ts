@@ -66,7 +66,6 @@ export async function startTurnWorker(settings: Settings, logger: Logger, o: Tur
     recall: {
       semantic: settings.semantic.mode,
       search: (request) => host.call({ type: 'search', request }) as Promise<RecallItem[]>,
-      prepare: () => host.post({ type: 'prepare' }),
       idle: () => host.call({ type: 'recall-idle' }) as Promise<void>,
     },
     engine: {
@@ -77,6 +76,7 @@ export async function startTurnWorker(settings: Settings, logger: Logger, o: Tur
     commands: (ref, actor, command) => host.call({ type: 'command', ref, actor, command }) as Promise<string>,
     // Written by the worker, which reports a failure in the log (nothing here waits for the disk).
     appendLog: async (ref, record) => host.post({ type: 'append-log', ref, record }),
+    warmUp: (guildIds) => host.post({ type: 'warm-up', guildIds }),
     probes: o.probes ?? {},
     abortModelCalls: (reason) => host.post({ type: 'abort-all', reason }),
     async close() {

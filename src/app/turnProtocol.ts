@@ -43,7 +43,7 @@ export type HostMessage =
   | { type: 'usage'; ref: ChannelRef; model: string; usage: Usage; at: Date }
   | { type: 'append-log'; ref: ChannelRef; record: LogRecord }
   | { type: 'warm'; dirs: { channelDirs: string[]; workspaceDir: string } }
-  | { type: 'prepare' }
+  | { type: 'warm-up'; guildIds: string[] }
   | { type: 'abort-all'; reason: string };
 
 /** Worker → host. */

@@ -10,6 +10,7 @@ import type { ChannelRef } from '../memory/paths';
 import { ChannelCommandRunner, runChannelCommand } from '../chat/commands';
 import type { Probes } from './probes';
 import type { Runtime } from './runtime';
+import { warmUp } from './warmUp';
 
 /**
  * What the Discord side (the gateway's thread) needs of the chat runtime, wherever the turns run:
@@ -26,7 +27,12 @@ export interface TurnServices {
   model: ModelClient;
   /** Where side tasks' tokens are counted (usage.json has one writer). */
   usage: UsageRecorder;
-  recall: Pick<RecallService, 'semantic' | 'search' | 'prepare' | 'idle'>;
+  recall: Pick<RecallService, 'semantic' | 'search' | 'idle'>;
+  /**
+   * Once logged in: loads the sentence model and indexes the served servers' most recent
+   * conversations, in the background (warmUp.ts), so the first messages after a start pay for neither.
+   */
+  warmUp(guildIds: string[]): void;
   engine: Pick<ChatEngine, 'forgetMessage'> & {
     respond(...args: Parameters<ChatEngine['respond']>): Promise<{ text: string }>;
   };
@@ -54,6 +60,7 @@ export function inProcess(runtime: Runtime): TurnServices {
     engine,
     commands: (ref, actor, command) => runChannelCommand({ store, engine, clock, usage, upkeep }, ref, actor, command),
     appendLog: (ref, record) => store.appendJsonl(store.paths(ref).log, record),
+    warmUp: (guildIds) => warmUp(runtime, guildIds),
     probes: runtime.probes,
     abortModelCalls: (reason) => runtime.abortModelCalls(reason),
     close: () => runtime.close(),

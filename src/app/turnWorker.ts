@@ -4,6 +4,7 @@ import { createLogger } from '../log/logger';
 import { runChannelCommand } from '../chat/commands';
 import { createRuntime, type Runtime } from './runtime';
 import type { Probes } from './probes';
+import { warmUp } from './warmUp';
 import { HostMessage, toWire, TurnWorkerData, WorkerMessage } from './turnProtocol';
 
 /**
@@ -78,8 +79,8 @@ function handle(rt: Runtime, m: HostMessage, post: (m: WorkerMessage) => void, c
       return;
     case 'warm':
       return rt.recall.warm(m.dirs);
-    case 'prepare':
-      return rt.recall.prepare();
+    case 'warm-up':
+      return warmUp(rt, m.guildIds);
     case 'abort-all':
       return rt.abortModelCalls(m.reason);
   }

@@ -117,8 +117,9 @@ export async function launchBot(
   threads.attach();
   secretary.start();
   client.once('clientReady', (c) => {
-    // The sentence model loads now, off the event loop, not when the first message asks for it.
-    runtime.recall.prepare();
+    // The sentence model loads now, off the event loop, and recent conversations are indexed, not
+    // when the first message asks for them.
+    runtime.warmUp([...c.guilds.cache.keys()]);
     const { shards, shardCount } = c.options;
     logger.info({ user: c.user.tag, guilds: c.guilds.cache.size, ...(shardCount && shardCount > 1 ? { shards, shardCount } : {}) }, 'logged in to Discord');
   });

@@ -34,6 +34,11 @@ export interface RecallService {
   warm(input: Pick<RecallInput, 'channelDirs' | 'workspaceDir'>): void;
   /** Loads the model in the background (the bot does at start), so the first message does not wait for it. */
   prepare(): void;
+  /**
+   * Builds a conversation's index by words now, if it is not built (the bot does at start for its
+   * most recent conversations, so their first message after a restart does not parse their files).
+   */
+  prebuild(input: Pick<RecallInput, 'channelDirs' | 'workspaceDir'>): void;
   /** Resolves when background indexing and cache writes are done. */
   idle(): Promise<void>;
   close(): Promise<void>;
@@ -149,6 +154,14 @@ export function createRecallService(o: RecallServiceOptions): RecallService {
       }, WARM_DELAY_MS);
       timer.unref();
       warming.set(key, timer);
+    },
+    prebuild(input) {
+      try {
+        o.lexical.indexOf(input);
+      } catch (err) {
+        // The first message there reads the files again and reports what is wrong.
+        o.logger.debug({ err }, 'could not index a conversation ahead of its first message');
+      }
     },
     prepare() {
       vectors?.loadCache();
