@@ -38,10 +38,13 @@ async function serve(port: MessagePort, data: TurnWorkerData): Promise<void> {
 
 function handle(rt: Runtime, m: HostMessage, post: (m: WorkerMessage) => void, calls: Map<number, AbortController>): void {
   const answer = (id: number, work: () => Promise<unknown>) => {
-    work().then(
-      (value) => post({ type: 'done', id, value }),
-      (err) => post({ type: 'failed', id, error: toWire(err) }),
-    );
+    // A throw before the first await (a malformed message) is an answer too, never a dead worker.
+    Promise.resolve()
+      .then(work)
+      .then(
+        (value) => post({ type: 'done', id, value }),
+        (err) => post({ type: 'failed', id, error: toWire(err) }),
+      );
   };
   switch (m.type) {
     case 'respond':

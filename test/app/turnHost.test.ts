@@ -117,3 +117,55 @@ describe('turn worker', () => {
     expect((err as Error).message).toMatch(/^No model provider configured: set ANTHROPIC_API_KEY/);
   });
 });
+
+describe('turn worker that dies', () => {
+  it('fails what it was answering with one line, logs why, and a new worker answers the next message', async () => {
+    const tmp = makeTmpDir();
+    const fake = await startFakeModelServer();
+    // The host's Worker, observed (not replaced): the test ends it as a crash would.
+    const threads = jest.requireActual<typeof import('node:worker_threads')>('node:worker_threads');
+    const RealWorker = threads.Worker;
+    const started: InstanceType<typeof RealWorker>[] = [];
+    const observed = function (...args: ConstructorParameters<typeof RealWorker>) {
+      const w = new RealWorker(...args);
+      started.push(w);
+      return w;
+    };
+    const spy = jest
+      .spyOn(threads as unknown as Record<'Worker', (...args: ConstructorParameters<typeof RealWorker>) => unknown>, 'Worker')
+      .mockImplementation(observed);
+    const { logger, logs } = capturedLogger();
+    const services = await startTurnWorker(
+      {
+        dataDir: path.join(tmp.dir, 'channels'),
+        configFile: null,
+        config: ConfigFileSchema.parse({ limits: { maxRetries: 0, requestsPerMinute: 0 } }),
+        discord: null,
+        anthropic: { apiKey: 'test-key', baseURL: fake.anthropicBaseURL },
+        openai: {},
+        log: {},
+        semantic: { mode: 'off', cacheDir: '' },
+      },
+      logger,
+    );
+    const ref: ChannelRef = { kind: 'discord', guildId: '100', channelId: '200' };
+    const ask = (id: string) => services.engine.respond(ref, [{ id, authorName: 'alice', content: `question ${id}`, at: new Date() }], {});
+    try {
+      expect(started).toHaveLength(1);
+      fake.setHandler(() => new Promise(() => undefined));
+      const hung = ask('m1');
+      await new Promise((r) => setTimeout(r, 200));
+      await started[0].terminate();
+      await expect(hung).rejects.toThrow(/^the turn worker stopped \(exited with code 1\); this message was not answered$/);
+      expect(logs.some((l) => l.msg === 'the turn worker stopped; starting a new one')).toBe(true);
+      fake.setHandler((req) => `answer to ${req.lastUserText.slice(-2)}`);
+      expect((await ask('m2')).text).toContain('answer to m2');
+      expect(started).toHaveLength(2);
+    } finally {
+      spy.mockRestore();
+      await services.close();
+      await fake.close();
+      tmp.cleanup();
+    }
+  });
+});
