@@ -76,6 +76,21 @@ describe('turn worker', () => {
     expect(log).toContain('"type":"reply"');
   });
 
+  it('runs upkeep in the worker: a conversation over its token budget is compacted by a side call from there', async () => {
+    services = await startTurnWorker(settings(), capturedLogger().logger, { upkeep: { tokenBudget: 10 } });
+    await services.engine.respond(
+      ref,
+      [{ id: 'm1', authorName: 'alice', content: 'a message long enough to pass a budget of ten tokens', at: new Date() }],
+      {},
+    );
+    const deadline = Date.now() + 10_000;
+    while (fake.requests.length < 2 && Date.now() < deadline) await new Promise((r) => setTimeout(r, 50));
+    const [chat, side] = fake.requests;
+    expect(chat.model).toBe(services.model.models.chat);
+    expect(side.model).toBe(services.model.models.side);
+    expect(side.lastUserText).toContain('a message long enough to pass a budget of ten tokens');
+  });
+
   it('hands a failed model call back as the ModelError the reply words, with its line for the channel', async () => {
     services = await startTurnWorker(settings(), capturedLogger().logger);
     fake.enqueue({ error: { status: 429 }, retryAfterMs: 3_000 });
