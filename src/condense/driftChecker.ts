@@ -35,15 +35,30 @@ export interface DriftFinding {
   link?: string;
 }
 
+/** How long a channel's context.json is trusted without a stat when this process has not written since. */
+export const CONTEXT_RESTAT_MS = 1_000;
+
 export class DriftChecker {
   private readonly queue = new KeyedQueue();
   /**
    * Decisions in force per context.json, kept while its size and time are unchanged (it would be read
    * per message); the 1,000 most recently used channels (a few KB each), any other is read again.
+   * Stat-ed again only when this process's store has written since, or after CONTEXT_RESTAT_MS (a
+   * condensation another process applied): not once per message.
    */
-  private readonly cache = new LRUCache<string, { sig: string; decisions: DecisionInForce[] }>({ max: 1_000 });
+  private readonly cache = new LRUCache<string, { sig: string; decisions: DecisionInForce[]; checkedAt: number; version: number }>({ max: 1_000 });
+  private readonly monotonicMs: () => number;
 
-  constructor(private readonly o: { deps: SideTaskDeps; meaning?: MeaningSearch }) {}
+  constructor(
+    private readonly o: {
+      deps: SideTaskDeps;
+      meaning?: MeaningSearch;
+      /** A monotonic clock in ms (tests may pass their own). */
+      monotonicMs?: () => number;
+    },
+  ) {
+    this.monotonicMs = o.monotonicMs ?? (() => performance.now());
+  }
 
   /** Whether a message contradicts a decision in force here; null when not (or it was raised today). */
   check(ref: ChannelRef, msg: { authorName: string; content: string }): Promise<DriftFinding | null> {
@@ -90,17 +105,23 @@ export class DriftChecker {
   private async decisions(ref: ChannelRef): Promise<DecisionInForce[]> {
     const { store } = this.o.deps;
     const file = store.paths(ref).contextData;
-    const st = await statOrNull(file);
-    if (!st) return [];
-    const sig = `${st.size}:${st.mtimeMs}`;
+    // Taken before the stat: a write that lands meanwhile makes the next check look again.
+    const version = store.version;
+    const checkedAt = this.monotonicMs();
     const hit = this.cache.get(file);
-    if (hit?.sig === sig) return hit.decisions;
+    if (hit && hit.version === version && checkedAt - hit.checkedAt < CONTEXT_RESTAT_MS) return hit.decisions;
+    const st = await statOrNull(file);
+    const sig = st ? `${st.size}:${st.mtimeMs}` : 'missing';
+    if (hit?.sig === sig) {
+      this.cache.set(file, { ...hit, checkedAt, version });
+      return hit.decisions;
+    }
     // Lenient: a broken context.json is the Secretary's to report; drift then says nothing.
-    const data = await store.readState(file, ContextData).catch(() => null);
+    const data = st ? await store.readState(file, ContextData).catch(() => null) : null;
     const decisions = data
       ? currentDecisions(data).map((d) => ({ id: d.id, date: d.date, topic: d.topic, text: d.text, file: d.file, ledgerKey: d.ledgerKey }))
       : [];
-    this.cache.set(file, { sig, decisions });
+    this.cache.set(file, { sig, decisions, checkedAt, version });
     return decisions;
   }
 

@@ -73,6 +73,7 @@ export class ChannelStore {
   private readonly pathCache = new LRUCache<string, ChannelPaths>({ max: 4_096 });
   /** JSONL appends and private state writes, in order per file (no queue or lock needed). */
   private readonly ordered = new OrderedWrites();
+  private lockedTasks = 0;
 
   constructor(opts: StoreOptions) {
     this.root = opts.root;
@@ -321,10 +322,23 @@ export class ChannelStore {
     await this.exclusive(p, () => atomicWrite(file, JSON.stringify(value, null, 2) + '\n'));
   }
 
+  /**
+   * Bumped after every task this store ran under a channel's lock (every write of memory and
+   * state files but the bot's private ones): a cache of such a file that this process checked
+   * at version N is still current while the version is N (other processes' writes aside).
+   */
+  get version(): number {
+    return this.lockedTasks;
+  }
+
   /** Runs a task in the channel's queue and under its lock: for multi-file steps. */
   exclusive<T>(p: ChannelPaths, task: () => Promise<T>): Promise<T> {
+    const counted = () =>
+      task().finally(() => {
+        this.lockedTasks++;
+      });
     return this.queue.run(p.queueKey, () =>
-      withChannelLock(p.channelStateDir, task, {
+      withChannelLock(p.channelStateDir, counted, {
         onStrayLock: (msg) => this.log.warn({ dir: path.relative(this.root, p.channelStateDir) || '.' }, msg),
         onLost: (err) =>
           this.log.warn(

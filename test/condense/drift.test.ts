@@ -99,4 +99,48 @@ describe('drift notes: the checker', () => {
     expect(JSON.parse(fs.readFileSync(p.drift, 'utf8')).raised).toEqual({ [`local:orders|${DB.id}`]: '2026-11-21' });
     await s.model.close();
   });
+
+  it("reads context.json once a second per channel, and at once after this process's store wrote", async () => {
+    const clock = manualClock('2026-11-20T09:00:00Z');
+    const s = await sideDeps(world.tmp.dir, world.fake, clock.now);
+    const p = await s.store.ensureChannel(ref);
+    let now = 0;
+    const checker = new DriftChecker({ deps: s.deps, monotonicMs: () => now });
+    world.fake.setHandler((req) => JSON.stringify({ contradicts: /^- (d-[0-9a-f]{10}) /m.exec(req.messages[0].text)?.[1] ?? null, why: 'a different store' }));
+    const data = JSON.stringify({
+      version: 1,
+      decisions: [{ id: DB.id, kind: 'decision', topic: DB.topic, text: DB.text, date: DB.date, file: DB.file, ledgerKey: DB.ledgerKey }],
+      constraints: [],
+    } satisfies ContextData);
+    const stats = jest.spyOn(fs.promises, 'stat');
+    const statsOfContext = () => stats.mock.calls.filter(([f]) => String(f) === p.contextData).length;
+    try {
+      expect(await checker.check(ref, { authorName: 'al', content: "let's drop Postgres for the orders database" })).toBeNull();
+      const first = statsOfContext();
+      expect(first).toBeGreaterThan(0);
+      expect(await checker.check(ref, { authorName: 'al', content: "let's drop Postgres for the orders database" })).toBeNull();
+      expect(statsOfContext()).toBe(first);
+      // Another process condenses: seen once the second is over, not before.
+      fs.writeFileSync(p.contextData, data);
+      now += 500;
+      expect(await checker.check(ref, { authorName: 'al', content: "let's drop Postgres for the orders database" })).toBeNull();
+      expect(statsOfContext()).toBe(first);
+      now += 600;
+      expect(await checker.check(ref, { authorName: 'al', content: "let's drop Postgres for the orders database" })).toMatchObject({ decision: { id: DB.id } });
+      const second = statsOfContext();
+      expect(second).toBeGreaterThan(first);
+      // This process's store writes (a condensation here): the next message looks again at once.
+      const rel = { id: REL.id, kind: 'decision' as const, topic: REL.topic, text: REL.text, date: REL.date, file: REL.file, ledgerKey: REL.ledgerKey };
+      await s.store.writeState(ref, p.contextData, { version: 1, decisions: [rel], constraints: [] } satisfies ContextData);
+      const written = statsOfContext();
+      expect(written).toBeGreaterThanOrEqual(second);
+      expect(await checker.check(ref, { authorName: 'al', content: "let's stop shipping releases from the release branch" })).toMatchObject({
+        decision: { id: REL.id },
+      });
+      expect(statsOfContext()).toBeGreaterThan(written);
+    } finally {
+      stats.mockRestore();
+      await s.model.close();
+    }
+  });
 });
