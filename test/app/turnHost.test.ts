@@ -12,6 +12,20 @@ import { startFakeModelServer, type FakeModelServer } from '../fakes/model/serve
 import { capturedLogger } from '../helpers/botHarness';
 import { makeTmpDir } from '../helpers/tmp';
 
+/** The bot's settings over a temp folder and the fake model (words only: no sentence model thread). */
+function workerSettings(dir: string, fake: FakeModelServer): Settings {
+  return {
+    dataDir: path.join(dir, 'channels'),
+    configFile: null,
+    config: ConfigFileSchema.parse({ limits: { maxRetries: 0, requestsPerMinute: 0 } }),
+    discord: { token: 'never-crosses-to-the-worker', apiUrl: 'http://127.0.0.1:1' },
+    anthropic: { apiKey: 'test-key', baseURL: fake.anthropicBaseURL },
+    openai: {},
+    log: {},
+    semantic: { mode: 'off', cacheDir: '' },
+  };
+}
+
 /**
  * The turn worker (src/app/turnWorker.ts, run from dist/ as in production) behind the services the
  * Discord side uses: the real Anthropic SDK inside the worker, against the fake model server.
@@ -22,18 +36,7 @@ describe('turn worker', () => {
   let services: TurnServices | undefined;
   const ref: ChannelRef = { kind: 'discord', guildId: '100', channelId: '200' };
 
-  function settings(): Settings {
-    return {
-      dataDir: path.join(tmp.dir, 'channels'),
-      configFile: null,
-      config: ConfigFileSchema.parse({ limits: { maxRetries: 0, requestsPerMinute: 0 } }),
-      discord: { token: 'never-crosses-to-the-worker', apiUrl: 'http://127.0.0.1:1' },
-      anthropic: { apiKey: 'test-key', baseURL: fake.anthropicBaseURL },
-      openai: {},
-      log: {},
-      semantic: { mode: 'off', cacheDir: '' },
-    };
-  }
+  const settings = () => workerSettings(tmp.dir, fake);
 
   beforeEach(async () => {
     tmp = makeTmpDir();
@@ -150,19 +153,7 @@ describe('turn worker that dies', () => {
       .spyOn(threads as unknown as Record<'Worker', (...args: ConstructorParameters<typeof RealWorker>) => unknown>, 'Worker')
       .mockImplementation(observed);
     const { logger, logs } = capturedLogger();
-    const services = await startTurnWorker(
-      {
-        dataDir: path.join(tmp.dir, 'channels'),
-        configFile: null,
-        config: ConfigFileSchema.parse({ limits: { maxRetries: 0, requestsPerMinute: 0 } }),
-        discord: null,
-        anthropic: { apiKey: 'test-key', baseURL: fake.anthropicBaseURL },
-        openai: {},
-        log: {},
-        semantic: { mode: 'off', cacheDir: '' },
-      },
-      logger,
-    );
+    const services = await startTurnWorker(workerSettings(tmp.dir, fake), logger);
     const ref: ChannelRef = { kind: 'discord', guildId: '100', channelId: '200' };
     const ask = (id: string) => services.engine.respond(ref, [{ id, authorName: 'alice', content: `question ${id}`, at: new Date() }], {});
     try {
