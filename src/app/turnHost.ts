@@ -12,8 +12,10 @@ import type { Probes } from './probes';
 import { fromWire, HostMessage, TurnWorkerData, WorkerMessage } from './turnProtocol';
 import type { TurnServices } from './turnServices';
 
+/** Omit over each member of a union (plain Omit would merge the members into one shape). */
+type OmitEach<T, K extends PropertyKey> = T extends unknown ? Omit<T, K> : never;
 /** Host messages that are answered (`done` / `failed`), without their id. */
-type Call = Extract<HostMessage, { id: number }> extends infer M ? (M extends { id: number } ? Omit<M, 'id'> : never) : never;
+type Call = OmitEach<Extract<HostMessage, { id: number }>, 'id'>;
 
 interface Pending {
   resolve(value: unknown): void;
