@@ -97,3 +97,34 @@ export class OncePerKey {
 /** Finished runs remembered: more than the conversations a busy bot answers in at once. */
 const DEFAULT_MAX_DONE = 10_000;
 const DONE: Promise<void> = Promise.resolve();
+
+/**
+ * Lets waiters go a few per turn of the event loop, in the order they asked: between two batches
+ * the loop polls for I/O. For bursts of work whose first synchronous stretch is long (a turn's
+ * recall and prompt): a hundred started at once would otherwise run back to back while finished
+ * I/O (a model's answer) waits behind all of them.
+ */
+export class FewPerLoopTurn {
+  private readonly waiting: (() => void)[] = [];
+  private scheduled = false;
+
+  constructor(private readonly perTurn: number) {}
+
+  next(): Promise<void> {
+    return new Promise<void>((resolve) => {
+      this.waiting.push(resolve);
+      this.schedule();
+    });
+  }
+
+  private schedule(): void {
+    if (this.scheduled) return;
+    this.scheduled = true;
+    // An immediate queued from an immediate runs in the next turn of the loop, after its I/O poll.
+    setImmediate(() => {
+      this.scheduled = false;
+      for (const go of this.waiting.splice(0, this.perTurn)) go();
+      if (this.waiting.length) this.schedule();
+    });
+  }
+}
