@@ -48,7 +48,7 @@ export interface TurnServices {
 
 /** The runtime of this thread, as the Discord side sees it (tests and benches that hand in a model or a clock). */
 export function inProcess(runtime: Runtime): TurnServices {
-  const { store, engine, clock, usage, upkeep } = runtime;
+  const { store, engine, clock, usage } = runtime;
   return {
     settings: runtime.settings,
     logger: runtime.logger,
@@ -58,11 +58,17 @@ export function inProcess(runtime: Runtime): TurnServices {
     usage,
     recall: runtime.recall,
     engine,
-    commands: (ref, actor, command) => runChannelCommand({ store, engine, clock, usage, upkeep }, ref, actor, command),
+    commands: channelCommands(runtime),
     appendLog: (ref, record) => store.appendJsonl(store.paths(ref).log, record),
     warmUp: (guildIds) => warmUp(runtime, guildIds),
     probes: runtime.probes,
     abortModelCalls: (reason) => runtime.abortModelCalls(reason),
     close: () => runtime.close(),
   };
+}
+
+/** The channel commands against a runtime's engine, store, usage and upkeep (this thread's or the worker's). */
+export function channelCommands(runtime: Pick<Runtime, 'store' | 'engine' | 'clock' | 'usage' | 'upkeep'>): ChannelCommandRunner {
+  const { store, engine, clock, usage, upkeep } = runtime;
+  return (ref, actor, command) => runChannelCommand({ store, engine, clock, usage, upkeep }, ref, actor, command);
 }

@@ -1,8 +1,9 @@
 import { Writable } from 'node:stream';
 import { parentPort, workerData, type MessagePort } from 'node:worker_threads';
 import { createLogger } from '../log/logger';
+import type { ChannelCommandRunner } from '../chat/commands';
 import { FewPerLoopTurn } from '../shared/queue';
-import { runChannelCommand } from '../chat/commands';
+import { channelCommands } from './turnServices';
 import { createRuntime, type Runtime } from './runtime';
 import type { Probes } from './probes';
 import { warmUp } from './warmUp';
@@ -32,7 +33,7 @@ async function serve(port: MessagePort, data: TurnWorkerData): Promise<void> {
   const logger = createLogger({ level: data.logLevel, format: 'json', destination: lines }).child(data.logBindings);
   const probes: Probes = data.trace ? { trace: traceForwarder(post) } : {};
   const runtime = await createRuntime(data.settings, logger, { scheduleUpkeep: true, upkeep: data.upkeep, probes });
-  const ctx: WorkerContext = { rt: runtime, post, calls: new Map(), turns: new FewPerLoopTurn(TURNS_PER_LOOP_TURN) };
+  const ctx: WorkerContext = { rt: runtime, post, calls: new Map(), turns: new FewPerLoopTurn(TURNS_PER_LOOP_TURN), commands: channelCommands(runtime) };
   port.on('message', (m: HostMessage) => handle(ctx, m));
   post({ type: 'ready', provider: runtime.model.provider, models: runtime.model.models });
 }
@@ -52,9 +53,10 @@ interface WorkerContext {
   /** Side calls in flight, by the host's id, so the host can abort them. */
   calls: Map<number, AbortController>;
   turns: FewPerLoopTurn;
+  commands: ChannelCommandRunner;
 }
 
-function handle({ rt, post, calls, turns }: WorkerContext, m: HostMessage): void {
+function handle({ rt, post, calls, turns, commands }: WorkerContext, m: HostMessage): void {
   const answer = (id: number, work: () => Promise<unknown>) => {
     // A throw before the first await (a malformed message) is an answer too, never a dead worker.
     Promise.resolve()
@@ -75,10 +77,8 @@ function handle({ rt, post, calls, turns }: WorkerContext, m: HostMessage): void
     case 'forget':
       // Behind the turns asked for before it (the same queue): a deleted message is never stored after its delete.
       return answer(m.id, () => turns.next().then(() => rt.engine.forgetMessage(m.ref, m.messageId)));
-    case 'command': {
-      const { store, engine, clock, usage, upkeep } = rt;
-      return answer(m.id, () => turns.next().then(() => runChannelCommand({ store, engine, clock, usage, upkeep }, m.ref, m.actor, m.command)));
-    }
+    case 'command':
+      return answer(m.id, () => turns.next().then(() => commands(m.ref, m.actor, m.command)));
     case 'model': {
       const ac = new AbortController();
       calls.set(m.id, ac);

@@ -1,7 +1,8 @@
 import { setImmediate as yieldToEvents } from 'node:timers/promises';
-import { listFolders, statOrNull } from '../memory/dataFiles';
-import { channelPaths, guildDir, recallDirs } from '../memory/layout';
-import { isSnowflake, type ChannelRef } from '../memory/paths';
+import { statOrNull } from '../memory/dataFiles';
+import { listChannelRefs } from '../condense/audit';
+import { channelPaths, recallDirs } from '../memory/layout';
+import type { ChannelRef } from '../memory/paths';
 import type { RecallService } from '../recall/service';
 import type { Runtime } from './runtime';
 
@@ -26,16 +27,13 @@ export async function warmUpRecall(o: {
   guildIds: string[];
   max?: number;
 }): Promise<ChannelRef[]> {
+  const served = new Set(o.guildIds);
   const found: { ref: ChannelRef; activeAt: number }[] = [];
-  for (const guildId of o.guildIds) {
-    if (!isSnowflake(guildId)) continue;
-    for (const channelId of await listFolders(guildDir(o.root, guildId))) {
-      if (!isSnowflake(channelId)) continue;
-      const ref: ChannelRef = { kind: 'discord', guildId, channelId };
-      // The cold log is appended on every message: its time says when the channel last spoke.
-      const st = await statOrNull(channelPaths(o.root, ref).log);
-      found.push({ ref, activeAt: st?.mtimeMs ?? 0 });
-    }
+  for (const ref of await listChannelRefs(o.root)) {
+    if (ref.kind !== 'discord' || ref.threadId || !served.has(ref.guildId)) continue;
+    // The cold log is appended on every message: its time says when the channel last spoke.
+    const st = await statOrNull(channelPaths(o.root, ref).log);
+    found.push({ ref, activeAt: st?.mtimeMs ?? 0 });
   }
   const chosen = found.sort((a, b) => b.activeAt - a.activeAt).slice(0, o.max ?? WARM_UP_CONVERSATIONS);
   for (const { ref } of chosen) {
