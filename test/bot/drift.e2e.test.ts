@@ -3,7 +3,7 @@ import path from 'node:path';
 import type { RunningBot } from '../../src/bot/start';
 import type { FakeRequest } from '../fakes/model/types';
 import type { FakeChannel, FakeGuild, FakeMessage, FakeUser } from '../fakes/discord/state';
-import { BotHarness, startHarness } from '../helpers/botHarness';
+import { BotHarness, startWithControlChannel } from '../helpers/botHarness';
 import { knowledgeModel } from '../helpers/knowledgeModel';
 
 /**
@@ -41,17 +41,7 @@ describe('drift notes', () => {
   let bo: FakeUser;
 
   async function start(config?: unknown): Promise<void> {
-    h = await startHarness({
-      config,
-      setup: (d) => {
-        const b = d.setupBasic({ channelName: 'orders' });
-        guild = b.guild;
-        general = b.channel;
-        alice = b.user;
-        bo = d.addMember(guild.id, { username: 'bo' });
-        control = d.createTextChannel(guild.id, { name: 'control' });
-      },
-    });
+    ({ h, guild, general, control, alice, bo } = await startWithControlChannel('orders', config));
     h.model.setHandler(model as (req: FakeRequest) => string);
   }
   afterEach(async () => {

@@ -3,7 +3,7 @@ import path from 'node:path';
 import type { RunningBot } from '../../src/bot/start';
 import type { FakeRequest } from '../fakes/model/types';
 import type { FakeChannel, FakeGuild, FakeUser } from '../fakes/discord/state';
-import { BotHarness, startHarness } from '../helpers/botHarness';
+import { BotHarness, startWithControlChannel } from '../helpers/botHarness';
 
 /**
  * Decisions noticed: a discussion that ends on agreement gets one offer to condense it, after one
@@ -32,17 +32,7 @@ describe('the Secretary notices decisions nobody condensed', () => {
   let bo: FakeUser;
 
   async function start(config?: unknown): Promise<void> {
-    h = await startHarness({
-      config,
-      setup: (d) => {
-        const b = d.setupBasic({ channelName: 'dev' });
-        guild = b.guild;
-        general = b.channel;
-        alice = b.user;
-        bo = d.addMember(guild.id, { username: 'bo' });
-        control = d.createTextChannel(guild.id, { name: 'control' });
-      },
-    });
+    ({ h, guild, general, control, alice, bo } = await startWithControlChannel('dev', config));
     h.model.setHandler(model);
   }
   afterEach(async () => {

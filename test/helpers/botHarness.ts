@@ -8,6 +8,7 @@ import { ConfigFileSchema } from '../../src/config/schema';
 import { createLogger, type Logger } from '../../src/log/logger';
 import { Writable } from 'node:stream';
 import { FakeDiscord } from '../fakes/discord/fakeDiscord';
+import type { FakeChannel, FakeGuild, FakeUser } from '../fakes/discord/state';
 import { startFakeModelServer, FakeModelServer } from '../fakes/model/server';
 import { makeTmpDir } from './tmp';
 
@@ -16,6 +17,28 @@ import { makeTmpDir } from './tmp';
 export function twoPeople(d: FakeDiscord, channelName: string): { guild: string; channel: string; alice: string; bo: string } {
   const b = d.setupBasic({ channelName });
   return { guild: b.guild.id, channel: b.channel.id, alice: b.user.id, bo: d.addMember(b.guild.id, { username: 'bo' }).id };
+}
+
+/** A harness whose guild has the channel under test and a quiet `control` channel, and two members, alice and bo. */
+export async function startWithControlChannel(
+  channelName: string,
+  config?: unknown,
+): Promise<{ h: BotHarness; guild: FakeGuild; general: FakeChannel; control: FakeChannel; alice: FakeUser; bo: FakeUser }> {
+  let cast: { guild: FakeGuild; general: FakeChannel; control: FakeChannel; alice: FakeUser; bo: FakeUser } | undefined;
+  const h = await startHarness({
+    config,
+    setup: (d) => {
+      const b = d.setupBasic({ channelName });
+      cast = {
+        guild: b.guild,
+        general: b.channel,
+        alice: b.user,
+        bo: d.addMember(b.guild.id, { username: 'bo' }),
+        control: d.createTextChannel(b.guild.id, { name: 'control' }),
+      };
+    },
+  });
+  return { h, ...cast! };
 }
 
 export interface BotHarness {
