@@ -2,7 +2,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import type { FakeRequest } from '../fakes/model/types';
 import type { FakeChannel, FakeGuild, FakeUser } from '../fakes/discord/state';
-import { BotHarness, startHarness } from '../helpers/botHarness';
+import { BotHarness, startCast } from '../helpers/botHarness';
 
 /** A Secretary model: the decision after "we decide:", the items after "todo:", a replacement when said. */
 function secretaryModel(req: FakeRequest): string {
@@ -31,15 +31,7 @@ describe('action items tracked from condensations', () => {
   let bo: FakeUser;
 
   beforeEach(async () => {
-    h = await startHarness({
-      setup: (d) => {
-        const b = d.setupBasic({ channelName: 'release' });
-        guild = b.guild;
-        general = b.channel;
-        alice = b.user;
-        bo = d.addMember(guild.id, { username: 'bo' });
-      },
-    });
+    ({ h, guild, general, alice, bo } = await startCast('release'));
     h.model.setHandler(secretaryModel);
     const q = h.discord.userSays(general.id, alice.id, 'hello', { mentionsBot: true });
     await h.discord.waitForBotMessage(general.id, { after: q.id });

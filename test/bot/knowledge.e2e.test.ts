@@ -1,7 +1,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import type { FakeChannel, FakeGuild, FakeUser } from '../fakes/discord/state';
-import { BotHarness, startHarness } from '../helpers/botHarness';
+import { BotHarness, startCast } from '../helpers/botHarness';
 import { runCli } from '../helpers/cli';
 import { knowledgeModel } from '../helpers/knowledgeModel';
 
@@ -21,15 +21,7 @@ describe('open questions and playbooks on Discord', () => {
   let bo: FakeUser;
 
   beforeEach(async () => {
-    h = await startHarness({
-      setup: (d) => {
-        const b = d.setupBasic({ channelName: 'release' });
-        guild = b.guild;
-        general = b.channel;
-        alice = b.user;
-        bo = d.addMember(guild.id, { username: 'bo' });
-      },
-    });
+    ({ h, guild, general, alice, bo } = await startCast('release'));
     h.model.setHandler(knowledgeModel());
     const q = h.discord.userSays(general.id, alice.id, 'hello', { mentionsBot: true });
     await h.discord.waitForBotMessage(general.id, { after: q.id });

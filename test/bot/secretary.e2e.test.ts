@@ -3,7 +3,7 @@ import matter from 'gray-matter';
 import path from 'node:path';
 import type { FakeRequest } from '../fakes/model/types';
 import type { FakeChannel, FakeGuild, FakeUser } from '../fakes/discord/state';
-import { BotHarness, startHarness } from '../helpers/botHarness';
+import { BotHarness, startCast } from '../helpers/botHarness';
 
 /**
  * A scripted Secretary model: the decision is the last line starting "we decide:", and a
@@ -34,15 +34,7 @@ describe('the Secretary on Discord', () => {
   let bo: FakeUser;
 
   beforeEach(async () => {
-    h = await startHarness({
-      setup: (d) => {
-        const b = d.setupBasic({ channelName: 'release' });
-        guild = b.guild;
-        general = b.channel;
-        alice = b.user;
-        bo = d.addMember(guild.id, { username: 'bo' });
-      },
-    });
+    ({ h, guild, general, alice, bo } = await startCast('release'));
     h.model.setHandler(secretaryModel);
     // The bot has worked in the channel before (auto triggers count from then).
     const q = h.discord.userSays(general.id, alice.id, 'hello', { mentionsBot: true });

@@ -19,23 +19,37 @@ export function twoPeople(d: FakeDiscord, channelName: string): { guild: string;
   return { guild: b.guild.id, channel: b.channel.id, alice: b.user.id, bo: d.addMember(b.guild.id, { username: 'bo' }).id };
 }
 
-/** A harness whose guild has the channel under test and a quiet `control` channel, and two members, alice and bo. */
-export async function startWithControlChannel(
-  channelName: string,
-  config?: unknown,
-): Promise<{ h: BotHarness; guild: FakeGuild; general: FakeChannel; control: FakeChannel; alice: FakeUser; bo: FakeUser }> {
-  let cast: { guild: FakeGuild; general: FakeChannel; control: FakeChannel; alice: FakeUser; bo: FakeUser } | undefined;
+/** The guild, the channel under test, and its two members (alice, the basic user, and bo). */
+export interface Cast {
+  h: BotHarness;
+  guild: FakeGuild;
+  general: FakeChannel;
+  alice: FakeUser;
+  bo: FakeUser;
+}
+
+/** A harness whose guild has the channel under test and two members. */
+export function startCast(channelName: string, config?: unknown): Promise<Cast> {
+  return startCastWith(channelName, config, () => undefined);
+}
+
+/** The same with a quiet `control` channel beside it (what happens there must not happen in the other). */
+export async function startWithControlChannel(channelName: string, config?: unknown): Promise<Cast & { control: FakeChannel }> {
+  let control: FakeChannel | undefined;
+  const cast = await startCastWith(channelName, config, (d, guildId) => {
+    control = d.createTextChannel(guildId, { name: 'control' });
+  });
+  return { ...cast, control: control! };
+}
+
+async function startCastWith(channelName: string, config: unknown, more: (d: FakeDiscord, guildId: string) => void): Promise<Cast> {
+  let cast: Omit<Cast, 'h'> | undefined;
   const h = await startHarness({
     config,
     setup: (d) => {
       const b = d.setupBasic({ channelName });
-      cast = {
-        guild: b.guild,
-        general: b.channel,
-        alice: b.user,
-        bo: d.addMember(b.guild.id, { username: 'bo' }),
-        control: d.createTextChannel(b.guild.id, { name: 'control' }),
-      };
+      cast = { guild: b.guild, general: b.channel, alice: b.user, bo: d.addMember(b.guild.id, { username: 'bo' }) };
+      more(d, b.guild.id);
     },
   });
   return { h, ...cast! };
