@@ -1,30 +1,9 @@
-import type { ContextData } from '../../src/condense/contextData';
-import { foldCondensation, FoldInput } from '../../src/condense/fold';
 import { autoGate } from '../../src/condense/gate';
-import type { CondensationDraft } from '../../src/condense/types';
-import { msgs } from './helpers';
+import { draftMaker, EMPTY_CONTEXT, folder, msgs } from './helpers';
 
-const EMPTY: ContextData = { version: 1, decisions: [], constraints: [] };
-const draft = (over: Partial<CondensationDraft> = {}): CondensationDraft => ({
-  topic: 'Storage',
-  context: '',
-  decision: 'use Postgres',
-  rationale: '',
-  actionItems: [],
-  supersedes: [],
-  constraints: [],
-  currentState: '',
-  ...over,
-});
-const fold = (prev: ContextData, o: Partial<FoldInput> & { date?: string } = {}): ContextData =>
-  foldCondensation(prev, {
-    decisionId: 'd-1',
-    ledgerKey: 'k1',
-    draft: draft(),
-    supersedes: [],
-    ...o,
-    facts: { date: o.date ?? '2026-11-10', channelName: 'ops', participants: ['al', 'bo'], firstMessageId: '1', lastMessageId: '2', messageCount: 2 },
-  });
+const EMPTY = EMPTY_CONTEXT;
+const draft = draftMaker({ topic: 'Storage', decision: 'use Postgres' });
+const fold = folder(draft);
 
 describe('folding a condensation into the structured context', () => {
   it('applying the same condensation twice gives the same data, and a re-fold without a file keeps the file', () => {

@@ -2,7 +2,9 @@ import { silentLogger } from '../../src/log/logger';
 import { createModelClient } from '../../src/llm/provider';
 import type { ModelClient } from '../../src/llm/types';
 import { ChannelStore } from '../../src/memory/store';
-import type { Poster, PinOutcome, TranscriptMessage } from '../../src/condense/types';
+import type { CondensationDraft, Poster, PinOutcome, TranscriptMessage } from '../../src/condense/types';
+import type { ContextData } from '../../src/condense/contextData';
+import { foldCondensation, type FoldInput } from '../../src/condense/fold';
 import type { SideTaskDeps } from '../../src/llm/sideTask';
 import type { FakeModelServer } from '../fakes/model/server';
 import type { FakeRequest } from '../fakes/model/types';
@@ -90,4 +92,25 @@ export function msgs(lines: [author: string, text: string][], opts: { start?: st
     const isBot = author === (opts.bot ?? 'minutes');
     return { id: String(idSeq), authorId: `u-${author}`, authorName: author, at: new Date(t), content, isBot };
   });
+}
+
+/** A context.json with nothing folded into it yet. */
+export const EMPTY_CONTEXT: ContextData = { version: 1, decisions: [], constraints: [] };
+
+/** Drafts with this topic and decision unless a test says otherwise. */
+export function draftMaker(base: Pick<CondensationDraft, 'topic' | 'decision'>): (over?: Partial<CondensationDraft>) => CondensationDraft {
+  return (over = {}) => ({ ...base, context: '', rationale: '', actionItems: [], supersedes: [], constraints: [], currentState: '', ...over });
+}
+
+/** foldCondensation with one discussion's facts (#ops, al and bo, two messages) and `draft()` unless given. */
+export function folder(draft: () => CondensationDraft): (prev: ContextData, o?: Partial<FoldInput> & { date?: string }) => ContextData {
+  return (prev, o = {}) =>
+    foldCondensation(prev, {
+      decisionId: 'd-1',
+      ledgerKey: 'k1',
+      draft: draft(),
+      supersedes: [],
+      ...o,
+      facts: { date: o.date ?? '2026-11-10', channelName: 'ops', participants: ['al', 'bo'], firstMessageId: '1', lastMessageId: '2', messageCount: 2 },
+    });
 }

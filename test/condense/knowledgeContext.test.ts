@@ -1,32 +1,12 @@
-import type { ContextData } from '../../src/condense/contextData';
 import { archiveNeeded, CONTEXT_SHOWN, renderArchiveBody, renderContextBody } from '../../src/condense/contextRender';
-import { foldCondensation, FoldInput } from '../../src/condense/fold';
 import { answerQuestion, closedNow, openQuestions, questionIdFor, staleQuestions } from '../../src/condense/openQuestions';
 import { changedPlaybooks, playbookSlug } from '../../src/condense/playbooks';
-import type { CondensationDraft } from '../../src/condense/types';
+import { draftMaker, EMPTY_CONTEXT, folder } from './helpers';
 
 /** Open questions and playbooks in context.json and CONTEXT.md: opened, answered, dropped, changed, bounded. */
-const EMPTY: ContextData = { version: 1, decisions: [], constraints: [] };
-const draft = (over: Partial<CondensationDraft> = {}): CondensationDraft => ({
-  topic: 'Release process',
-  context: '',
-  decision: 'releases go out on Tuesdays',
-  rationale: '',
-  actionItems: [],
-  supersedes: [],
-  constraints: [],
-  currentState: '',
-  ...over,
-});
-const fold = (prev: ContextData, o: Partial<FoldInput> & { date?: string } = {}): ContextData =>
-  foldCondensation(prev, {
-    decisionId: 'd-1',
-    ledgerKey: 'k1',
-    draft: draft(),
-    supersedes: [],
-    ...o,
-    facts: { date: o.date ?? '2026-11-10', channelName: 'ops', participants: ['al', 'bo'], firstMessageId: '1', lastMessageId: '2', messageCount: 2 },
-  });
+const EMPTY = EMPTY_CONTEXT;
+const draft = draftMaker({ topic: 'Release process', decision: 'releases go out on Tuesdays' });
+const fold = folder(draft);
 const section = (md: string, heading: string) => new RegExp(`## ${heading}\\n\\n([\\s\\S]*?)(?=\\n## |\\n?$)`).exec(md)?.[1] ?? null;
 
 describe('open questions and playbooks in the channel context', () => {
