@@ -17,4 +17,6 @@ export interface ProviderAdapter {
   readonly baseURL: string;
   /** Resolves with the reply, or rejects with the SDK's own error (mapped by errors.ts). */
   send(call: AdapterCall): Promise<ModelResponse>;
+  /** Closes its kept-alive connections. */
+  close(): Promise<void>;
 }

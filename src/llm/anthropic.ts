@@ -1,4 +1,5 @@
 import Anthropic from '@anthropic-ai/sdk';
+import { createHttpFetch } from './httpFetch';
 import type { AdapterCall, ProviderAdapter } from './adapter';
 import { malformedResponse } from './errors';
 import type { ModelRequest, ModelResponse, Usage } from './types';
@@ -20,10 +21,12 @@ export function createAnthropicAdapter(opts: AnthropicAdapterOptions): ProviderA
   // environment or its credential chain. maxRetries 0: retries are ours (client.ts), one policy
   // for both providers, and each retry goes through the rate limiter again.
   const baseURL = opts.baseURL ?? ANTHROPIC_DEFAULT_BASE_URL;
-  const sdk = new Anthropic({ apiKey: opts.apiKey, baseURL, maxRetries: 0 });
+  const http = createHttpFetch();
+  const sdk = new Anthropic({ apiKey: opts.apiKey, baseURL, maxRetries: 0, fetch: http.fetch });
   return {
     provider: 'anthropic',
     baseURL,
+    close: http.close,
     async send(call: AdapterCall): Promise<ModelResponse> {
       const params = buildAnthropicParams(call.req, call.model, call.maxTokens);
       let message: Anthropic.Message;

@@ -107,6 +107,7 @@ export function createClientCore(opts: ClientCoreOptions): ModelClient {
       if (closed) return;
       closed = true;
       await limiter.close();
+      await adapter.close();
     },
   };
 }

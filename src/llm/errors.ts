@@ -154,11 +154,8 @@ function bodySnippet(body: unknown): string {
 function brokenResponse(err: unknown, provider: ProviderName): ModelError | undefined {
   // By name, not instanceof: fetch's errors come from Node's own realm, which need not be ours.
   if (!err || typeof err !== 'object') return undefined;
-  const e = err as { name?: unknown; message?: unknown; cause?: { code?: unknown } };
-  const code = typeof e.cause?.code === 'string' ? e.cause.code : '';
-  // Anthropic's stream helper rewraps it as AnthropicError("TypeError: terminated").
-  const terminated = (e.name === 'TypeError' && e.message === 'terminated') || (typeof e.message === 'string' && /^TypeError: terminated$/.test(e.message));
-  if (terminated || /^UND_ERR_SOCKET|^ECONNRESET$/.test(code)) {
+  const e = err as { name?: unknown; message?: unknown };
+  if (cutShort(err)) {
     const { name, urlVar } = providerWords(provider);
     return new ModelError('unavailable', `${provider}: the connection closed in the middle of the answer`, {
       provider,
@@ -168,6 +165,20 @@ function brokenResponse(err: unknown, provider: ProviderName): ModelError | unde
   }
   if (e.name === 'SyntaxError') return malformedResponse(provider, 'not JSON');
   return undefined;
+}
+
+/**
+ * fetch's "terminated" (or the socket's reset) anywhere in the cause chain: Anthropic's stream
+ * helper rewraps it as AnthropicError("terminated") or ("TypeError: terminated"), keeping the
+ * original as its cause.
+ */
+function cutShort(err: unknown): boolean {
+  for (let e: unknown = err, depth = 0; e && typeof e === 'object' && depth < 4; e = (e as { cause?: unknown }).cause, depth++) {
+    const { message, code } = e as { message?: unknown; code?: unknown };
+    if (typeof message === 'string' && /^(TypeError: )?terminated$/.test(message)) return true;
+    if (typeof code === 'string' && /^UND_ERR_SOCKET|^ECONNRESET$/.test(code)) return true;
+  }
+  return false;
 }
 
 interface ErrorFacts {

@@ -1,4 +1,5 @@
 import OpenAI from 'openai';
+import { createHttpFetch } from './httpFetch';
 import type { AdapterCall, ProviderAdapter } from './adapter';
 import { malformedResponse } from './errors';
 import type { ModelRequest, ModelResponse, Usage } from './types';
@@ -31,10 +32,12 @@ export function createOpenAIAdapter(opts: OpenAIAdapterOptions): ProviderAdapter
   const field = opts.maxTokensField ?? (opts.baseURL === undefined ? 'max_completion_tokens' : 'max_tokens');
   const streamUsage = opts.streamUsage ?? true;
   // Key and base URL explicit so the SDK never reads the environment; retries are ours.
-  const sdk = new OpenAI({ apiKey: opts.apiKey || PLACEHOLDER_API_KEY, baseURL, maxRetries: 0 });
+  const http = createHttpFetch();
+  const sdk = new OpenAI({ apiKey: opts.apiKey || PLACEHOLDER_API_KEY, baseURL, maxRetries: 0, fetch: http.fetch });
   return {
     provider: 'openai',
     baseURL,
+    close: http.close,
     async send(call: AdapterCall): Promise<ModelResponse> {
       const params = buildOpenAIParams(call.req, call.model, call.maxTokens, field);
       if (!call.onText) {

@@ -43,10 +43,10 @@ describe('nothing answers at the base URL: the message names the URL and the rea
     expect(err.message).toContain(url);
   });
 
-  it('port 1 (as in OPENAI_BASE_URL=http://127.0.0.1:1/v1): fetch never dials it, and the message says so', async () => {
+  it("port 1 (as in OPENAI_BASE_URL=http://127.0.0.1:1/v1): dialled like any port (Node's fetch, which refuses it, is not used), and refused", async () => {
     const err = await failureAt('openai', 'http://127.0.0.1:1/v1');
     expect(err.userMessage()).toMatch(
-      /^Could not connect to the OpenAI-compatible server at http:\/\/127\.0\.0\.1:1\/v1: port 1 is one that Node's fetch refuses/,
+      /^Could not connect to the OpenAI-compatible server at http:\/\/127\.0\.0\.1:1\/v1: connection refused \(nothing is listening there\)/,
     );
     expect(err.userMessage()).not.toMatch(/overloaded/);
   });
