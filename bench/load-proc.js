@@ -98,6 +98,8 @@ function threadCpuDelta(a, b) {
   let started = 0;
   /** @type {Record<string, number>} */
   const byName = {};
+  /** @type {number[]} */
+  const perThread = [];
   for (const [tid, t] of b.tasks) {
     if (tid === main) continue;
     const before = a.tasks.get(tid);
@@ -105,6 +107,7 @@ function threadCpuDelta(a, b) {
     const d = t.ns - (before?.ns ?? 0);
     otherNs += d;
     byName[t.comm] = (byName[t.comm] ?? 0) + d / 1e6;
+    perThread.push(d / 1e6);
   }
   const ended = [...a.tasks.keys()].filter((tid) => tid !== main && !b.tasks.has(tid)).length;
   const mainNs = (b.tasks.get(main)?.ns ?? NaN) - (a.tasks.get(main)?.ns ?? NaN);
@@ -116,6 +119,8 @@ function threadCpuDelta(a, b) {
     ended,
     threadsAtEnd: b.tasks.size,
     otherByNameMs: byName,
+    // the busiest other threads (a turn worker shows as one, libuv's file-system threads as up to four)
+    otherTopMs: perThread.sort((x, y) => y - x).slice(0, 8).map((ms) => Math.round(ms)),
   };
 }
 

@@ -547,6 +547,35 @@ async function main() {
     baselineModelRetries: o.mode === 'baseline' ? baselineStats.modelRetries : null,
     restCalls: runRest.length,
     restByRoute: routes,
+    // how the replies and the model requests spread over the run (discord.js sends at most 50
+    // requests in each second's window): counts per 250 ms from the dispatch's start
+    timeline: {
+      // the first replies' triggers, stage by stage (ms from the dispatch's start): where the
+      // first second goes before the REST windows can fill
+      firstReplies: replyPosts
+        .slice()
+        .sort((a, b) => a.recvAt - b.recvAt)
+        .slice(0, 5)
+        .map((r) => {
+          const keys = String(r.content ?? '').match(KEY) ?? [];
+          const rec = byId.get(idOfKey.get(keys[keys.length - 1]));
+          if (!rec) return null;
+          const at = (s) => (rec.marks[s]?.[0] === undefined ? null : Math.round(rec.marks[s][0] - t0));
+          return {
+            key: rec.key,
+            dispatched: Math.round(rec.dispatchAt - t0),
+            received: at('received'),
+            modelSent: at('model-sent'),
+            modelReceived: modelReqOf.get(rec.key) ? Math.round(modelReqOf.get(rec.key).at - t0) : null,
+            modelDone: at('model-done'),
+            sendIssued: at('send-issued'),
+            replyReceived: Math.round(r.recvAt - t0),
+          };
+        }),
+      bucketMs: 250,
+      replies: perBucket(replyPosts.map((r) => r.recvAt - t0), 250),
+      chatRequests: perBucket(chatRequests.map((q) => q.at - t0), 250),
+    },
     // this process: the bot alone with --fakes child, bot + fakes with --fakes same
     rss: {
       idleMB: mb(rssIdle),
@@ -587,6 +616,18 @@ async function main() {
     process.stdout.write(`${JSON.stringify(result, null, 2)}\n`);
     process.exit(0);
   }
+}
+
+/** How many of `times` (ms) fall in each `size` ms bucket from 0. @param {number[]} times @param {number} size */
+function perBucket(times, size) {
+  /** @type {number[]} */
+  const counts = [];
+  for (const t of times) {
+    const b = Math.max(0, Math.floor(t / size));
+    while (counts.length <= b) counts.push(0);
+    counts[b]++;
+  }
+  return counts;
 }
 
 /**

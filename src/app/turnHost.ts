@@ -7,6 +7,8 @@ import type { ModelClient, ModelRequest, ModelResponse } from '../llm/types';
 import { ChannelStore } from '../memory/store';
 import { recallDirs } from '../memory/layout';
 import type { RecallItem } from '../recall/types';
+import type { ChannelRef } from '../memory/paths';
+import type { LogRecord } from '../chat/conversation';
 import type { UpkeepTuning } from '../upkeep/schedule';
 import type { Probes } from './probes';
 import { fromWire, HostMessage, TurnWorkerData, WorkerMessage } from './turnProtocol';
@@ -77,7 +79,7 @@ export async function startTurnWorker(settings: Settings, logger: Logger, o: Tur
     },
     commands: (ref, actor, command) => host.call({ type: 'command', ref, actor, command }) as Promise<string>,
     // Written by the worker, which reports a failure in the log (nothing here waits for the disk).
-    appendLog: async (ref, record) => host.post({ type: 'append-log', ref, record }),
+    appendLog: async (ref, record) => host.appendLog(ref, record),
     warmUp: (guildIds) => host.post({ type: 'warm-up', guildIds }),
     probes: o.probes ?? {},
     abortModelCalls: (reason) => host.post({ type: 'abort-all', reason }),
@@ -97,6 +99,8 @@ class TurnWorkerHost {
   /** Set while a replacement for a worker that died is starting: calls wait for it. */
   private restarting: Promise<void> | undefined;
   private readonly pending = new Map<number, Pending>();
+  /** log.jsonl lines not yet handed to the worker (see appendLog). */
+  private logLines: { ref: ChannelRef; record: LogRecord }[] = [];
   private nextId = 1;
   private closing = false;
   private restartDelayMs = 0;
@@ -147,6 +151,28 @@ class TurnWorkerHost {
   }
 
   post(m: Exclude<HostMessage, { id: number }>): void {
+    this.postNow(m);
+  }
+
+  /**
+   * log.jsonl lines go to the worker together, once per turn of this event loop: a burst's messages
+   * would otherwise cost both threads a message each. Anything else posted flushes them first, so a
+   * message's line still reaches the worker before the turn that answers it.
+   */
+  appendLog(ref: ChannelRef, record: LogRecord): void {
+    if (this.logLines.length === 0) setImmediate(() => this.flushLogLines());
+    this.logLines.push({ ref, record });
+  }
+
+  private flushLogLines(): void {
+    if (this.logLines.length === 0) return;
+    const lines = this.logLines;
+    this.logLines = [];
+    this.worker?.postMessage({ type: 'append-logs', lines } satisfies HostMessage);
+  }
+
+  private postNow(m: HostMessage): void {
+    this.flushLogLines();
     this.worker?.postMessage(m);
   }
 
@@ -161,7 +187,7 @@ class TurnWorkerHost {
     if (!signal) return answer as Promise<ModelResponse>;
     return new Promise<ModelResponse>((resolve, reject) => {
       const onAbort = () => {
-        this.worker?.postMessage({ type: 'abort', id } satisfies HostMessage);
+        this.postNow({ type: 'abort', id });
         reject(signal.reason);
       };
       signal.addEventListener('abort', onAbort, { once: true });
@@ -193,7 +219,7 @@ class TurnWorkerHost {
         if (!w) return this.settle(id, new Error('the turn worker is not running (the log says why); restart Minutes'));
         // The worker keeps the process alive only while something waits on it.
         w.ref();
-        w.postMessage({ ...m, id } as HostMessage);
+        this.postNow({ ...m, id } as HostMessage);
       };
       if (this.restarting) void this.restarting.then(deliver, deliver);
       else deliver();

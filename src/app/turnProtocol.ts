@@ -41,7 +41,8 @@ export type HostMessage =
   | { type: 'recall-idle'; id: number }
   | { type: 'close'; id: number }
   | { type: 'usage'; ref: ChannelRef; model: string; usage: Usage; at: Date }
-  | { type: 'append-log'; ref: ChannelRef; record: LogRecord }
+  /** log.jsonl lines, in the order the host was asked for them (one message per turn of its event loop). */
+  | { type: 'append-logs'; lines: { ref: ChannelRef; record: LogRecord }[] }
   | { type: 'warm'; dirs: { channelDirs: string[]; workspaceDir: string } }
   | { type: 'warm-up'; guildIds: string[] }
   | { type: 'abort-all'; reason: string };

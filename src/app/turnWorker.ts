@@ -97,8 +97,10 @@ function handle({ rt, post, calls, turns, commands }: WorkerContext, m: HostMess
     case 'usage':
       void rt.usage.add(m.ref, m.model, 'side', m.usage, m.at);
       return;
-    case 'append-log':
-      rt.store.appendJsonl(rt.store.paths(m.ref).log, m.record).catch((err) => rt.logger.warn({ err }, 'could not append to log.jsonl'));
+    case 'append-logs':
+      for (const { ref, record } of m.lines) {
+        rt.store.appendJsonl(rt.store.paths(ref).log, record).catch((err) => rt.logger.warn({ err }, 'could not append to log.jsonl'));
+      }
       return;
     case 'warm':
       return rt.recall.warm(m.dirs);

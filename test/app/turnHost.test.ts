@@ -79,6 +79,28 @@ describe('turn worker', () => {
     expect(log).toContain('"type":"reply"');
   });
 
+  it("writes log lines asked for in one turn of this thread's loop together, each before the reply to it, and every one by close", async () => {
+    services = await startTurnWorker(settings(), capturedLogger().logger);
+    const other: ChannelRef = { ...ref, channelId: '201' };
+    const message = (id: string, content: string) => ({ type: 'message' as const, id, at: new Date().toISOString(), author: { id: 'u1', name: 'alice' }, content });
+    // Same tick: the lines travel together, and the turn asked right after them still comes after.
+    void services.appendLog(ref, message('m1', 'first'));
+    void services.appendLog(other, message('o1', 'elsewhere'));
+    void services.appendLog(ref, message('m2', 'second'));
+    await services.engine.respond(ref, [{ id: 'm2', authorName: 'alice', content: 'second', at: new Date() }]);
+    void services.appendLog(ref, message('m3', 'after the reply'));
+    await services.close();
+    services = undefined;
+    const lines = (channel: string) =>
+      fs
+        .readFileSync(path.join(tmp.dir, 'channels', '100', channel, 'log.jsonl'), 'utf8')
+        .trim()
+        .split('\n')
+        .map((l) => JSON.parse(l) as { type: string; id?: string });
+    expect(lines('200').map((l) => l.id ?? l.type)).toEqual(['m1', 'm2', 'reply', 'm3']);
+    expect(lines('201').map((l) => l.id)).toEqual(['o1']);
+  });
+
   it('runs upkeep in the worker: a conversation over its token budget is compacted by a side call from there', async () => {
     services = await startTurnWorker(settings(), capturedLogger().logger, { upkeep: { tokenBudget: 10 } });
     await services.engine.respond(
