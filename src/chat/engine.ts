@@ -203,11 +203,11 @@ export class ChatEngine {
     let res;
     this.o.trace?.(messages, 'model-sent');
     opts.onModelRequest?.();
-    // The channel's folder and templates are created while the model answers, not before it asks:
+    // The channel's folder and templates are created in the background, not before the request:
     // the first message in a channel needs none of them (missing files read as empty, and
     // CONTEXT.md as its template), every write below creates what it needs, and under a burst of
     // first messages this work would otherwise delay every channel's request.
-    void store.ensureChannel(ref).catch((err) => this.o.logger.error({ channel: p.convDir, err }, 'could not create the channel folder; check the data root'));
+    store.ensureChannelSoon(ref);
     try {
       try {
         res = await this.o.model.complete({ purpose: 'chat', system: prompt.system, messages: prompt.messages, onText: opts.onText });

@@ -74,6 +74,9 @@ export class ChannelStore {
   /** JSONL appends and private state writes, in order per file (no queue or lock needed). */
   private readonly ordered = new OrderedWrites();
   private lockedTasks = 0;
+  /** ensureChannelSoon's work, one conversation after another. */
+  private ensureLane: Promise<void> = Promise.resolve();
+  private readonly ensureQueued = new Set<string>();
 
   constructor(opts: StoreOptions) {
     this.root = opts.root;
@@ -111,6 +114,25 @@ export class ChannelStore {
       case 'HISTORY.archive.md':
         return p.historyArchive;
     }
+  }
+
+  /**
+   * ensureChannel in the background, one conversation at a time, for callers that need nothing of
+   * it now (a turn: every write creates what it needs). A burst of first messages in new channels
+   * would otherwise queue a hundred conversations' folders, templates and locks at once in libuv's
+   * four file-system threads, ahead of the turns' own reads and writes. A failure is logged.
+   */
+  ensureChannelSoon(ref: ChannelRef): void {
+    const p = this.paths(ref);
+    if (this.ensured.get(p.convDir) || this.ensureQueued.has(p.convDir)) return;
+    this.ensureQueued.add(p.convDir);
+    this.ensureLane = this.ensureLane
+      .then(() => this.ensureChannel(ref))
+      .then(
+        () => undefined,
+        (err) => this.log.error({ channel: path.relative(this.root, p.convDir), err }, 'could not create the channel folder; check the data root'),
+      )
+      .finally(() => this.ensureQueued.delete(p.convDir));
   }
 
   /** Creates the channel's folders and any missing memory file from its template. */
@@ -351,6 +373,7 @@ export class ChannelStore {
 
   /** Waits for every queued write to finish (shutdown). */
   async idle(): Promise<void> {
+    await this.ensureLane;
     await this.queue.idle();
     await this.ordered.idle();
   }

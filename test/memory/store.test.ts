@@ -31,6 +31,32 @@ describe('layout and templates', () => {
     expect(p.queueKey).toBe(store.paths(ref).queueKey);
   });
 
+  it('ensureChannelSoon creates a burst of new channels one at a time, in the background, without holding up ensureChannel', async () => {
+    const refs = Array.from({ length: 40 }, (_, i) => ({ ...ref, channelId: String(300000000000000000n + BigInt(i)) }) as ChannelRef);
+    let running = 0;
+    let most = 0;
+    const ensure = store.ensureChannel.bind(store);
+    jest.spyOn(store, 'ensureChannel').mockImplementation(async (r) => {
+      running++;
+      most = Math.max(most, running);
+      try {
+        return await ensure(r);
+      } finally {
+        running--;
+      }
+    });
+    for (const r of refs) store.ensureChannelSoon(r);
+    store.ensureChannelSoon(refs[0]); // asked again while queued: once
+    const contextOf = (r: ChannelRef) => store.paths(r).context;
+    // A caller that needs the folder now does not wait behind the queue.
+    await ensure(refs[39]);
+    expect(refs.filter((r) => fs.existsSync(contextOf(r))).length).toBeLessThan(refs.length);
+    await store.idle();
+    expect(most).toBe(1);
+    for (const r of refs) expect(fs.readFileSync(contextOf(r), 'utf8')).toBe(TEMPLATES['CONTEXT.md']);
+    expect(jest.mocked(store.ensureChannel)).toHaveBeenCalledTimes(40);
+  });
+
   it('migrates a folder that has only MEMORY.md and HISTORY.md without touching them', async () => {
     const dir = path.join(tmp.dir, 'local', 'old');
     fs.mkdirSync(dir, { recursive: true });
