@@ -31,7 +31,7 @@ describe('layout and templates', () => {
     expect(p.queueKey).toBe(store.paths(ref).queueKey);
   });
 
-  it('ensureChannelSoon creates a burst of new channels one at a time, in the background, without holding up ensureChannel', async () => {
+  it('ensureChannelSoon creates a burst of new channels a few at a time, in the background, without holding up ensureChannel', async () => {
     const refs = Array.from({ length: 40 }, (_, i) => ({ ...ref, channelId: String(300000000000000000n + BigInt(i)) }) as ChannelRef);
     let running = 0;
     let most = 0;
@@ -52,7 +52,8 @@ describe('layout and templates', () => {
     await ensure(refs[39]);
     expect(refs.filter((r) => fs.existsSync(contextOf(r))).length).toBeLessThan(refs.length);
     await store.idle();
-    expect(most).toBe(1);
+    expect(most).toBeGreaterThan(0);
+    expect(most).toBeLessThanOrEqual(4);
     for (const r of refs) expect(fs.readFileSync(contextOf(r), 'utf8')).toBe(TEMPLATES['CONTEXT.md']);
     expect(jest.mocked(store.ensureChannel)).toHaveBeenCalledTimes(40);
   });
