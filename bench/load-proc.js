@@ -120,7 +120,10 @@ function threadCpuDelta(a, b) {
     threadsAtEnd: b.tasks.size,
     otherByNameMs: byName,
     // the busiest other threads (a turn worker shows as one, libuv's file-system threads as up to four)
-    otherTopMs: perThread.sort((x, y) => y - x).slice(0, 8).map((ms) => Math.round(ms)),
+    otherTopMs: perThread
+      .sort((x, y) => y - x)
+      .slice(0, 8)
+      .map((ms) => Math.round(ms)),
   };
 }
 

@@ -573,8 +573,14 @@ async function main() {
           };
         }),
       bucketMs: 250,
-      replies: perBucket(replyPosts.map((r) => r.recvAt - t0), 250),
-      chatRequests: perBucket(chatRequests.map((q) => q.at - t0), 250),
+      replies: perBucket(
+        replyPosts.map((r) => r.recvAt - t0),
+        250,
+      ),
+      chatRequests: perBucket(
+        chatRequests.map((q) => q.at - t0),
+        250,
+      ),
     },
     // this process: the bot alone with --fakes child, bot + fakes with --fakes same
     rss: {

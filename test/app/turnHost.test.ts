@@ -82,7 +82,13 @@ describe('turn worker', () => {
   it("writes log lines asked for in one turn of this thread's loop together, each before the reply to it, and every one by close", async () => {
     services = await startTurnWorker(settings(), capturedLogger().logger);
     const other: ChannelRef = { ...ref, channelId: '201' };
-    const message = (id: string, content: string) => ({ type: 'message' as const, id, at: new Date().toISOString(), author: { id: 'u1', name: 'alice' }, content });
+    const message = (id: string, content: string) => ({
+      type: 'message' as const,
+      id,
+      at: new Date().toISOString(),
+      author: { id: 'u1', name: 'alice' },
+      content,
+    });
     // Same tick: the lines travel together, and the turn asked right after them still comes after.
     void services.appendLog(ref, message('m1', 'first'));
     void services.appendLog(other, message('o1', 'elsewhere'));
