@@ -1,16 +1,16 @@
-import fs from 'node:fs/promises';
 import path from 'node:path';
 import type { ZodType } from 'zod';
 import { LRUCache } from 'lru-cache';
 import { Logger, silentLogger } from '../log/logger';
-import { atomicWrite, NotUtf8Error, readTextForWrite, readTextIfExists, replaceIfUnchanged, stageWrite } from './atomicWrite';
-import { backedUpWithinBurst, keepBackup, sweepLeftovers } from './backups';
+import { atomicWrite, NotUtf8Error, readTextForWrite, readTextIfExists, replaceIfUnchanged } from './atomicWrite';
+import { backedUpWithinBurst, keepBackup } from './backups';
 import { withChannelLock } from './lock';
 import { applyMemoryOps, ApplyOpsResult, MemoryOp } from './memoryOps';
 import { ChannelRef } from './paths';
 import { ChannelPaths, channelPaths } from './layout';
-import { KeyedQueue, OncePerKey } from '../shared/queue';
+import { KeyedQueue } from '../shared/queue';
 import { TEMPLATES, TemplateFile } from './templates';
+import { ChannelFolders } from './channelFolders';
 import { makeTombstone, Tombstone } from './tombstones';
 import { NotUtf8FileError, StoreError } from './storeErrors';
 import { parsedJsonLines } from '../shared/jsonLines';
@@ -52,13 +52,6 @@ export interface UpdateOptions {
 }
 
 /**
- * First-contact work run side by side in the background: few enough that libuv's four file-system
- * threads stay free for the turns, enough that their completions share wake-ups (one at a time
- * cost a burst of new channels ~15 more system calls per message under bench:load --strace).
- */
-const ENSURE_LANES = 4;
-
-/**
  * The channel store: every write to a channel's files passes through `update`, which runs in the
  * channel's queue, under the channel's lock file, re-reads what is on disk, refuses suspicious
  * shrinking, keeps a backup and writes atomically.
@@ -71,8 +64,8 @@ export class ChannelStore {
   private readonly onWrite: StoreOptions['onWrite'];
   private readonly entryIds: StoreOptions['entryIds'];
   private readonly layout: (ref: ChannelRef) => ChannelPaths;
-  /** Per conversation, the first ensureChannel in flight or done: a burst shares one check. */
-  private readonly ensured = new OncePerKey();
+  /** First contact: each conversation's folders and templates, made once per process. */
+  private readonly folders: ChannelFolders;
   /**
    * Paths per conversation (~2 KB each), the most recently used 4,096: more than a busy bot answers
    * in at once, ~8 MB at most; a conversation dropped has its paths computed again.
@@ -81,10 +74,6 @@ export class ChannelStore {
   /** JSONL appends and private state writes, in order per file (no queue or lock needed). */
   private readonly ordered = new OrderedWrites();
   private lockedTasks = 0;
-  /** ensureChannelSoon's work: ENSURE_LANES chains, each one conversation after another. */
-  private readonly ensureLanes: Promise<void>[] = Array.from({ length: ENSURE_LANES }, () => Promise.resolve());
-  private ensureCount = 0;
-  private readonly ensureQueued = new Set<string>();
 
   constructor(opts: StoreOptions) {
     this.root = opts.root;
@@ -94,6 +83,12 @@ export class ChannelStore {
     this.onWrite = opts.onWrite;
     this.entryIds = opts.entryIds;
     this.layout = opts.layout ?? ((ref) => channelPaths(this.root, ref));
+    this.folders = new ChannelFolders({
+      root: this.root,
+      log: this.log,
+      exclusive: (p, task) => this.exclusive(p, task),
+      fileFor: (p, name) => this.fileFor(p, name),
+    });
   }
 
   /** Paths are pure in the ref; computed once per conversation (the hot path asks per message). */
@@ -125,79 +120,18 @@ export class ChannelStore {
   }
 
   /**
-   * ensureChannel in the background, a few conversations at a time (ENSURE_LANES), for callers that
-   * need nothing of it now (a turn: every write creates what it needs). A burst of first messages in
-   * new channels would otherwise queue a hundred conversations' folders, templates and locks at once
-   * in libuv's four file-system threads, ahead of the turns' own reads and writes. A failure is logged.
+   * ensureChannel in the background, a few conversations at a time, for callers that need nothing
+   * of it now (a turn: every write creates what it needs). A failure is logged.
    */
   ensureChannelSoon(ref: ChannelRef): void {
-    const p = this.paths(ref);
-    if (this.ensured.get(p.convDir) || this.ensureQueued.has(p.convDir)) return;
-    this.ensureQueued.add(p.convDir);
-    const lane = this.ensureCount++ % ENSURE_LANES;
-    this.ensureLanes[lane] = this.ensureLanes[lane]
-      .then(() => this.ensureChannel(ref))
-      .then(
-        () => undefined,
-        (err) => this.log.error({ channel: path.relative(this.root, p.convDir), err }, 'could not create the channel folder; check the data root'),
-      )
-      .finally(() => this.ensureQueued.delete(p.convDir));
+    this.folders.ensureSoon(this.paths(ref));
   }
 
   /** Creates the channel's folders and any missing memory file from its template. */
   async ensureChannel(ref: ChannelRef): Promise<ChannelPaths> {
     const p = this.paths(ref);
-    // Checked once per process per conversation: the reply path should not stat four files a turn.
-    await this.ensured.run(p.convDir, async () => {
-      // The common case after a restart: everything is there, seen in one listing per folder,
-      // without the channel's lock.
-      if (!(await this.allThere(p))) await this.createMissing(p);
-      await this.sweepLeftovers(p);
-    });
+    await this.folders.ensure(p);
     return p;
-  }
-
-  /** Whether the state folders and every templated file exist: one readdir per folder holding them. */
-  private async allThere(p: ChannelPaths): Promise<boolean> {
-    const wanted = new Map<string, string[]>();
-    const want = (file: string) => {
-      const dir = path.dirname(file);
-      wanted.set(dir, [...(wanted.get(dir) ?? []), path.basename(file)]);
-    };
-    want(p.channelStateDir);
-    want(p.stateDir);
-    for (const name of Object.keys(TEMPLATES) as TemplateFile[]) want(this.fileFor(p, name));
-    for (const [dir, names] of wanted) {
-      // Silent on purpose: a folder that cannot be listed is created (or reported) by createMissing.
-      const present = new Set(await fs.readdir(dir).catch(() => [] as string[]));
-      if (!names.every((n) => present.has(n))) return false;
-    }
-    return true;
-  }
-
-  /** Temp files of writes a crash interrupted; nothing else removes them. */
-  private async sweepLeftovers(p: ChannelPaths): Promise<void> {
-    try {
-      for (const f of await sweepLeftovers(p)) this.log.info({ file: path.relative(this.root, f) }, 'removed a temp file left by an interrupted write');
-    } catch (err) {
-      this.log.warn({ dir: path.relative(this.root, p.channelDir), err }, 'could not sweep leftover temp files');
-    }
-  }
-
-  private createMissing(p: ChannelPaths): Promise<void> {
-    return this.exclusive(p, async () => {
-      await fs.mkdir(p.channelStateDir, { recursive: true });
-      await fs.mkdir(p.stateDir, { recursive: true });
-      for (const name of Object.keys(TEMPLATES) as TemplateFile[]) {
-        const file = this.fileFor(p, name);
-        if ((await readTextIfExists(file)) !== null) continue;
-        // Placed only if still absent: a file a person created since the check is theirs. Not
-        // fsynced: a template a power cut loses is made again at the next first contact, and eight
-        // fsyncs per new channel were most of a burst's fsyncs.
-        const staged = await stageWrite(file, TEMPLATES[name], { durable: false });
-        if (await staged.commitIfAbsent()) this.log.debug({ file: path.relative(this.root, file) }, 'created from template');
-      }
-    });
   }
 
   /** Reads a memory file; null when it does not exist. Never creates anything. */
@@ -382,7 +316,7 @@ export class ChannelStore {
 
   /** Waits for every queued write to finish (shutdown). */
   async idle(): Promise<void> {
-    await Promise.all(this.ensureLanes);
+    await this.folders.idle();
     await this.queue.idle();
     await this.ordered.idle();
   }

@@ -2,6 +2,7 @@ import { spawn } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
 import { ChannelStore } from '../../src/memory/store';
+import { ChannelFolders } from '../../src/memory/channelFolders';
 import { StoreError } from '../../src/memory/storeErrors';
 import { ChannelRef, InvalidChannelError } from '../../src/memory/paths';
 import { channelPaths } from '../../src/memory/layout';
@@ -33,14 +34,19 @@ describe('layout and templates', () => {
 
   it('ensureChannelSoon creates a burst of new channels a few at a time, in the background, without holding up ensureChannel', async () => {
     const refs = Array.from({ length: 40 }, (_, i) => ({ ...ref, channelId: String(300000000000000000n + BigInt(i)) }) as ChannelRef);
+    const direct = store.paths(refs[39]).convDir;
     let running = 0;
     let most = 0;
-    const ensure = store.ensureChannel.bind(store);
-    jest.spyOn(store, 'ensureChannel').mockImplementation(async (r) => {
+    let queued = 0;
+    const ensure = ChannelFolders.prototype.ensure;
+    jest.spyOn(ChannelFolders.prototype, 'ensure').mockImplementation(async function (this: ChannelFolders, p) {
+      // The direct call below is not one of the background lanes.
+      if (p.convDir === direct) return ensure.call(this, p);
+      queued++;
       running++;
       most = Math.max(most, running);
       try {
-        return await ensure(r);
+        return await ensure.call(this, p);
       } finally {
         running--;
       }
@@ -49,13 +55,14 @@ describe('layout and templates', () => {
     store.ensureChannelSoon(refs[0]); // asked again while queued: once
     const contextOf = (r: ChannelRef) => store.paths(r).context;
     // A caller that needs the folder now does not wait behind the queue.
-    await ensure(refs[39]);
+    await store.ensureChannel(refs[39]);
     expect(refs.filter((r) => fs.existsSync(contextOf(r))).length).toBeLessThan(refs.length);
     await store.idle();
     expect(most).toBeGreaterThan(0);
     expect(most).toBeLessThanOrEqual(4);
+    expect(queued).toBe(39);
     for (const r of refs) expect(fs.readFileSync(contextOf(r), 'utf8')).toBe(TEMPLATES['CONTEXT.md']);
-    expect(jest.mocked(store.ensureChannel)).toHaveBeenCalledTimes(40);
+    jest.restoreAllMocks();
   });
 
   it('migrates a folder that has only MEMORY.md and HISTORY.md without touching them', async () => {
