@@ -14,13 +14,13 @@ export async function loadConversation(store: ChannelStore, ref: ChannelRef): Pr
   return { ...state, compactedTurns: state.compactedTurns ?? 0 };
 }
 
-/** A human message as the transport hands it over. */
 /** A line a transport writes to a conversation's cold log (log.jsonl): a message seen, edited or deleted. */
 export type LogRecord =
   | { type: 'message'; id: string; author: { id: string; name: string }; at: string; content: string }
   | { type: 'edit'; id: string; at: string; content: string }
   | { type: 'delete'; id: string; at: string };
 
+/** A human message as the transport hands it over. */
 export interface InboundMessage {
   id: string;
   authorName: string;

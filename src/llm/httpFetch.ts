@@ -17,12 +17,14 @@ import { Agent, request } from 'undici';
 export type FetchLike = (input: string | URL | Request, init?: RequestInit) => Promise<Response>;
 
 const MAX_REDIRECTIONS = 5;
+/** As Node's fetch: a server that does not accept the connection in 10 s is reported as unreachable. */
+const CONNECT_TIMEOUT_MS = 10_000;
 /** Statuses whose response may not carry a body (the Response constructor refuses one). */
 const NO_BODY = new Set([101, 204, 205, 304]);
 
-export function createHttpFetch(o: { connectTimeoutMs?: number } = {}): { fetch: FetchLike; close: () => Promise<void> } {
+export function createHttpFetch(): { fetch: FetchLike; close: () => Promise<void> } {
   // One pool of kept-alive connections per client (the SDK's default of the global agent is per process).
-  const agent = new Agent({ connect: { timeout: o.connectTimeoutMs ?? 10_000 } });
+  const agent = new Agent({ connect: { timeout: CONNECT_TIMEOUT_MS } });
   const fetch: FetchLike = async (input, init = {}) => {
     const url = typeof input === 'string' ? input : input instanceof URL ? input.href : input.url;
     const res = await request(url, {

@@ -97,7 +97,7 @@ export function createRecallService(o: RecallServiceOptions): RecallService {
   }
 
   /** The conversation's index, looked up once per turn; undefined when the folders cannot be read. */
-  function indexOf(input: RecallInput): Index | undefined {
+  function indexOf(input: Pick<RecallInput, 'channelDirs' | 'workspaceDir'>): Index | undefined {
     try {
       return o.lexical.indexOf(input);
     } catch {
@@ -156,12 +156,8 @@ export function createRecallService(o: RecallServiceOptions): RecallService {
       warming.set(key, timer);
     },
     prebuild(input) {
-      try {
-        o.lexical.indexOf(input);
-      } catch (err) {
-        // The first message there reads the files again and reports what is wrong.
-        o.logger.debug({ err }, 'could not index a conversation ahead of its first message');
-      }
+      // Silent on purpose: the first message there reads the files again and reports what is wrong.
+      indexOf(input);
     },
     prepare() {
       vectors?.loadCache();
