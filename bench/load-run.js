@@ -46,6 +46,10 @@
  *                event-loop-delay timer stay off in it
  *   ms.dispatchToModel  per message: the fake model's receipt of the chat request carrying it −
  *                the fake gateway's dispatch (both on the fakes' clock)
+ *   ms.preFirstTurn / ms.postFirstTurn  each channel's first message: received → its model request
+ *                asked for, and answer read → reply handed to discord.js
+ *   timeline.firstTurnMarks  the same messages, every trace mark (and the fake model's receipt) as
+ *                ms after the message was received, p50 / p95: where a burst's first requests wait
  *
  * --warm: before the measured window every channel gets one `warm up` mention and
  * its reply, so the burst meets channels whose files and ledger already exist. The result (JSON) goes to the parent over IPC, or to stdout.
@@ -442,6 +446,8 @@ async function main() {
     overheadOwnBot: [],
     ownBotFirstTurn: [],
     ownBotLaterTurns: [],
+    preFirstTurn: [],
+    postFirstTurn: [],
     dispatchToModel: [],
   };
   /** When the bot learned that a reply was sent (its send resolved): the trace of any key in it. */
@@ -483,6 +489,11 @@ async function main() {
     series.overheadOwn.push(sent - start + issued - done);
     // the channel's first turn (message 0 alone: creates the channel's files) vs the merged later ones
     (rec.m === 0 ? series.ownFirstTurn : series.ownLaterTurns).push(sent - start + issued - done);
+    if (rec.m === 0) {
+      // the first turn's two parts: received → model request asked for, answer read → send issued
+      series.preFirstTurn.push(sent - recv);
+      series.postFirstTurn.push(issued - done);
+    }
     // The same, with the channel free once the bot's own send resolved (it cannot take the next
     // batch before: replies stay in order); the gap to the fake's answer is discord.js's REST work.
     const freeBot = idx > 0 ? sendDoneOf(chReplies[idx - 1]) : -Infinity;
@@ -505,6 +516,17 @@ async function main() {
     if (ids[ids.length - 1] === rec.key) turnOwn.push(sent - start + issued - done);
   }
   series.turnOwn = turnOwn;
+  // The channels' first turns, every trace mark as ms after the message was received (p50 / p95):
+  // where a burst's first requests spend their time before they leave
+  /** @type {Record<string, number[]>} */
+  const firstTurnMarks = {};
+  for (const rec of byId.values()) {
+    const recv = rec.marks.received?.[0];
+    if (rec.m !== 0 || recv === undefined) continue;
+    for (const [stage, at] of Object.entries(rec.marks)) (firstTurnMarks[stage] ??= []).push(at[0] - recv);
+    const q = modelReqOf.get(rec.key);
+    if (q) (firstTurnMarks['model-received'] ??= []).push(q.at - recv);
+  }
   const lastReplyAt = replyPosts.length ? Math.max(...replyPosts.map((r) => r.recvAt)) : NaN;
 
   const routes = {};
@@ -550,6 +572,12 @@ async function main() {
     // how the replies and the model requests spread over the run (discord.js sends at most 50
     // requests in each second's window): counts per 250 ms from the dispatch's start
     timeline: {
+      firstTurnMarks: Object.fromEntries(
+        Object.entries(firstTurnMarks)
+          .map(([stage, v]) => [stage, summary(v)])
+          .sort((a, b) => a[1].p50 - b[1].p50)
+          .map(([stage, st]) => [stage, { p50: Math.round(st.p50), p95: Math.round(st.p95) }]),
+      ),
       // the first replies' triggers, stage by stage (ms from the dispatch's start): where the
       // first second goes before the REST windows can fill
       firstReplies: replyPosts

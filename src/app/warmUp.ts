@@ -4,6 +4,7 @@ import { listChannelRefs } from '../condense/audit';
 import { channelPaths, recallDirs } from '../memory/layout';
 import type { ChannelRef } from '../memory/paths';
 import type { RecallService } from '../recall/service';
+import { warmUpModelPath } from '../llm/warmUp';
 import type { Runtime } from './runtime';
 
 /**
@@ -44,7 +45,10 @@ export async function warmUpRecall(o: {
 }
 
 /** What `warmUp` does where the runtime is (this thread or the turn worker). */
-export function warmUp(runtime: Pick<Runtime, 'recall' | 'store' | 'logger'>, guildIds: string[]): void {
+export function warmUp(runtime: Pick<Runtime, 'recall' | 'store' | 'logger' | 'model'>, guildIds: string[]): void {
+  warmUpModelPath(runtime.model.provider).catch((err) =>
+    runtime.logger.debug({ err }, 'could not warm the model client up at start; the first call compiles it instead'),
+  );
   runtime.recall.prepare();
   warmUpRecall({ root: runtime.store.root, recall: runtime.recall, guildIds }).catch((err) =>
     runtime.logger.warn({ err }, 'could not index the recent conversations at start; each is indexed at its first message instead'),

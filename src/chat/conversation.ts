@@ -39,9 +39,12 @@ export interface InboundMessage {
  * Every human message since the bot's last reply becomes one user turn. The time is part of the
  * turn text, fixed when the turn is written, so it never changes the cached prefix later.
  */
-/** Secrets are redacted here, so they reach neither the model nor the stored conversation. */
-export function renderUserPart(m: InboundMessage): string {
-  return `[${m.at.toISOString().slice(0, 16).replace('T', ' ')} UTC] ${m.authorName}: ${redactSecrets(m.content)}`;
+/**
+ * Secrets are redacted here, so they reach neither the model nor the stored conversation. A caller
+ * that has the redacted content already (to tell whether anything was kept out) passes it.
+ */
+export function renderUserPart(m: InboundMessage, redacted = redactSecrets(m.content)): string {
+  return `[${m.at.toISOString().slice(0, 16).replace('T', ' ')} UTC] ${m.authorName}: ${redacted}`;
 }
 
 /**

@@ -213,6 +213,8 @@ export class ConversationStore {
         journalFile: p.conversationJournal,
       };
       this.held.set(key, e);
+      // Its first turn will append here once the model has answered: the folder is made meanwhile.
+      void this.journal.prepare(p.conversationJournal);
     }
     return e;
   }

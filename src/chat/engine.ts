@@ -9,7 +9,7 @@ import type { RecallItem, RecallResult } from '../recall/types';
 import type { RecallService } from '../recall/service';
 import { renderRecallBlock } from '../prompt/recallBlock';
 import { decisionLogSources, sourcesLine } from './cite';
-import { containsSecret, redactSecrets } from '../shared/secrets';
+import { redactSecrets } from '../shared/secrets';
 import type { ChannelStore } from '../memory/store';
 import { assemblePrompt, AssembledPrompt } from '../prompt/assemble';
 import { BOT_INSTRUCTIONS } from '../prompt/instructions';
@@ -178,8 +178,9 @@ export class ChatEngine {
     // Awaits only when there is work: each await on this path waits behind a burst's other events.
     const asking = messages.filter((m) => m.addressed !== false && EXPLICIT_REQUEST.test(m.content));
     const memoryNotes = asking.length ? await this.applyExplicitRequests(ref, asking) : [];
-    // Rendered once (each part is redacted): the prompt's newest turn and the stored turn's parts.
-    const renderedParts = messages.map(renderUserPart);
+    // Redacted once: the prompt's newest turn, the stored turn's parts, and whether a secret was kept out.
+    const redacted = messages.map((m) => redactSecrets(m.content));
+    const renderedParts = messages.map((m, i) => renderUserPart(m, redacted[i]));
     const newest = renderedParts.join('\n');
     const query = messages.map((m) => m.content).join('\n');
     // The only wait for meaning: this message's vector, bounded (service.ts); lines not yet
@@ -254,7 +255,7 @@ export class ChatEngine {
       .catch((err) => this.o.logger.warn({ err }, 'could not append to log.jsonl'));
     for (const l of this.o.listeners ?? []) l.turnStored?.(ref, stored);
     // The person should know a password they typed was kept out of memory (unless a note said so).
-    if (messages.some((m) => m.addressed !== false && containsSecret(m.content)) && !memoryNotes.some((n) => /not stored/.test(n))) {
+    if (messages.some((m, i) => m.addressed !== false && redacted[i] !== m.content) && !memoryNotes.some((n) => /not stored/.test(n))) {
       memoryNotes.push(SECRET_NOT_STORED);
     }
     const cited = sourcesLine(decisionLogSources(replyText, result.items));

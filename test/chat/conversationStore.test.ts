@@ -6,6 +6,7 @@ import { ConversationStore } from '../../src/chat/conversationStore';
 import type { InboundMessage } from '../../src/chat/conversation';
 import { silentLogger } from '../../src/log/logger';
 import type { ChannelRef } from '../../src/memory/paths';
+import { ChannelStore } from '../../src/memory/store';
 import { startFakeModelServer, FakeModelServer } from '../fakes/model/server';
 import { manualClock, testRuntime } from '../helpers/runtime';
 import { makeTmpDir } from '../helpers/tmp';
@@ -61,6 +62,27 @@ describe('the conversation store', () => {
     const onDisk = JSON.parse(fs.readFileSync(path.join(rt.store.paths(ref).stateDir, 'conversation.json'), 'utf8'));
     expect(onDisk).toEqual({ ...conv, turns: [], journalSeq: 1 });
     expect(await new ConversationStore({ store: rt.store, logger: silentLogger() }).get(ref)).toEqual(conv);
+  });
+
+  it("a new conversation's journal folder is made while its first turn waits on the model: the turn's append only writes", async () => {
+    const store = new ChannelStore({ root: tmp.dir, clock: clock.now });
+    const conversations = new ConversationStore({ store, logger: silentLogger() });
+    const journal = store.paths(ref).conversationJournal;
+    // What a first turn does before its model request: the new conversation, with no file read.
+    expect(conversations.peek(ref)?.turns).toEqual([]);
+    for (let i = 0; i < 400 && !fs.existsSync(journal); i++) await new Promise((r) => setTimeout(r, 5));
+    const mkdirSync = jest.spyOn(fs, 'mkdirSync');
+    try {
+      await conversations.append(ref, [
+        { role: 'user', content: 'hello', at: clock.now().toISOString() },
+        { role: 'assistant', content: 'hi', at: clock.now().toISOString() },
+      ]);
+      expect(mkdirSync).not.toHaveBeenCalled();
+    } finally {
+      mkdirSync.mockRestore();
+    }
+    await conversations.close();
+    expect((await new ConversationStore({ store, logger: silentLogger() }).get(ref)).turns.map((t) => t.content)).toEqual(['hello', 'hi']);
   });
 
   it('the engine announces each stored turn to every listener, and asks them to shorten a conversation that is too long', async () => {
