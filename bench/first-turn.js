@@ -18,6 +18,7 @@
  *
  *   npm run build && node bench/first-turn.js [--channels 100] [--calls 200] [--semantic off|local]
  *                                             [--profile DIR (a CPU profile per variant: DIR/cold, DIR/warm)]
+ *                                             [--dist DIR (an earlier build, for a before/after)]
  */
 const fs = require('node:fs');
 const http = require('node:http');
@@ -26,7 +27,6 @@ const path = require('node:path');
 const { fork } = require('node:child_process');
 
 const root = path.resolve(__dirname, '..');
-const dist = (rel) => require(path.join(root, 'dist', rel));
 
 const ANSWER = JSON.stringify({
   id: 'msg_1',
@@ -42,6 +42,9 @@ const arg = (name, dflt) => {
   const i = process.argv.indexOf(name);
   return i > 0 ? process.argv[i + 1] : dflt;
 };
+/** The compiled bot: ./dist, or an earlier build passed with --dist (for a before/after) */
+const distDir = path.resolve(arg('--dist', path.join(root, 'dist')));
+const dist = (rel) => require(path.join(distDir, rel));
 
 if (process.argv[2] === '--serve') {
   const server = http.createServer((req, res) => {
@@ -77,7 +80,8 @@ async function variant(name) {
   const baseURL = `http://127.0.0.1:${port}`;
   const { createRuntime } = dist('app/runtime.js');
   const { warmUpRecall } = dist('app/warmUp.js');
-  const { warmUpModelPath } = dist('llm/warmUp.js');
+  // an earlier build may have no model-path warm-up: then recall's alone
+  const warmUpModelPath = fs.existsSync(path.join(distDir, 'llm', 'warmUp.js')) ? dist('llm/warmUp.js').warmUpModelPath : async () => undefined;
   const { ConfigFileSchema } = dist('config/schema.js');
   const { silentLogger } = dist('log/logger.js');
   const { createAnthropicAdapter } = dist('llm/anthropic.js');
@@ -146,7 +150,7 @@ async function variant(name) {
 async function main() {
   const server = fork(__filename, ['--serve']);
   const port = await new Promise((resolve) => server.once('message', resolve));
-  const passOn = ['--channels', '--calls', '--semantic'].flatMap((n) => (arg(n, null) === null ? [] : [n, arg(n, null)]));
+  const passOn = ['--channels', '--calls', '--semantic', '--dist'].flatMap((n) => (arg(n, null) === null ? [] : [n, arg(n, null)]));
   /** @param {string} name */
   const run = (name) =>
     new Promise((resolve, reject) => {
