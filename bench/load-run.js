@@ -51,6 +51,11 @@
  *   timeline.firstTurnMarks  the same messages, every trace mark (and the fake model's receipt) as
  *                ms after the message was received, p50 / p95: where a burst's first requests wait
  *
+ * Before the burst: the REST calls of the start (slash commands) have been quiet for 300 ms, then
+ * the process is quiet (waitQuiet): a bot's start-up work (its warm-up indexes the recent channels
+ * in the background after login) is done, so the burst meets a running bot (startQuietMs says how
+ * long that took). Until 2026-11-28 the burst could meet the warm-up half done.
+ *
  * --warm: before the measured window every channel gets one `warm up` mention and
  * its reply, so the burst meets channels whose files and ledger already exist. The result (JSON) goes to the parent over IPC, or to stdout.
  */
@@ -294,6 +299,9 @@ async function main() {
     }
   };
   await settle();
+  // Start-up work off the REST path finished too (the bot's warm-up indexes its recent channels in
+  // the background after login): the burst measures a running bot, not one still starting.
+  const startQuiet = await waitQuiet({ timeoutMs: 60_000 });
   let warmedChannels = 0;
   if (o.warm) {
     warmedChannels = await world.warm();
@@ -544,6 +552,8 @@ async function main() {
     warm: o.warm,
     straced: o.strace,
     warmedChannels,
+    /** how long the process took to be quiet after the REST settle (start-up work), ms */
+    startQuietMs: startQuiet.waitedMs,
     node: process.version,
     cpus: os.cpus().length,
     loadavgBefore: load0,

@@ -77,10 +77,33 @@ export class WorkerEmbedder implements Embedder {
     if (opts.priority === 'query' && (this.queries.length >= MAX_WAITING_QUERIES || this.expectedWaitMs(texts.length) > (opts.maxWaitMs ?? Infinity))) {
       return Promise.reject(new Error('the embedding worker is busy'));
     }
+    const { signal } = opts;
+    if (signal?.aborted) return Promise.reject(signal.reason);
     const parts: Promise<Float32Array[]>[] = [];
     const queue = opts.priority === 'query' ? this.queries : this.documents;
+    const mine: Job[] = [];
     for (let i = 0; i < texts.length; i += this.batch) {
-      parts.push(new Promise<Float32Array[]>((resolve, reject) => queue.push({ texts: texts.slice(i, i + this.batch), resolve, reject })));
+      parts.push(
+        new Promise<Float32Array[]>((resolve, reject) => {
+          const job = { texts: texts.slice(i, i + this.batch), resolve, reject };
+          mine.push(job);
+          queue.push(job);
+        }),
+      );
+    }
+    if (signal) {
+      // A query whose reply went ahead without it (its wait ran out) is not embedded: under a burst
+      // that work would only delay the queries still waiting. A batch already in the worker finishes.
+      const drop = () => {
+        for (const job of mine) {
+          const at = queue.indexOf(job);
+          if (at < 0) continue;
+          queue.splice(at, 1);
+          job.reject(signal.reason instanceof Error ? signal.reason : new Error('the embedding was no longer wanted'));
+        }
+      };
+      signal.addEventListener('abort', drop, { once: true });
+      void Promise.allSettled(parts).then(() => signal.removeEventListener('abort', drop));
     }
     this.pump();
     return Promise.all(parts).then((all) => all.flat());

@@ -55,6 +55,21 @@ const ask = (svc: RecallService, query: string): Promise<RecallResult> => svc.re
 const texts = (r: RecallResult) => r.items.map((i) => i.text);
 const RELEASES = '- [m-aa0002] Releases: Thursdays [from: #ops, 2026-11-02]';
 
+describe("warming a channel's recall up at start", () => {
+  test("prebuild looks the lines' vectors up (and queues the missing), so the first message asks the model for its own vector only", async () => {
+    const embedder = conceptEmbedder(CONCEPTS);
+    const { svc } = service(embedder);
+    svc.prebuild({ channelDirs: [chan] });
+    await svc.idle();
+    const lines = embedder.calls.filter((c) => c.priority !== 'query').flatMap((c) => c.texts);
+    expect(lines).toEqual(expect.arrayContaining([expect.stringContaining('Releases: Thursdays')]));
+    embedder.calls.length = 0;
+    const r = await ask(svc, 'When is the billing service shipping?');
+    expect(r.items.find((i) => i.text === RELEASES)?.semantic).toBeGreaterThan(0.3);
+    expect(embedder.calls).toEqual([{ texts: ['When is the billing service shipping?'], priority: 'query' }]);
+  });
+});
+
 describe('hybrid recall: words decide whether to speak, meaning adds what words miss', () => {
   test('a line that shares no word with the message is recalled by meaning, and only with meaning on', async () => {
     const query = 'When is the billing service shipping?';

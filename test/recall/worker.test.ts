@@ -1,3 +1,4 @@
+import fs from 'node:fs';
 import path from 'node:path';
 import { WorkerEmbedder } from '../../src/embed/workerEmbedder';
 import { dot } from '../../src/embed/types';
@@ -58,6 +59,31 @@ describe('the embedding worker', () => {
       expect(order[0]).toBe('query');
     } finally {
       await e.close();
+    }
+  });
+
+  test('a query abandoned while it waits in the queue is not embedded; the others are', async () => {
+    // eslint-disable-next-line @typescript-eslint/no-require-imports
+    const log: string = require(fixture('slowModel.js')).logFile();
+    fs.rmSync(log, { force: true });
+    const { logger } = capturedLogger();
+    const e = new WorkerEmbedder({ logger, modelModule: fixture('slowModel.js'), id: 'slow-test' });
+    try {
+      await e.embed(['warm']);
+      // A document batch in the worker, then two queries queued behind it.
+      const docs = e.embed(['document line'], { priority: 'document' });
+      const ac = new AbortController();
+      const abandoned = e.embed(['abandoned query'], { priority: 'query', signal: ac.signal });
+      const kept = e.embed(['kept query'], { priority: 'query' });
+      ac.abort(new Error('the reply went ahead with words'));
+      await expect(abandoned).rejects.toThrow('the reply went ahead with words');
+      await expect(kept).resolves.toHaveLength(1);
+      await docs;
+      expect(fs.readFileSync(log, 'utf8').trim().split('\n')).toEqual(['warm', 'document line', 'kept query']);
+      await expect(e.embed(['too late'], { priority: 'query', signal: AbortSignal.abort(new Error('gone')) })).rejects.toThrow('gone');
+    } finally {
+      await e.close();
+      fs.rmSync(log, { force: true });
     }
   });
 });
