@@ -42,10 +42,11 @@ async function serve(port: MessagePort, data: TurnWorkerData): Promise<void> {
  * Turns, deletes and commands start at most this many per turn of the worker's event loop, in
  * arrival order: a burst's turns would otherwise run their recall and prompt back to back while the
  * model's answers to earlier turns wait unread. Under `bench:load` (100 channels × 20, words only,
- * 3 runs each) 1 a loop turn made throughput 0.91× but dispatch → model p50 3.2× the bare client;
- * 5 and 20 gave 0.83–0.99× and 1.7×; without it, 0.72–0.75× and 2.2–2.3× (docs/benchmarks.md).
+ * 6 paired runs each, 2026-11-28, once a turn cost the worker less): a channel's first request left
+ * 518 ms (p50) after its message arrived with 10 a loop turn, 339 with 20, 247 with 40, 274
+ * unpaced; dispatch → model p50 was 1,124, 995–1,021, 1,158 and 1,321 ms (docs/benchmarks.md).
  */
-const TURNS_PER_LOOP_TURN = 10;
+const TURNS_PER_LOOP_TURN = 20;
 
 interface WorkerContext {
   rt: Runtime;
