@@ -1,5 +1,4 @@
-import http from 'node:http';
-import type { AddressInfo } from 'node:net';
+import net from 'node:net';
 import type { ProviderAdapter } from './adapter';
 import { createAnthropicAdapter } from './anthropic';
 import { createOpenAIAdapter } from './openai';
@@ -39,13 +38,9 @@ const WARM_UP_TIMEOUT_MS = 5_000;
  * machine and no key is sent. Resolves once done; a failure only means the first call is slower.
  */
 export async function warmUpModelPath(provider: ProviderName): Promise<void> {
-  const body = JSON.stringify(CANNED[provider]);
-  const server = http.createServer((req, res) => {
-    req.resume();
-    req.on('end', () => res.writeHead(200, { 'content-type': 'application/json' }).end(body));
-  });
+  const { server, close } = loopbackServer(JSON.stringify(CANNED[provider]));
   await new Promise<void>((resolve, reject) => server.once('error', reject).listen(0, '127.0.0.1', resolve));
-  const { port } = server.address() as AddressInfo;
+  const { port } = server.address() as net.AddressInfo;
   const adapter = loopbackAdapter(provider, `http://127.0.0.1:${port}`);
   try {
     for (let i = 0; i < WARM_UP_REQUESTS; i++) {
@@ -58,9 +53,40 @@ export async function warmUpModelPath(provider: ProviderName): Promise<void> {
     }
   } finally {
     await adapter.close().catch(() => undefined);
-    server.closeAllConnections();
-    await new Promise<void>((resolve) => server.close(() => resolve()));
+    await close();
   }
+}
+
+/**
+ * A server that answers every request with `body` and closes the connection. Plain TCP, not
+ * node:http: this runs in the turn worker, and Node aborts the whole process when a worker is
+ * terminated while its built-in HTTP parser is at work (a bot stopped during its warm-up did).
+ */
+function loopbackServer(body: string): { server: net.Server; close(): Promise<void> } {
+  const response = `HTTP/1.1 200 OK\r\ncontent-type: application/json\r\ncontent-length: ${Buffer.byteLength(body)}\r\nconnection: close\r\n\r\n${body}`;
+  const sockets = new Set<net.Socket>();
+  const server = net.createServer((socket) => {
+    sockets.add(socket);
+    socket.on('close', () => sockets.delete(socket));
+    let received = Buffer.alloc(0);
+    socket.on('error', () => socket.destroy());
+    socket.on('data', (chunk: Buffer) => {
+      received = Buffer.concat([received, chunk]);
+      const headEnd = received.indexOf('\r\n\r\n');
+      if (headEnd < 0) return;
+      const length = Number(/\r\ncontent-length:\s*(\d+)/i.exec(received.subarray(0, headEnd).toString('latin1'))?.[1] ?? 0);
+      if (received.length >= headEnd + 4 + length) socket.end(response);
+    });
+  });
+  return {
+    server,
+    close() {
+      const closed = new Promise<void>((resolve) => server.close(() => resolve()));
+      // A request that timed out may have left its connection open: ended here, or close waits for it.
+      for (const socket of sockets) socket.destroy();
+      return closed;
+    },
+  };
 }
 
 function loopbackAdapter(provider: ProviderName, origin: string): ProviderAdapter {
