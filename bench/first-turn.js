@@ -21,10 +21,10 @@
  *                                             [--dist DIR (an earlier build, for a before/after)]
  */
 const fs = require('node:fs');
-const http = require('node:http');
 const os = require('node:os');
 const path = require('node:path');
 const { fork } = require('node:child_process');
+const { serveCannedAnswer } = require('./canned-answer.js');
 
 const root = path.resolve(__dirname, '..');
 
@@ -47,12 +47,7 @@ const distDir = path.resolve(arg('--dist', path.join(root, 'dist')));
 const dist = (rel) => require(path.join(distDir, rel));
 
 if (process.argv[2] === '--serve') {
-  const server = http.createServer((req, res) => {
-    req.resume();
-    req.on('end', () => res.writeHead(200, { 'content-type': 'application/json' }).end(ANSWER));
-  });
-  server.keepAliveTimeout = 60_000;
-  server.listen(0, '127.0.0.1', () => process.send?.(/** @type {any} */ (server.address()).port));
+  serveCannedAnswer(ANSWER);
 } else if (process.argv[2] === '--variant') {
   void variant(process.argv[3]).then(
     (r) => process.send?.(r),

@@ -10,9 +10,9 @@
  *
  *   npm run build && node bench/http-client.js [--requests N (2000)] [--concurrency C (20)]
  */
-const http = require('node:http');
 const path = require('node:path');
 const { fork } = require('node:child_process');
+const { serveCannedAnswer } = require('./canned-answer.js');
 
 const ANSWER = JSON.stringify({
   id: 'msg_1',
@@ -25,12 +25,7 @@ const ANSWER = JSON.stringify({
 });
 
 if (process.argv[2] === '--serve') {
-  const server = http.createServer((req, res) => {
-    req.resume();
-    req.on('end', () => res.writeHead(200, { 'content-type': 'application/json' }).end(ANSWER));
-  });
-  server.keepAliveTimeout = 60_000;
-  server.listen(0, '127.0.0.1', () => process.send?.(/** @type {any} */ (server.address()).port));
+  serveCannedAnswer(ANSWER);
 } else {
   void main();
 }
