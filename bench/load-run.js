@@ -46,10 +46,9 @@
  *                event-loop-delay timer stay off in it
  *   ms.dispatchToModel  per message: the fake model's receipt of the chat request carrying it −
  *                the fake gateway's dispatch (both on the fakes' clock)
- *   ms.preFirstTurn / ms.postFirstTurn  each channel's first message: received → its model request
- *                asked for, and answer read → reply handed to discord.js
- *   timeline.firstTurnMarks  the same messages, every trace mark (and the fake model's receipt) as
- *                ms after the message was received, p50 / p95: where a burst's first requests wait
+ *   timeline.firstTurnMarks  each channel's first message: every trace mark (and the fake model's
+ *                receipt) as ms after the message was received, p50 / p95: where a burst's first
+ *                requests wait
  *
  * Before the burst: the REST calls of the start (slash commands) have been quiet for 300 ms, then
  * the process is quiet (waitQuiet): a bot's start-up work (its warm-up indexes the recent channels
@@ -454,8 +453,6 @@ async function main() {
     overheadOwnBot: [],
     ownBotFirstTurn: [],
     ownBotLaterTurns: [],
-    preFirstTurn: [],
-    postFirstTurn: [],
     dispatchToModel: [],
   };
   /** When the bot learned that a reply was sent (its send resolved): the trace of any key in it. */
@@ -497,11 +494,6 @@ async function main() {
     series.overheadOwn.push(sent - start + issued - done);
     // the channel's first turn (message 0 alone: creates the channel's files) vs the merged later ones
     (rec.m === 0 ? series.ownFirstTurn : series.ownLaterTurns).push(sent - start + issued - done);
-    if (rec.m === 0) {
-      // the first turn's two parts: received → model request asked for, answer read → send issued
-      series.preFirstTurn.push(sent - recv);
-      series.postFirstTurn.push(issued - done);
-    }
     // The same, with the channel free once the bot's own send resolved (it cannot take the next
     // batch before: replies stay in order); the gap to the fake's answer is discord.js's REST work.
     const freeBot = idx > 0 ? sendDoneOf(chReplies[idx - 1]) : -Infinity;

@@ -2,21 +2,22 @@ import { getEventListeners } from 'node:events';
 import { stoppable } from '../../src/llm/shutdown';
 import type { ModelClient, ModelRequest, ModelResponse } from '../../src/llm/types';
 
+/** A model client whose calls do what `complete` says (each gets the signal stoppable() gives it). */
+const innerClient = (complete: (req: ModelRequest) => Promise<ModelResponse>): ModelClient =>
+  ({ provider: 'anthropic', models: { chat: 'm', side: 'm' }, complete, close: async () => undefined }) as unknown as ModelClient;
+
 describe('the stoppable model client', () => {
   it('carries a burst of calls in flight without a listener-leak warning, and stops them all at once', async () => {
     const signals: AbortSignal[] = [];
     {
       // A server that never answers: each call waits until its signal aborts.
-      const hung: ModelClient = {
-        provider: 'anthropic',
-        models: { chat: 'm', side: 'm' },
-        complete: (req: ModelRequest) =>
+      const hung = innerClient(
+        (req) =>
           new Promise<ModelResponse>((_, reject) => {
             signals.push(req.signal!);
             req.signal!.addEventListener('abort', () => reject(req.signal!.reason), { once: true });
           }),
-        close: async () => undefined,
-      } as unknown as ModelClient;
+      );
       const client = stoppable(hung);
       const calls = Array.from({ length: 30 }, () => client.complete({ purpose: 'chat', system: 's', messages: [] } as unknown as ModelRequest));
       await new Promise((r) => setImmediate(r));
@@ -32,11 +33,9 @@ describe('the stoppable model client', () => {
   it("aborts one call on its caller's signal, with the caller's reason, and leaves no listener behind", async () => {
     const seen: AbortSignal[] = [];
     let answered = 0;
-    const inner: ModelClient = {
-      provider: 'anthropic',
-      models: { chat: 'm', side: 'm' },
-      // Answers after 20 ms unless aborted first.
-      complete: (req: ModelRequest) =>
+    // Answers after 20 ms unless aborted first.
+    const inner = innerClient(
+      (req) =>
         new Promise<ModelResponse>((resolve, reject) => {
           seen.push(req.signal!);
           const t = setTimeout(() => {
@@ -45,8 +44,7 @@ describe('the stoppable model client', () => {
           }, 20);
           req.signal!.addEventListener('abort', () => (clearTimeout(t), reject(req.signal!.reason)), { once: true });
         }),
-      close: async () => undefined,
-    } as unknown as ModelClient;
+    );
     const client = stoppable(inner);
     const caller = new AbortController();
     const req = (signal?: AbortSignal) => ({ purpose: 'chat', system: [], messages: [], signal }) as unknown as ModelRequest;
