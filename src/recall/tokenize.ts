@@ -21,7 +21,6 @@ const HAS_CJK_RE = new RegExp(`[${CJK_CLASS}]`, 'v');
 const KANA_RE = /[\p{Script=Hiragana}\p{Script=Katakana}\u30FC]/u;
 const THAI_RE = /\p{Script=Thai}/u;
 const HAN_RE = /\p{Script=Han}/u;
-const LATIN_RE = /^[a-z]+$/;
 /** Longest piece of a CJK run the segmenter sees at once (it is super-linear on long input). */
 const SEGMENT_CHUNK = 200;
 
@@ -72,7 +71,7 @@ function segmenter(locale: string): Intl.Segmenter {
  * meets "buy" and "children" meets "child". General English morphology (the common irregular verbs
  * and nouns), not a thesaurus: no word is mapped to a different word, only to its own lemma.
  */
-const IRREGULAR: Record<string, string> = Object.fromEntries(
+const IRREGULAR = new Map<string, string>(
   `found:find
 bought:buy brought:bring thought:think taught:teach caught:catch fought:fight sought:seek ran:run
 began:begin begun:begin saw:see seen:see felt:feel kept:keep left:leave lost:lose won:win
@@ -91,21 +90,25 @@ wives:wife knives:knife shelves:shelf wolves:wolf halves:half`
     .map((p) => p.split(':') as [string, string]),
 );
 
-/** A light, deterministic English suffix stripper (not Porter; it only has to be consistent). */
+/**
+ * A light, deterministic English suffix stripper (not Porter; it only has to be consistent).
+ * Written with character tests rather than regular expressions: it runs for every word of every
+ * entry a new channel's index parses.
+ */
 export function stem(word: string): string {
-  const irregular = IRREGULAR[word];
-  let w = irregular ?? word;
-  if (w.length <= 3 || !LATIN_RE.test(w)) return w;
+  // A Map, not an object: "constructor" must not find Object's own properties.
+  let w = IRREGULAR.get(word) ?? word;
+  if (w.length <= 3 || !isLowerLatin(w)) return w;
   if (w.endsWith('ies') && w.length > 4) w = w.slice(0, -3) + 'y';
   else if (w.endsWith('sses')) w = w.slice(0, -2);
   else if (w.endsWith('s') && !w.endsWith('ss') && !w.endsWith('us') && !w.endsWith('is')) w = w.slice(0, -1);
   let stripped = false;
   if (w.endsWith('ied') && w.length > 4) {
     w = w.slice(0, -3) + 'y';
-  } else if (w.endsWith('ing') && hasVowel(w.slice(0, -3)) && w.length - 3 >= 3) {
+  } else if (w.endsWith('ing') && w.length - 3 >= 3 && hasVowelBefore(w, w.length - 3)) {
     w = w.slice(0, -3);
     stripped = true;
-  } else if (w.endsWith('ed') && !w.endsWith('eed') && hasVowel(w.slice(0, -2)) && w.length - 2 >= 3) {
+  } else if (w.endsWith('ed') && !w.endsWith('eed') && w.length - 2 >= 3 && hasVowelBefore(w, w.length - 2)) {
     w = w.slice(0, -2);
     stripped = true;
   } else if (w.endsWith('ly') && !w.endsWith('ily') && w.length - 2 >= 4) {
@@ -120,8 +123,19 @@ export function stem(word: string): string {
   return w;
 }
 
-function hasVowel(s: string): boolean {
-  return /[aeiouy]/.test(s);
+/** Only a–z (what LATIN_RE said: stemming is for English words). */
+function isLowerLatin(w: string): boolean {
+  for (let i = 0; i < w.length; i++) {
+    const c = w.charCodeAt(i);
+    if (c < 97 || c > 122) return false;
+  }
+  return w.length > 0;
+}
+
+/** Whether w[0, end) has a vowel (y counts). */
+function hasVowelBefore(w: string, end: number): boolean {
+  for (let i = 0; i < end; i++) if ('aeiouy'.includes(w[i])) return true;
+  return false;
 }
 
 function pushCjk(run: string, out: string[]): void {
@@ -144,22 +158,62 @@ function pushCjk(run: string, out: string[]): void {
   }
 }
 
+/**
+ * Text that is all ASCII (most memory lines and chat) is split into runs of [a-z0-9]: for ASCII
+ * the Unicode expression matches exactly these runs, and it cost ~3× as much (a new
+ * channel's MEMORY.md is tokenized at its first turn; docs/benchmarks.md, issue 25).
+ */
+const ASCII_ONLY_RE = /^[\x00-\x7f]*$/;
+
+/** a–z or 0–9 (the text is lowercased first). */
+function isAsciiWordChar(c: number): boolean {
+  return (c >= 97 && c <= 122) || (c >= 48 && c <= 57);
+}
+
 function tokenizeWith(text: string, dropQueryWords: boolean): string[] {
   const out: string[] = [];
   const lower = text.toLowerCase();
-  TOKEN_RE.lastIndex = 0;
-  for (const m of lower.matchAll(TOKEN_RE)) {
-    const run = m[0];
-    if (HAS_CJK_RE.test(run[0])) {
-      pushCjk(run, out);
-      continue;
+  if (ASCII_ONLY_RE.test(lower)) {
+    // Scanned by hand: an expression's match array per word was most of the garbage of a parse.
+    for (let i = 0; i < lower.length; i++) {
+      if (!isAsciiWordChar(lower.charCodeAt(i))) continue;
+      let j = i + 1;
+      while (j < lower.length && isAsciiWordChar(lower.charCodeAt(j))) j++;
+      pushWord(lower.slice(i, j), dropQueryWords, out);
+      i = j;
     }
-    if (run.length < 2 && !/\d/.test(run)) continue;
-    if (STOP_WORDS.has(run)) continue;
-    if (dropQueryWords && QUERY_STOP_WORDS.has(run)) continue;
-    out.push(stem(run));
+    return out;
+  }
+  TOKEN_RE.lastIndex = 0;
+  for (let m = TOKEN_RE.exec(lower); m !== null; m = TOKEN_RE.exec(lower)) {
+    const run = m[0];
+    if (HAS_CJK_RE.test(run[0])) pushCjk(run, out);
+    else pushWord(run, dropQueryWords, out);
   }
   return out;
+}
+
+function pushWord(run: string, dropQueryWords: boolean, out: string[]): void {
+  if (run.length < 2 && !/\d/.test(run)) return;
+  if (STOP_WORDS.has(run)) return;
+  if (dropQueryWords && QUERY_STOP_WORDS.has(run)) return;
+  out.push(stemmed(run));
+}
+
+/**
+ * Stems already computed: a channel's words repeat across its lines and turns. Bounded (cleared
+ * when full) so a flood of distinct words cannot grow it; ~50k short strings are a few MB.
+ */
+const STEMS_MAX = 50_000;
+const stems = new Map<string, string>();
+function stemmed(word: string): string {
+  let s = stems.get(word);
+  if (s === undefined) {
+    if (stems.size >= STEMS_MAX) stems.clear();
+    s = stem(word);
+    stems.set(word, s);
+  }
+  return s;
 }
 
 /** Tokens of an entry (document side), in order, with repeats. */

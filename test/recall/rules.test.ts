@@ -37,6 +37,27 @@ describe('tokenize', () => {
     expect(stem('went')).not.toBe(stem('go'));
     expect(tokenize('She bought two tickets')).toEqual(['buy', 'two', 'ticket']);
   });
+
+  test('a word that names a property of every JavaScript object is a word like any other', () => {
+    // The irregular forms were a plain object once: "constructor" became Object's constructor function.
+    expect(tokenize('the constructor of toString and hasOwnProperty')).toEqual(['constructor', 'tostr', 'hasownproperty']);
+    expect(stem('constructor')).toBe('constructor');
+  });
+
+  test('ASCII text splits exactly as the Unicode rules split it', () => {
+    // A non-ASCII word sends a text down the Unicode path; it adds its own token, nothing else changes.
+    const lines = [
+      'Decided to move the auth service from Redis to pnpm because the vendor raised prices. [from: #auth-dev, 2026-01-05]',
+      'v2.3.1 ships on 2026-12-01; p95<40ms, x86_64 & arm64 (see PR #1234)!',
+      "don't re-run the e2e suite on CI-42 -- it's flaky; I'm running it locally",
+      'a I 7 x9 __init__ tab\tsep under_score CamelCase UPPER',
+    ];
+    for (const line of lines) {
+      const plain = tokenize(line);
+      expect(plain.length).toBeGreaterThan(3);
+      expect(tokenize(`${line} café`)).toEqual([...plain, 'café']);
+    }
+  });
 });
 
 /**
