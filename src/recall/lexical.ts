@@ -149,34 +149,41 @@ function linkCondensationEntries(cands: Candidate[]): void {
 }
 
 /**
- * An index's own memory, roughly: its postings (two numbers and a map slot per term occurrence), its
- * per-candidate arrays and maps. The candidates themselves are SourceCache's (counted there).
+ * An index's own memory, roughly: its term table, postings and per-candidate arrays. The candidates
+ * themselves are SourceCache's (counted there).
  */
 function indexBytes(index: Index): number {
-  let postings = 0;
-  for (const c of index.cands) postings += c.terms.length;
-  return 1024 + postings * 48 + index.n * 64;
+  return 1024 + index.termIds.size * 80 + index.postIds.length * 6 + index.n * 48;
 }
 
+/** Candidates' terms are distinct per candidate (sources.ts), with their counts. */
 function buildIndex(cands: Candidate[]): Index {
-  const df = new Map<string, number>();
-  const post = new Map<string, { ids: number[]; tfs: number[] }>();
-  const head = new Map<string, number[]>();
+  const termIds = new Map<string, number>();
+  const df: number[] = [];
   let total = 0;
-  cands.forEach((c, id) => {
+  let postings = 0;
+  for (const c of cands) {
     total += c.len;
-    for (let k = 0; k < c.terms.length; k++) {
-      const t = c.terms[k];
-      df.set(t, (df.get(t) ?? 0) + 1);
-      let p = post.get(t);
-      if (!p) post.set(t, (p = { ids: [], tfs: [] }));
-      p.ids.push(id);
-      p.tfs.push(c.tfs[k]);
+    postings += c.terms.length;
+    for (const t of c.terms) {
+      const id = termIds.get(t);
+      if (id === undefined) {
+        termIds.set(t, df.length);
+        df.push(1);
+      } else df[id]++;
     }
-    for (const t of c.headingTerms) {
-      let h = head.get(t);
-      if (!h) head.set(t, (h = []));
-      h.push(id);
+  }
+  const postStart = new Int32Array(df.length + 1);
+  for (let t = 0; t < df.length; t++) postStart[t + 1] = postStart[t] + df[t];
+  const next = postStart.slice(0, df.length);
+  const postIds = new Int32Array(postings);
+  const postTfs = new Uint16Array(postings);
+  cands.forEach((c, id) => {
+    for (let k = 0; k < c.terms.length; k++) {
+      const at = next[termIds.get(c.terms[k])!]++;
+      postIds[at] = id;
+      // A block is at most 20,000 characters (sources.ts): no term occurs 65,535 times in it.
+      postTfs[at] = Math.min(c.tfs[k], 0xffff);
     }
   });
   const n = cands.length;
@@ -191,7 +198,7 @@ function buildIndex(cands: Candidate[]): Index {
     touched: new Int32Array(n),
     stamp: 0,
   };
-  return { cands, n, avgdl, df, post, head, sets: new Array(n), lenNorm, scratch };
+  return { cands, n, avgdl, termIds, postStart, postIds, postTfs, sets: new Array(n), lenNorm, scratch };
 }
 
 function score(index: Index, input: RecallInput, P: RecallTuning, dense?: DenseScorer): RecallResult {
@@ -210,9 +217,13 @@ function score(index: Index, input: RecallInput, P: RecallTuning, dense?: DenseS
   let stamp = index.scratch.stamp;
   const rare = P.rareDfMax > 0 ? rareQueryStems(input.query.length > 2_000 ? input.query.slice(0, 2_000) : input.query) : undefined;
   let rareWord = false;
+  const { postStart, postIds, postTfs } = index;
   for (const t of terms) {
-    const df = index.df.get(t) ?? 0;
-    if (df === 0) continue;
+    const tid = index.termIds.get(t);
+    if (tid === undefined) continue;
+    const from = postStart[tid];
+    const to = postStart[tid + 1];
+    const df = to - from;
     const idf = Math.log(1 + (n - df + 0.5) / (df + 0.5));
     let spec = Math.min(1, Math.log((Math.max(n, N_FLOOR) + 1) / (df + 0.5)) / SPEC_SCALE);
     // Language prior: a common word counts only part of its channel specificity; a word rare in the
@@ -222,11 +233,10 @@ function score(index: Index, input: RecallInput, P: RecallTuning, dense?: DenseS
     else if (t.length >= 3 || (t.length >= 2 && hasCjk(t))) spec = Math.max(spec, P.rareFloor);
     if (rare && df <= P.rareDfMax && rare.has(t)) rareWord = true;
     stamp++;
-    const p = index.post.get(t)!;
     const k1p = idf * (BM25_K1 + 1);
-    for (let k = 0; k < p.ids.length; k++) {
-      const id = p.ids[k];
-      const f = p.tfs[k];
+    for (let k = from; k < to; k++) {
+      const id = postIds[k];
+      const f = postTfs[k];
       if (mark[id] === 0) touched[nTouched++] = id;
       acc[id] += (k1p * f) / (f + index.lenNorm[id]);
       ev[id] += spec;

@@ -36,14 +36,17 @@ export function searchIndex(index: Index, input: SearchInput, cos: SearchCosines
   if (index.n === 0 || !input.query.trim()) return [];
   const lexical = new Float64Array(index.n);
   const terms = queryTokens(input.query.length > 2_000 ? input.query.slice(0, 2_000) : input.query);
+  const head = headingPostings(index);
   for (const t of new Set(terms)) {
-    const p = index.post.get(t);
-    const hd = index.head.get(t);
-    if (p) {
-      const idf = Math.log(1 + (index.n - p.ids.length + 0.5) / (p.ids.length + 0.5));
-      for (let k = 0; k < p.ids.length; k++) {
-        const id = p.ids[k];
-        const f = p.tfs[k];
+    const tid = index.termIds.get(t);
+    const hd = head.get(t);
+    if (tid !== undefined) {
+      const from = index.postStart[tid];
+      const to = index.postStart[tid + 1];
+      const idf = Math.log(1 + (index.n - (to - from) + 0.5) / (to - from + 0.5));
+      for (let k = from; k < to; k++) {
+        const id = index.postIds[k];
+        const f = index.postTfs[k];
         lexical[id] += (idf * (BM25_K1 + 1) * f) / (f + index.lenNorm[id]);
       }
     }
@@ -98,4 +101,19 @@ export function searchIndex(index: Index, input: SearchInput, cos: SearchCosines
 
 function round(x: number): number {
   return Math.round(x * 1000) / 1000;
+}
+
+/** Which candidates each heading word is under, made once per index (searches are rare; turns never need it). */
+function headingPostings(index: Index): Map<string, number[]> {
+  if (index.head) return index.head;
+  const head = new Map<string, number[]>();
+  index.cands.forEach((c, id) => {
+    for (const t of c.headingTerms) {
+      let h = head.get(t);
+      if (!h) head.set(t, (h = []));
+      h.push(id);
+    }
+  });
+  index.head = head;
+  return head;
 }

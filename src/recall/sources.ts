@@ -109,11 +109,15 @@ function sourceKey(s: SourceFile): string {
   return `${s.abs}\u0000${s.mtimeMs}\u0000${s.size}\u0001`;
 }
 
+const LIST_MARKER_RE = /^\s*(?:[-*+]|\d{1,3}[.)])\s+/;
+/** Whitespace that collapsing runs to one space would change. */
+const UNEVEN_SPACE_RE = /\s{2}|[^\S ]/;
+
 export function normalizeForExclude(text: string): string {
-  return text
-    .replace(/^\s*(?:[-*+]|\d{1,3}[.)])\s+/, '')
-    .replace(/\s+/g, ' ')
-    .trim();
+  const marker = LIST_MARKER_RE.exec(text);
+  const rest = marker ? text.slice(marker[0].length) : text;
+  // Most lines are single-spaced: then a slice of the line (no copy for every candidate).
+  return (UNEVEN_SPACE_RE.test(rest) ? rest.replace(/\s+/g, ' ') : rest).trim();
 }
 
 export function isoToDay(iso: string | undefined): number | undefined {
@@ -308,11 +312,13 @@ export class SourceCache {
       }
       const out: Candidate[] = [];
       const headingTermsCache = new Map<string, string[]>();
+      // One map for every block's term counts (a map per block was a parse's largest garbage).
+      const counts = new Map<string, number>();
       for (const b of blocks) {
         if (b.text.length > MAX_BLOCK_CHARS || isPlaceholder(b.body)) continue;
         const toks = tokenize(b.body);
         if (toks.length === 0) continue;
-        const counts = new Map<string, number>();
+        counts.clear();
         for (const t of toks) counts.set(t, (counts.get(t) ?? 0) + 1);
         let ht = headingTermsCache.get(b.heading);
         if (!ht) {
