@@ -44,6 +44,8 @@ export interface RuntimeOptions {
   probes?: Probes;
   /** Start the node-cron upkeep tick (the bot does; console mode runs due upkeep at end of input). */
   scheduleUpkeep?: boolean;
+  /** Settles when no turn waits to start (the turn worker's pacer): background first contact waits for it. */
+  lull?: () => Promise<void>;
 }
 
 export async function createRuntime(settings: Settings, logger: Logger, opts: RuntimeOptions = {}): Promise<Runtime> {
@@ -57,6 +59,7 @@ export async function createRuntime(settings: Settings, logger: Logger, opts: Ru
     clock,
     logger: logger.child({ component: 'store' }),
     onWrite: (p) => recall?.warm(recallDirs(p, settings.dataDir)),
+    lull: opts.lull,
   });
   const { config } = settings;
   const model = stoppable(

@@ -15,6 +15,16 @@ import { HostMessage, toWire, TurnWorkerData, WorkerMessage } from './turnProtoc
  * inbox and REST. Started by turnHost.ts; every message it takes is in turnProtocol.ts.
  */
 
+/**
+ * Turns, deletes and commands start at most this many per turn of the worker's event loop, in
+ * arrival order: a burst's turns would otherwise run their recall and prompt back to back while the
+ * model's answers to earlier turns wait unread. Under `bench:load` (100 channels × 20, words only,
+ * 6 paired runs each, 2026-11-28, once a turn cost the worker less): a channel's first request left
+ * 518 ms (p50) after its message arrived with 10 a loop turn, 339 with 20, 247 with 40, 274
+ * unpaced; dispatch → model p50 was 1,124, 995–1,021, 1,158 and 1,321 ms (docs/benchmarks.md).
+ */
+const TURNS_PER_LOOP_TURN = 20;
+
 if (!parentPort) throw new Error('turnWorker runs as a worker thread (started by src/app/turnHost.ts)');
 serve(parentPort, workerData as TurnWorkerData).catch((err) => {
   // Nothing is served when this fails: the host reports it and stops.
@@ -32,21 +42,12 @@ async function serve(port: MessagePort, data: TurnWorkerData): Promise<void> {
   });
   const logger = createLogger({ level: data.logLevel, format: 'json', destination: lines }).child(data.logBindings);
   const probes: Probes = data.trace ? { trace: traceForwarder(post) } : {};
-  const runtime = await createRuntime(data.settings, logger, { scheduleUpkeep: true, upkeep: data.upkeep, probes });
-  const ctx: WorkerContext = { rt: runtime, post, calls: new Map(), turns: new FewPerLoopTurn(TURNS_PER_LOOP_TURN), commands: channelCommands(runtime) };
+  const turns = new FewPerLoopTurn(TURNS_PER_LOOP_TURN);
+  const runtime = await createRuntime(data.settings, logger, { scheduleUpkeep: true, upkeep: data.upkeep, probes, lull: () => turns.drained() });
+  const ctx: WorkerContext = { rt: runtime, post, calls: new Map(), turns, commands: channelCommands(runtime) };
   port.on('message', (m: HostMessage) => handle(ctx, m));
   post({ type: 'ready', provider: runtime.model.provider, models: runtime.model.models });
 }
-
-/**
- * Turns, deletes and commands start at most this many per turn of the worker's event loop, in
- * arrival order: a burst's turns would otherwise run their recall and prompt back to back while the
- * model's answers to earlier turns wait unread. Under `bench:load` (100 channels × 20, words only,
- * 6 paired runs each, 2026-11-28, once a turn cost the worker less): a channel's first request left
- * 518 ms (p50) after its message arrived with 10 a loop turn, 339 with 20, 247 with 40, 274
- * unpaced; dispatch → model p50 was 1,124, 995–1,021, 1,158 and 1,321 ms (docs/benchmarks.md).
- */
-const TURNS_PER_LOOP_TURN = 20;
 
 interface WorkerContext {
   rt: Runtime;

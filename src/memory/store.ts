@@ -42,6 +42,12 @@ export interface StoreOptions {
    * data root's generator passes a fixed sequence so `npm run example` writes the same files each time.
    */
   entryIds?: () => string;
+  /**
+   * Background first-contact work (a new conversation's folders and templates) waits for this before
+   * each conversation: the turn worker passes "no turn is waiting to start", so a burst of new
+   * channels gets its replies first. None by default.
+   */
+  lull?: () => Promise<void>;
 }
 
 export interface UpdateOptions {
@@ -88,6 +94,7 @@ export class ChannelStore {
       log: this.log,
       exclusive: (p, task) => this.exclusive(p, task),
       fileFor: (p, name) => this.fileFor(p, name),
+      lull: opts.lull,
     });
   }
 

@@ -107,6 +107,8 @@ const DONE: Promise<void> = Promise.resolve();
 export class FewPerLoopTurn {
   private readonly waiting: (() => void)[] = [];
   private scheduled = false;
+  /** Callers of `drained`, told when nothing waits any more. */
+  private drainWaiters: (() => void)[] = [];
 
   constructor(private readonly perTurn: number) {}
 
@@ -117,6 +119,15 @@ export class FewPerLoopTurn {
     });
   }
 
+  /**
+   * Settles once nothing waits for its turn (at once when nothing does): work that can wait, such
+   * as a new channel's templates, goes after a burst's turns instead of between them.
+   */
+  drained(): Promise<void> {
+    if (!this.waiting.length) return Promise.resolve();
+    return new Promise<void>((resolve) => this.drainWaiters.push(resolve));
+  }
+
   private schedule(): void {
     if (this.scheduled) return;
     this.scheduled = true;
@@ -125,6 +136,7 @@ export class FewPerLoopTurn {
       this.scheduled = false;
       for (const go of this.waiting.splice(0, this.perTurn)) go();
       if (this.waiting.length) this.schedule();
+      else if (this.drainWaiters.length) for (const tell of this.drainWaiters.splice(0)) tell();
     });
   }
 }

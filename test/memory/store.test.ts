@@ -65,6 +65,23 @@ describe('layout and templates', () => {
     jest.restoreAllMocks();
   });
 
+  it('with a lull, background first contact waits for it; a caller that needs the folder now does not', async () => {
+    let open!: () => void;
+    const lull = new Promise<void>((resolve) => (open = resolve));
+    const gated = new ChannelStore({ root: tmp.dir, lull: () => lull });
+    const refs = Array.from({ length: 3 }, (_, i) => ({ ...ref, channelId: String(400000000000000000n + BigInt(i)) }) as ChannelRef);
+    for (const r of refs) gated.ensureChannelSoon(r);
+    await gated.ensureChannel(refs[2]);
+    // A few turns of the event loop and of libuv's threads: nothing queued may have started.
+    for (let i = 0; i < 5; i++) await new Promise((r) => setTimeout(r, 5));
+    expect(fs.existsSync(gated.paths(refs[0]).context)).toBe(false);
+    expect(fs.existsSync(gated.paths(refs[1]).context)).toBe(false);
+    expect(fs.readFileSync(gated.paths(refs[2]).context, 'utf8')).toBe(TEMPLATES['CONTEXT.md']);
+    open();
+    await gated.idle();
+    for (const r of refs) expect(fs.readFileSync(gated.paths(r).context, 'utf8')).toBe(TEMPLATES['CONTEXT.md']);
+  });
+
   it('migrates a folder that has only MEMORY.md and HISTORY.md without touching them', async () => {
     const dir = path.join(tmp.dir, 'local', 'old');
     fs.mkdirSync(dir, { recursive: true });

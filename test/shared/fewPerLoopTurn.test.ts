@@ -29,4 +29,14 @@ describe('FewPerLoopTurn', () => {
     expect(batches.every((b) => b.length <= 2)).toBe(true);
     expect(batches.length).toBeGreaterThanOrEqual(3);
   });
+
+  it('drained settles at once when nothing waits, else once the last waiter has gone', async () => {
+    const gate = new FewPerLoopTurn(2);
+    await expect(gate.drained()).resolves.toBeUndefined();
+    const order: string[] = [];
+    const goes = Array.from({ length: 5 }, (_, i) => gate.next().then(() => order.push(`go ${i}`)));
+    const drained = gate.drained().then(() => order.push('drained'));
+    await Promise.all([...goes, drained]);
+    expect(order).toEqual(['go 0', 'go 1', 'go 2', 'go 3', 'go 4', 'drained']);
+  });
 });
