@@ -8,8 +8,29 @@
  * `workerData.modelModule`, when set, names a module exporting `load(): Promise<LoadedModel>` (tests
  * use it for a model that crashes or fails to load).
  */
+import fs from 'node:fs';
+import os from 'node:os';
 import { parentPort, workerData } from 'node:worker_threads';
 import { LoadedModel, loadUseLite } from './useLite';
+
+/**
+ * This thread runs at a lower scheduling priority (nice 10) where the system allows it (Linux: a
+ * thread's own nice value, set through its thread id). Meaning is best effort — a turn waits
+ * ~150 ms for its query's vector, then goes by words — while the turns, the gateway and the replies
+ * are not: on a machine whose cores are all busy (a burst of new channels), the sentence model
+ * should take what they leave, not a core from them.
+ */
+const EMBEDDING_NICE = 10;
+
+function lowerThisThreadsPriority(): void {
+  try {
+    // "<pid>/task/<tid>": Linux names the calling thread so; elsewhere there is no such link.
+    const tid = Number(fs.readlinkSync('/proc/thread-self').split('/').pop());
+    if (Number.isInteger(tid) && tid > 0) os.setPriority(tid, EMBEDDING_NICE);
+  } catch {
+    // Silent on purpose: no /proc (macOS, Windows) or a system that refuses; the model runs at normal priority.
+  }
+}
 
 export interface EmbedRequest {
   reqId: number;
@@ -24,6 +45,7 @@ export type WorkerReply =
 async function main(): Promise<void> {
   const port = parentPort;
   if (!port) return;
+  lowerThisThreadsPriority();
   const modelModule = (workerData as { modelModule?: string } | undefined)?.modelModule;
   let model: LoadedModel;
   try {

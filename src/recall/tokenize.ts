@@ -123,7 +123,7 @@ export function stem(word: string): string {
   return w;
 }
 
-/** Only a–z (what LATIN_RE said: stemming is for English words). */
+/** Only a–z: stemming is for English words. */
 function isLowerLatin(w: string): boolean {
   for (let i = 0; i < w.length; i++) {
     const c = w.charCodeAt(i);

@@ -31,6 +31,26 @@ describe('the embedding worker', () => {
     }
   });
 
+  // Linux only: elsewhere there is no per-thread nice value to read (and the worker leaves it alone).
+  (fs.existsSync('/proc/thread-self/stat') ? test : test.skip)(
+    'the model runs at a lower priority than the threads that answer (nice 10); the caller keeps its own',
+    async () => {
+      // eslint-disable-next-line @typescript-eslint/no-require-imports
+      const { niceOfThisThread } = require(fixture('niceModel.js')) as { niceOfThisThread: () => number };
+      const mine = niceOfThisThread();
+      const { logger } = capturedLogger();
+      const e = new WorkerEmbedder({ logger, modelModule: fixture('niceModel.js'), id: 'nice-test' });
+      try {
+        const [v] = await e.embed(['how nice is the model?'], { priority: 'query' });
+        // Set, not added: 10, unless this process already runs nicer than that (raising it back would need privileges).
+      expect(v[0]).toBe(Math.max(mine, 10));
+        expect(niceOfThisThread()).toBe(mine);
+      } finally {
+        await e.close();
+      }
+    },
+  );
+
   test('a model that cannot load: every call rejects at once, logged once', async () => {
     const { logger, logs } = capturedLogger();
     const e = new WorkerEmbedder({ logger, modelModule: fixture('failingModel.js'), id: 'failing-test' });
