@@ -1,5 +1,6 @@
 import crypto from 'node:crypto';
 import fs from 'node:fs/promises';
+import fsSync from 'node:fs';
 import path from 'node:path';
 
 /**
@@ -118,6 +119,11 @@ async function fsyncDir(dir: string): Promise<void> {
 
 /** Lenient: invalid bytes become U+FFFD. Fine for a prompt, never for text we write back. */
 export async function readTextIfExists(file: string): Promise<string | null> {
+  // A new channel's state files are all missing at first, and a failed open through the promise
+  // API costs the thread an error with its stack (~35 µs against ~3 for this stat). Only "no such
+  // file" is null here; any other failure (permissions, a file where a folder should be) throws as
+  // the read would. A file made or removed in between is read as it was a moment earlier or later.
+  if (fsSync.statSync(file, { throwIfNoEntry: false }) === undefined) return null;
   try {
     return await fs.readFile(file, 'utf8');
   } catch (err) {

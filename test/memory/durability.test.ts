@@ -2,7 +2,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { Writable } from 'node:stream';
 import { createLogger } from '../../src/log/logger';
-import { stageWrite } from '../../src/memory/atomicWrite';
+import { readTextIfExists, stageWrite } from '../../src/memory/atomicWrite';
 import { foldHistoryIfLarge } from '../../src/memory/history';
 import type { ChannelRef } from '../../src/memory/paths';
 import { ChannelStore } from '../../src/memory/store';
@@ -104,6 +104,18 @@ describe('text that is not valid UTF-8', () => {
         .subarray(0, 3)
         .equals(Buffer.from([0xef, 0xbb, 0xbf])),
     ).toBe(true);
+  });
+});
+
+describe('reading a file that may not exist', () => {
+  it("is null only when there is no such file; any other failure is the read's own error", async () => {
+    const file = path.join(tmp.dir, 'state.json');
+    expect(await readTextIfExists(file)).toBeNull();
+    fs.writeFileSync(file, '{"a":1}\n');
+    expect(await readTextIfExists(file)).toBe('{"a":1}\n');
+    // A file where a folder should be, and a folder where a file should be: errors, not "missing".
+    await expect(readTextIfExists(path.join(file, 'inside.json'))).rejects.toMatchObject({ code: 'ENOTDIR' });
+    await expect(readTextIfExists(tmp.dir)).rejects.toMatchObject({ code: 'EISDIR' });
   });
 });
 
