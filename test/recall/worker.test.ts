@@ -43,7 +43,7 @@ describe('the embedding worker', () => {
       try {
         const [v] = await e.embed(['how nice is the model?'], { priority: 'query' });
         // Set, not added: 10, unless this process already runs nicer than that (raising it back would need privileges).
-      expect(v[0]).toBe(Math.max(mine, 10));
+        expect(v[0]).toBe(Math.max(mine, 10));
         expect(niceOfThisThread()).toBe(mine);
       } finally {
         await e.close();
