@@ -108,7 +108,7 @@ export class FewPerLoopTurn {
   private readonly waiting: (() => void)[] = [];
   private scheduled = false;
   /** Callers of `drained`, told when nothing waits any more. */
-  private drainWaiters: (() => void)[] = [];
+  private readonly drainWaiters: (() => void)[] = [];
 
   constructor(private readonly perTurn: number) {}
 
