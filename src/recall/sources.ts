@@ -86,9 +86,11 @@ const TAG_RE = /\[from:[^\]\n]*\]\s*$/;
 const CONDENSATION_RESTAT_MS = 2_000;
 
 /**
- * Parsed files kept, least recently used dropped first, by their estimated size: 2,000 small
- * channels' files (a few KB each) stay parsed, while a few year-old channels (a few MB each) cannot
- * push memory past the budget. With the indexes' 16 MB (lexical.ts), ~40 MB at most.
+ * Parsed files kept, least recently used dropped first, by their estimated size: a few year-old
+ * channels (a few MB each) cannot push memory past the budget. With the indexes' 16 MB
+ * (lexical.ts), ~40 MB at most. The estimate is generous: a 50-entry MEMORY.md (~8 KB) counts
+ * ~73 KB and keeps ~41 KB of heap, so ~330 such channels stay parsed; beyond that a channel that
+ * speaks again is parsed again (~0.9 ms with its index: `npm run bench:recall-channels`).
  */
 const PARSED_CACHE_BYTES = 24 * 1024 * 1024;
 /**
