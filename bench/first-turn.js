@@ -25,6 +25,7 @@ const os = require('node:os');
 const path = require('node:path');
 const { fork } = require('node:child_process');
 const { serveCannedAnswer } = require('./canned-answer.js');
+const { arg } = require('./args.js');
 
 const root = path.resolve(__dirname, '..');
 
@@ -38,10 +39,6 @@ const ANSWER = JSON.stringify({
   usage: { input_tokens: 1000, output_tokens: 5 },
 });
 
-const arg = (name, dflt) => {
-  const i = process.argv.indexOf(name);
-  return i > 0 ? process.argv[i + 1] : dflt;
-};
 /** The compiled bot: ./dist, or an earlier build passed with --dist (for a before/after) */
 const distDir = path.resolve(arg('--dist', path.join(root, 'dist')));
 const dist = (rel) => require(path.join(distDir, rel));

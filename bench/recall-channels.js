@@ -16,11 +16,8 @@ const fs = require('node:fs');
 const os = require('node:os');
 const path = require('node:path');
 const { generate } = require('./data/gen-project-channel');
+const { arg } = require('./args.js');
 
-const arg = (name, dflt) => {
-  const i = process.argv.indexOf(name);
-  return i > 0 ? process.argv[i + 1] : dflt;
-};
 const root = path.resolve(__dirname, '..');
 const distDir = path.resolve(arg('--dist', path.join(root, 'dist')));
 const channels = Number(arg('--channels', 300));
@@ -40,27 +37,22 @@ try {
     fs.writeFileSync(path.join(dir, 'MEMORY.md'), memory);
     return dir;
   });
-  const perChannelUs = [];
-  // The heap each channel keeps: the first round's engine and indexes held until measured.
-  /** @type {unknown[]} */
-  let held = [];
+  /** Every channel indexed by a fresh engine, in order: the time per channel and what it built. */
+  const buildAll = () => {
+    const recall = createRecall();
+    const t0 = process.hrtime.bigint();
+    const kept = dirs.map((dir) => recall.indexOf({ channelDirs: [dir] }));
+    return { us: Number(process.hrtime.bigint() - t0) / 1000 / channels, kept, recall };
+  };
+  // The heap each channel keeps: a first round whose engine and indexes stay referenced until measured.
   gc();
   const base = process.memoryUsage().heapUsed;
-  let heapKb = 0;
-  for (let r = 0; r < rounds; r++) {
-    const recall = createRecall();
-    const kept = dirs.map(() => /** @type {unknown} */ (null));
-    const t0 = process.hrtime.bigint();
-    dirs.forEach((dir, i) => (kept[i] = recall.indexOf({ channelDirs: [dir] })));
-    perChannelUs.push(Number(process.hrtime.bigint() - t0) / 1000 / channels);
-    if (r === 0) {
-      held = [recall, kept];
-      gc();
-      heapKb = (process.memoryUsage().heapUsed - base) / 1024 / channels;
-      held = [];
-    }
-  }
-  if (held.length) throw new Error('unreachable');
+  const first = buildAll();
+  gc();
+  const heapKb = (process.memoryUsage().heapUsed - base) / 1024 / channels;
+  if (first.kept.length !== channels) throw new Error('an index is missing');
+  const perChannelUs = [first.us];
+  for (let r = 1; r < rounds; r++) perChannelUs.push(buildAll().us);
   perChannelUs.sort((a, b) => a - b);
   const median = perChannelUs[Math.floor(perChannelUs.length / 2)];
   console.log(`${new Date().toISOString().slice(0, 16)} UTC, Node ${process.version}, ${distDir === path.join(root, 'dist') ? 'dist' : distDir}`);

@@ -21,6 +21,7 @@ const HAS_CJK_RE = new RegExp(`[${CJK_CLASS}]`, 'v');
 const KANA_RE = /[\p{Script=Hiragana}\p{Script=Katakana}\u30FC]/u;
 const THAI_RE = /\p{Script=Thai}/u;
 const HAN_RE = /\p{Script=Han}/u;
+const LATIN_RE = /^[a-z]+$/;
 /** Longest piece of a CJK run the segmenter sees at once (it is super-linear on long input). */
 const SEGMENT_CHUNK = 200;
 
@@ -90,25 +91,21 @@ wives:wife knives:knife shelves:shelf wolves:wolf halves:half`
     .map((p) => p.split(':') as [string, string]),
 );
 
-/**
- * A light, deterministic English suffix stripper (not Porter; it only has to be consistent).
- * Written with character tests rather than regular expressions: it runs for every word of every
- * entry a new channel's index parses.
- */
+/** A light, deterministic English suffix stripper (not Porter; it only has to be consistent). */
 export function stem(word: string): string {
   // A Map, not an object: "constructor" must not find Object's own properties.
   let w = IRREGULAR.get(word) ?? word;
-  if (w.length <= 3 || !isLowerLatin(w)) return w;
+  if (w.length <= 3 || !LATIN_RE.test(w)) return w;
   if (w.endsWith('ies') && w.length > 4) w = w.slice(0, -3) + 'y';
   else if (w.endsWith('sses')) w = w.slice(0, -2);
   else if (w.endsWith('s') && !w.endsWith('ss') && !w.endsWith('us') && !w.endsWith('is')) w = w.slice(0, -1);
   let stripped = false;
   if (w.endsWith('ied') && w.length > 4) {
     w = w.slice(0, -3) + 'y';
-  } else if (w.endsWith('ing') && w.length - 3 >= 3 && hasVowelBefore(w, w.length - 3)) {
+  } else if (w.endsWith('ing') && hasVowel(w.slice(0, -3)) && w.length - 3 >= 3) {
     w = w.slice(0, -3);
     stripped = true;
-  } else if (w.endsWith('ed') && !w.endsWith('eed') && w.length - 2 >= 3 && hasVowelBefore(w, w.length - 2)) {
+  } else if (w.endsWith('ed') && !w.endsWith('eed') && hasVowel(w.slice(0, -2)) && w.length - 2 >= 3) {
     w = w.slice(0, -2);
     stripped = true;
   } else if (w.endsWith('ly') && !w.endsWith('ily') && w.length - 2 >= 4) {
@@ -123,19 +120,8 @@ export function stem(word: string): string {
   return w;
 }
 
-/** Only a–z: stemming is for English words. */
-function isLowerLatin(w: string): boolean {
-  for (let i = 0; i < w.length; i++) {
-    const c = w.charCodeAt(i);
-    if (c < 97 || c > 122) return false;
-  }
-  return w.length > 0;
-}
-
-/** Whether w[0, end) has a vowel (y counts). */
-function hasVowelBefore(w: string, end: number): boolean {
-  for (let i = 0; i < end; i++) if ('aeiouy'.includes(w[i])) return true;
-  return false;
+function hasVowel(s: string): boolean {
+  return /[aeiouy]/.test(s);
 }
 
 function pushCjk(run: string, out: string[]): void {
@@ -160,8 +146,8 @@ function pushCjk(run: string, out: string[]): void {
 
 /**
  * Text that is all ASCII (most memory lines and chat) is split into runs of [a-z0-9]: for ASCII
- * the Unicode expression matches exactly these runs, and it cost ~3× as much (a new
- * channel's MEMORY.md is tokenized at its first turn; docs/benchmarks.md, issue 25).
+ * the Unicode expression matches exactly these runs, and it cost 2–3× as much per line of a
+ * 50-entry MEMORY.md (which a new channel tokenizes at its first turn; docs/benchmarks.md, issue 25).
  */
 const ASCII_ONLY_RE = /^[\x00-\x7f]*$/;
 
