@@ -239,6 +239,14 @@ describe('logs and private state', () => {
     expect(fs.readFileSync(log, 'utf8').trimEnd().split('\n')).toHaveLength(50);
   });
 
+  it('a log whose folder a person removed between two appends gets the folder back and the line', async () => {
+    const log = store.paths(ref).log;
+    await store.appendJsonl(log, { i: 1 });
+    fs.rmSync(path.dirname(log), { recursive: true });
+    await store.appendJsonl(log, { i: 2 });
+    expect(fs.readFileSync(log, 'utf8')).toBe('{"i":2}\n');
+  });
+
   it('private state is written even before the channel folder exists', async () => {
     const file = path.join(store.paths(ref).stateDir, 'conversation.json');
     expect(fs.existsSync(path.dirname(file))).toBe(false);
