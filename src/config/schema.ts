@@ -107,6 +107,11 @@ export const ConfigFileSchema = z.strictObject({
       staleAfterDays: z.number().int().min(1).max(3650).default(14),
     })
     .default({ staleAfterDays: 14 }),
+  /**
+   * Threads that run the turns (recall, the prompt, the model call, memory writes), each owning a
+   * share of the channels; "auto" is two on a machine with two cores or more, else one.
+   */
+  turnWorkers: z.union([z.literal('auto'), z.number().int().min(1).max(8)], { error: 'must be "auto" or a whole number from 1 to 8' }).default('auto'),
   log: z
     .strictObject({
       level: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).optional(),
