@@ -14,7 +14,7 @@ import { ownerOf, ownerOfDir, turnWorkerCount } from './turnRouting';
 import type { TurnServices } from './turnServices';
 
 /**
- * Starts the turn workers (turnWorker.ts, `turnWorkers` in the config) and returns the services the
+ * Starts the turn workers (turnWorker.ts, `turnWorkers` in the config, turnRouting.ts says what "auto" is) and returns the services the
  * Discord side uses, each a message to the worker that owns the conversation (turnRouting.ts): the
  * gateway's event loop keeps only ingest, the inbox and REST, and a burst across many channels is
  * answered by every worker at once. With more than one worker the model limiter is owned here and
@@ -23,7 +23,7 @@ import type { TurnServices } from './turnServices';
  * as in this thread.
  */
 export async function startTurnWorkers(settings: Settings, logger: Logger, o: TurnWorkerOptions = {}): Promise<TurnServices> {
-  const workers = turnWorkerCount(settings.config.turnWorkers, os.availableParallelism());
+  const workers = turnWorkerCount(settings.config.turnWorkers, os.availableParallelism(), settings.semantic.mode);
   const limiter = workers > 1 ? await sharedLimiter(settings, logger) : undefined;
   const hosts = Array.from({ length: workers }, (_, index) => new TurnWorkerHost(settings, logger, o, { index, workers, limiter }));
   try {

@@ -34,11 +34,14 @@ function ownerOfKey(key: string, workers: number): number {
 }
 
 /**
- * How many turn workers `"auto"` means: two when the machine has two cores or more, else one. On
- * two cores a second worker took a 2,000-channel burst's dispatch → model p50 from 8.0 to 6.2 s
- * (docs/benchmarks.md); more than two have not been measured.
+ * How many turn workers `"auto"` means: two on a machine with two cores or more, else one; and one
+ * with the packaged sentence model (`recall.semantic: "local"`), which every worker would load
+ * again. Measured on two cores, a burst over 2,000 new channels (docs/benchmarks.md): words only,
+ * a second worker took dispatch → model p50 from 7.9 to 5.1 s; with the packaged model, 8.7 s with
+ * one and 8.9 s with two, for ~200 MB more. More than two have not been measured.
  */
-export function turnWorkerCount(setting: number | 'auto', cores: number): number {
+export function turnWorkerCount(setting: number | 'auto', cores: number, semantic: 'local' | 'api' | 'off'): number {
   if (setting !== 'auto') return setting;
+  if (semantic === 'local') return 1;
   return Math.max(1, Math.min(2, cores));
 }

@@ -40,10 +40,11 @@ describe('which turn worker owns a conversation', () => {
     expect(ownerOfDir(root, path.join(root, '100', '123'), 1)).toBe(0);
   });
 
-  it('"auto" is two workers from two cores up, one on a single core; a number is taken as it is', () => {
-    expect(turnWorkerCount('auto', 1)).toBe(1);
-    expect(turnWorkerCount('auto', 2)).toBe(2);
-    expect(turnWorkerCount('auto', 16)).toBe(2);
-    expect(turnWorkerCount(3, 1)).toBe(3);
+  it('"auto" is two workers from two cores up, one on a single core or with the packaged sentence model; a number is taken as it is', () => {
+    expect(turnWorkerCount('auto', 1, 'off')).toBe(1);
+    expect(turnWorkerCount('auto', 2, 'off')).toBe(2);
+    expect(turnWorkerCount('auto', 16, 'api')).toBe(2);
+    expect(turnWorkerCount('auto', 16, 'local')).toBe(1);
+    expect(turnWorkerCount(3, 1, 'local')).toBe(3);
   });
 });
