@@ -116,9 +116,6 @@ function parseArgs(argv) {
     profile: '',
     semantic: 'local',
     memory: 50,
-    /** @type {number | 'auto' | undefined} the config's default when undefined (an older --dist may not know the field) */
-    turnWorkers: undefined,
-    concurrency: 0,
     strace: false,
     settleMs: 1000,
   };
@@ -139,8 +136,6 @@ function parseArgs(argv) {
     else if (a === '--profile') o.profile = next();
     else if (a === '--semantic') o.semantic = next();
     else if (a === '--memory') o.memory = Number(next());
-    else if (a === '--turn-workers') o.turnWorkers = next() === 'auto' ? 'auto' : Number(argv[i]);
-    else if (a === '--concurrency') o.concurrency = Number(next());
     else if (a === '--strace') o.strace = true;
     else if (a === '--settle-ms') o.settleMs = Number(next());
     else if (a === '--dist') distDir = path.resolve(next());
@@ -258,10 +253,7 @@ async function main() {
       dataDir,
       configFile: null,
       // 0 = unlimited for both (src/app/runtime.ts): no Bottleneck cap on rate or concurrency.
-      config: ConfigFileSchema.parse({
-        limits: { requestsPerMinute: 0, concurrency: o.concurrency, maxRetries: 0 },
-        ...(o.turnWorkers !== undefined ? { turnWorkers: o.turnWorkers } : {}),
-      }),
+      config: ConfigFileSchema.parse({ limits: { requestsPerMinute: 0, concurrency: 0, maxRetries: 0 } }),
       discord: { token: info.botToken, apiUrl: info.apiUrl },
       anthropic: { apiKey: 'test-key', baseURL: info.modelBaseURL },
       openai: {},

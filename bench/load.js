@@ -34,9 +34,6 @@
  *            concurrent `npm run build` cannot swap the code between variants)
  *            --semantic off|local (recall's meaning; default local, as shipped)  --memory N (MEMORY.md
  *            lines per channel, the same in every channel; default 50, 0 = empty channels)
- *            --turn-workers auto|N (the bot's `turnWorkers`; default: the config's default, "auto")
- *            --concurrency N (the bot's `limits.concurrency`; default 0 = unlimited; with more than one
- *            turn worker a number puts every model call through the gateway thread's lease)
  *
  * Measured per variant (each child runs under --expose-gc; see bench/load-run.js and bench/load-proc.js):
  *   main-thread CPU µs/msg   the bot process's main thread (/proc/<pid>/task/<pid>/schedstat, ns on
@@ -120,8 +117,6 @@ function parseArgs(argv) {
     else if (a === '--dist') o.dist = path.resolve(next());
     else if (a === '--semantic') o.semantic = next();
     else if (a === '--memory') o.memory = next();
-    else if (a === '--turn-workers') o.turnWorkers = next();
-    else if (a === '--concurrency') o.concurrency = next();
     else throw new Error(`unknown option ${a}`);
   }
   return o;
@@ -184,8 +179,6 @@ async function main() {
     ...(o.warm ? ['--warm'] : []),
     ...(o.semantic ? ['--semantic', o.semantic] : []),
     ...(o.memory !== undefined ? ['--memory', String(o.memory)] : []),
-    ...(o.turnWorkers !== undefined ? ['--turn-workers', String(o.turnWorkers)] : []),
-    ...(o.concurrency !== undefined ? ['--concurrency', String(o.concurrency)] : []),
   ];
   const variants = [];
   for (const fakes of o.arrangements) {

@@ -3,7 +3,6 @@ import type { Logger } from '../log/logger';
 import { createModelClient } from '../llm/provider';
 import type { ModelClient } from '../llm/types';
 import { stoppable } from '../llm/shutdown';
-import type { LimiterConfig, ModelLimiter } from '../llm/limiter';
 import { buildRecallService, RecallService } from '../recall/service';
 import { recallDirs } from '../memory/layout';
 import { ChannelStore } from '../memory/store';
@@ -47,18 +46,6 @@ export interface RuntimeOptions {
   scheduleUpkeep?: boolean;
   /** Settles when no turn waits to start (the turn worker's pacer): background first contact waits for it. */
   lull?: () => Promise<void>;
-  /** The model limiter, when another thread owns it (several turn workers share one: turnPool.ts). */
-  limiter?: ModelLimiter;
-}
-
-/** The model limits as the config states them (0 = unlimited), and Redis when set. */
-export function limiterConfig(settings: Settings): LimiterConfig {
-  const { limits } = settings.config;
-  return {
-    requestsPerMinute: limits.requestsPerMinute === 0 ? 'unlimited' : limits.requestsPerMinute,
-    maxConcurrent: limits.concurrency === 0 ? 'unlimited' : limits.concurrency,
-    redisUrl: settings.redisUrl,
-  };
 }
 
 export async function createRuntime(settings: Settings, logger: Logger, opts: RuntimeOptions = {}): Promise<Runtime> {
@@ -82,8 +69,11 @@ export async function createRuntime(settings: Settings, logger: Logger, opts: Ru
         env: providerEnv(settings),
         provider: config.provider,
         models: config.models,
-        limits: limiterConfig(settings),
-        limiter: opts.limiter,
+        limits: {
+          requestsPerMinute: config.limits.requestsPerMinute === 0 ? 'unlimited' : config.limits.requestsPerMinute,
+          maxConcurrent: config.limits.concurrency === 0 ? 'unlimited' : config.limits.concurrency,
+          redisUrl: settings.redisUrl,
+        },
         retry: { maxAttempts: config.limits.maxRetries + 1 },
         timeoutMs: config.limits.timeoutMs,
       })),

@@ -4,13 +4,15 @@ import { Worker } from 'node:worker_threads';
 import type { Settings } from '../config/load';
 import { lineWriter, type Logger } from '../log/logger';
 import type { ModelClient, ModelRequest, ModelResponse } from '../llm/types';
-import type { ModelLimiter } from '../llm/limiter';
-import { LeaseGrants } from '../llm/limiterLease';
+import { ChannelStore } from '../memory/store';
+import { recallDirs } from '../memory/layout';
+import type { RecallItem } from '../recall/types';
 import type { ChannelRef } from '../memory/paths';
 import type { LogRecord } from '../chat/conversation';
 import type { UpkeepTuning } from '../upkeep/schedule';
 import type { Probes } from './probes';
 import { fromWire, HostMessage, TurnWorkerData, WorkerMessage } from './turnProtocol';
+import type { TurnServices } from './turnServices';
 
 /** Omit over each member of a union (plain Omit would merge the members into one shape). */
 type OmitEach<T, K extends PropertyKey> = T extends unknown ? Omit<T, K> : never;
@@ -30,23 +32,69 @@ export interface TurnWorkerOptions {
   probes?: Probes;
 }
 
-/** Which of the pool's workers this is, and the limiter it leases model calls from (turnPool.ts). */
-export interface TurnWorkerPlace {
-  index: number;
-  workers: number;
-  /** The pool's one limiter: the worker's calls wait for a lease from it. Without one the worker builds its own. */
-  limiter?: ModelLimiter;
+/**
+ * Starts the turn worker (turnWorker.ts) and returns the services the Discord side uses, each a
+ * message to the worker: the gateway's event loop keeps only ingest, the inbox and REST. Resolves
+ * once the worker's runtime is built; a start-up problem (a missing key) rejects with the same
+ * error as in this thread.
+ */
+export async function startTurnWorker(settings: Settings, logger: Logger, o: TurnWorkerOptions = {}): Promise<TurnServices> {
+  const host = new TurnWorkerHost(settings, logger, o);
+  await host.start();
+  const clock = () => new Date();
+  const store = new ChannelStore({
+    root: settings.dataDir,
+    clock,
+    logger: logger.child({ component: 'store' }),
+    // Memory the Secretary or a command wrote here is re-indexed by the worker's recall.
+    onWrite: (p) => host.post({ type: 'warm', dirs: recallDirs(p, settings.dataDir) }),
+  });
+  const model: ModelClient = {
+    provider: host.provider,
+    models: host.models,
+    complete: (req) => host.complete(req),
+    // The worker's client is closed with the worker.
+    close: async () => undefined,
+  };
+  return {
+    settings,
+    logger,
+    clock,
+    store,
+    model,
+    usage: {
+      async add(ref, modelName, _purpose, usage, at) {
+        host.post({ type: 'usage', ref, model: modelName, usage, at });
+      },
+    },
+    recall: {
+      semantic: settings.semantic.mode,
+      search: (request) => host.call({ type: 'search', request }) as Promise<RecallItem[]>,
+      idle: () => host.call({ type: 'recall-idle' }) as Promise<void>,
+    },
+    engine: {
+      respond: (ref, messages, opts = {}) =>
+        host.call({ type: 'respond', ref, messages }, { onModelRequest: opts.onModelRequest }) as Promise<{ text: string }>,
+      forgetMessage: (ref, messageId) => host.call({ type: 'forget', ref, messageId }) as Promise<boolean>,
+    },
+    commands: (ref, actor, command) => host.call({ type: 'command', ref, actor, command }) as Promise<string>,
+    // Written by the worker, which reports a failure in the log (nothing here waits for the disk).
+    appendLog: async (ref, record) => host.appendLog(ref, record),
+    warmUp: (guildIds) => host.post({ type: 'warm-up', guildIds }),
+    probes: o.probes ?? {},
+    abortModelCalls: (reason) => host.post({ type: 'abort-all', reason }),
+    async close() {
+      await store.idle();
+      await host.close();
+    },
+  };
 }
 
 /** A worker that dies sooner than this after starting is restarted after a growing pause (1 s, 2 s, … 60 s). */
 const STABLE_AFTER_MS = 60_000;
 const RESTART_MAX_DELAY_MS = 60_000;
 
-/**
- * One turn worker (turnWorker.ts) seen from the gateway's thread: calls to it and their answers,
- * its model calls' leases, and a new worker when it dies.
- */
-export class TurnWorkerHost {
+class TurnWorkerHost {
   private worker: Worker | undefined;
   /** Set while a replacement for a worker that died is starting: calls wait for it. */
   private restarting: Promise<void> | undefined;
@@ -56,8 +104,6 @@ export class TurnWorkerHost {
   private nextId = 1;
   private closing = false;
   private restartDelayMs = 0;
-  /** The running worker's leases on the pool's limiter (a new worker gets new ones). */
-  private grants: LeaseGrants | undefined;
   private readonly writeLine: (line: string) => void;
   /** The worker's model client's provider and models (sent with `ready`). */
   provider: ModelClient['provider'] = 'anthropic';
@@ -67,7 +113,6 @@ export class TurnWorkerHost {
     private readonly settings: Settings,
     private readonly logger: Logger,
     private readonly o: TurnWorkerOptions,
-    private readonly place: TurnWorkerPlace = { index: 0, workers: 1 },
   ) {
     this.writeLine = lineWriter(logger);
   }
@@ -79,14 +124,9 @@ export class TurnWorkerHost {
       logLevel: this.logger.level,
       logBindings: this.logger.bindings(),
       trace: Boolean(this.o.probes?.trace),
-      index: this.place.index,
-      workers: this.place.workers,
-      leasedLimiter: Boolean(this.place.limiter),
     };
     const w = new Worker(workerFile(), { workerData: data });
     const startedAt = Date.now();
-    this.grants?.releaseAll();
-    this.grants = this.place.limiter && new LeaseGrants(this.place.limiter, (lease) => w.postMessage({ type: 'granted', lease } satisfies HostMessage));
     await new Promise<void>((resolve, reject) => {
       w.once('error', reject);
       w.once('exit', (code) => reject(new Error(`the turn worker exited while starting (code ${code})`)));
@@ -166,7 +206,6 @@ export class TurnWorkerHost {
     } finally {
       this.worker = undefined;
       await w.terminate();
-      this.grants?.releaseAll();
     }
   }
 
@@ -198,11 +237,6 @@ export class TurnWorkerHost {
   }
 
   private onMessage(w: Worker, m: WorkerMessage): void {
-    if (m.type === 'lease' || m.type === 'release') {
-      // A worker's warm-up may call the model before it is this.worker; a dead one's are dropped.
-      if (w === this.worker || !this.worker) this.grants?.handle(m);
-      return;
-    }
     if (w !== this.worker && m.type !== 'log') return;
     switch (m.type) {
       case 'log':
@@ -229,7 +263,6 @@ export class TurnWorkerHost {
   private stopped(w: Worker, err: Error, startedAt: number): void {
     if (w !== this.worker || this.closing) return;
     this.worker = undefined;
-    this.grants?.releaseAll();
     for (const id of [...this.pending.keys()]) this.settle(id, new Error(`the turn worker stopped (${err.message}); this message was not answered`));
     this.restartDelayMs = Date.now() - startedAt > STABLE_AFTER_MS ? 0 : Math.min(RESTART_MAX_DELAY_MS, Math.max(1_000, this.restartDelayMs * 2));
     this.logger.error({ err, restartInMs: this.restartDelayMs }, 'the turn worker stopped; starting a new one');

@@ -8,7 +8,6 @@ import type { SearchRequest } from '../recall/service';
 import type { InboundMessage, LogRecord } from '../chat/conversation';
 import type { ChannelCommand } from '../chat/commands';
 import type { UpkeepTuning } from '../upkeep/schedule';
-import type { LeaseAsk } from '../llm/limiterLease';
 import type { TraceStage } from './probes';
 
 /**
@@ -26,11 +25,6 @@ export interface TurnWorkerData {
   logBindings: Record<string, unknown>;
   /** Forward the engine's timing marks (the load benchmark's trace probe). */
   trace: boolean;
-  /** This worker's number and how many there are: it owns the conversations `ownerOf` gives it (turnRouting.ts). */
-  index: number;
-  workers: number;
-  /** The model limiter is the host's: calls wait for a lease (llm/limiterLease.ts). */
-  leasedLimiter: boolean;
 }
 
 /** A model request as it crosses: the signal and the text callback stay with the caller. */
@@ -51,9 +45,7 @@ export type HostMessage =
   | { type: 'append-logs'; lines: { ref: ChannelRef; record: LogRecord }[] }
   | { type: 'warm'; dirs: { channelDirs: string[]; workspaceDir: string } }
   | { type: 'warm-up'; guildIds: string[] }
-  | { type: 'abort-all'; reason: string }
-  /** The host's limiter granted this lease (llm/limiterLease.ts). */
-  | { type: 'granted'; lease: number };
+  | { type: 'abort-all'; reason: string };
 
 /** Worker → host. */
 export type WorkerMessage =
@@ -68,9 +60,7 @@ export type WorkerMessage =
   /** One log line, already redacted and formatted by the worker's logger. */
   | { type: 'log'; line: string }
   /** Timing marks; `at` is the epoch in ms (timeOrigin + now): each thread has its own performance clock. */
-  | { type: 'trace'; marks: { messageId: string; stage: TraceStage; at: number }[] }
-  /** A model call asks the host's limiter for a slot, or gives it back. */
-  | LeaseAsk;
+  | { type: 'trace'; marks: { messageId: string; stage: TraceStage; at: number }[] };
 
 /** An error as it crosses: what the host needs to word it and to log it. */
 export interface WireError {

@@ -7,9 +7,6 @@ import { channelCommands } from './turnServices';
 import { createRuntime, type Runtime } from './runtime';
 import type { Probes } from './probes';
 import { warmUp } from './warmUp';
-import { ownerOf } from './turnRouting';
-import { leasedLimiter, type LeasedLimiter } from '../llm/limiterLease';
-import type { ChannelRef } from '../memory/paths';
 import { HostMessage, toWire, TurnWorkerData, WorkerMessage } from './turnProtocol';
 
 /**
@@ -46,10 +43,8 @@ async function serve(port: MessagePort, data: TurnWorkerData): Promise<void> {
   const logger = createLogger({ level: data.logLevel, format: 'json', destination: lines }).child(data.logBindings);
   const probes: Probes = data.trace ? { trace: traceForwarder(post) } : {};
   const turns = new FewPerLoopTurn(TURNS_PER_LOOP_TURN);
-  const limiter = data.leasedLimiter ? leasedLimiter(post) : undefined;
-  const runtime = await createRuntime(data.settings, logger, { scheduleUpkeep: true, upkeep: data.upkeep, probes, lull: () => turns.drained(), limiter });
-  const owns = (ref: ChannelRef) => ownerOf(ref, data.workers) === data.index;
-  const ctx: WorkerContext = { rt: runtime, post, calls: new Map(), turns, commands: channelCommands(runtime), limiter, owns };
+  const runtime = await createRuntime(data.settings, logger, { scheduleUpkeep: true, upkeep: data.upkeep, probes, lull: () => turns.drained() });
+  const ctx: WorkerContext = { rt: runtime, post, calls: new Map(), turns, commands: channelCommands(runtime) };
   port.on('message', (m: HostMessage) => handle(ctx, m));
   post({ type: 'ready', provider: runtime.model.provider, models: runtime.model.models });
 }
@@ -61,12 +56,9 @@ interface WorkerContext {
   calls: Map<number, AbortController>;
   turns: FewPerLoopTurn;
   commands: ChannelCommandRunner;
-  limiter: LeasedLimiter | undefined;
-  /** The conversations this worker answers (the others' warm-up is theirs). */
-  owns: (ref: ChannelRef) => boolean;
 }
 
-function handle({ rt, post, calls, turns, commands, limiter, owns }: WorkerContext, m: HostMessage): void {
+function handle({ rt, post, calls, turns, commands }: WorkerContext, m: HostMessage): void {
   const answer = (id: number, work: () => Promise<unknown>) => {
     // A throw before the first await (a malformed message) is an answer too, never a dead worker.
     Promise.resolve()
@@ -115,11 +107,9 @@ function handle({ rt, post, calls, turns, commands, limiter, owns }: WorkerConte
     case 'warm':
       return rt.recall.warm(m.dirs);
     case 'warm-up':
-      return warmUp(rt, m.guildIds, owns);
+      return warmUp(rt, m.guildIds);
     case 'abort-all':
       return rt.abortModelCalls(m.reason);
-    case 'granted':
-      return limiter?.granted(m.lease);
   }
 }
 

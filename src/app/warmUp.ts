@@ -26,14 +26,12 @@ export async function warmUpRecall(o: {
   recall: Pick<RecallService, 'prebuild'>;
   /** The servers this process answers in (a shard's own). */
   guildIds: string[];
-  /** Of those, the conversations this turn worker answers (all when absent). */
-  owns?: (ref: ChannelRef) => boolean;
   max?: number;
 }): Promise<ChannelRef[]> {
   const served = new Set(o.guildIds);
   const found: { ref: ChannelRef; activeAt: number }[] = [];
   for (const ref of await listChannelRefs(o.root)) {
-    if (ref.kind !== 'discord' || ref.threadId || !served.has(ref.guildId) || o.owns?.(ref) === false) continue;
+    if (ref.kind !== 'discord' || ref.threadId || !served.has(ref.guildId)) continue;
     // The cold log is appended on every message: its time says when the channel last spoke.
     const st = await statOrNull(channelPaths(o.root, ref).log);
     found.push({ ref, activeAt: st?.mtimeMs ?? 0 });
@@ -46,13 +44,13 @@ export async function warmUpRecall(o: {
   return chosen.map((c) => c.ref);
 }
 
-/** What `warmUp` does where the runtime is (this thread or a turn worker, for the conversations it `owns`). */
-export function warmUp(runtime: Pick<Runtime, 'recall' | 'store' | 'logger' | 'model'>, guildIds: string[], owns?: (ref: ChannelRef) => boolean): void {
+/** What `warmUp` does where the runtime is (this thread or the turn worker). */
+export function warmUp(runtime: Pick<Runtime, 'recall' | 'store' | 'logger' | 'model'>, guildIds: string[]): void {
   warmUpModelPath(runtime.model.provider).catch((err) =>
     runtime.logger.debug({ err }, 'could not warm the model client up at start; the first call compiles it instead'),
   );
   runtime.recall.prepare();
-  warmUpRecall({ root: runtime.store.root, recall: runtime.recall, guildIds, owns }).catch((err) =>
+  warmUpRecall({ root: runtime.store.root, recall: runtime.recall, guildIds }).catch((err) =>
     runtime.logger.warn({ err }, 'could not index the recent conversations at start; each is indexed at its first message instead'),
   );
 }

@@ -3,7 +3,7 @@ import type { CliIO } from '../shared/cliIO';
 import { probeWritable, type Settings } from '../config/load';
 import { createRuntime, RuntimeOptions } from '../app/runtime';
 import { inProcess, TurnServices } from '../app/turnServices';
-import { startTurnWorkers } from '../app/turnPool';
+import { startTurnWorker } from '../app/turnHost';
 import type { Logger } from '../log/logger';
 import { MinutesBot } from './bot';
 import { createDiscordClient } from './client';
@@ -164,7 +164,7 @@ export async function launchBot(
  */
 async function turnServices(settings: Settings, logger: Logger, opts: RuntimeOptions): Promise<TurnServices> {
   if (opts.model || opts.clock) return inProcess(await createRuntime(settings, logger, { scheduleUpkeep: true, ...opts }));
-  return startTurnWorkers(settings, logger, { upkeep: opts.upkeep, probes: opts.probes });
+  return startTurnWorker(settings, logger, { upkeep: opts.upkeep, probes: opts.probes });
 }
 
 /** The Secretary on Discord, given the parts of the runtime it uses. */

@@ -3,7 +3,6 @@ import { z } from 'zod';
 const ID_HINT = 'must be a Discord id (digits only, as a string: "123…", in quotes)';
 const snowflake = z.string({ error: ID_HINT }).regex(/^[0-9]{1,20}$/, ID_HINT);
 const ids = z.array(snowflake).default([]);
-const WORKERS_HINT = 'must be "auto" or a whole number from 1 to 8';
 
 /**
  * Model call limits, stated once: the config's defaults and the limiter's (when a client is built
@@ -108,12 +107,6 @@ export const ConfigFileSchema = z.strictObject({
       staleAfterDays: z.number().int().min(1).max(3650).default(14),
     })
     .default({ staleAfterDays: 14 }),
-  /**
-   * Threads that run the turns (recall, the prompt, the model call, memory writes), each owning a
-   * share of the channels; "auto" is two on a machine with two cores or more, one with the packaged
-   * sentence model (each worker would load its own) or on one core.
-   */
-  turnWorkers: z.union([z.literal('auto'), z.number().int(WORKERS_HINT).min(1, WORKERS_HINT).max(8, WORKERS_HINT)], { error: WORKERS_HINT }).default('auto'),
   log: z
     .strictObject({
       level: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).optional(),

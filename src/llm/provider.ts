@@ -2,7 +2,7 @@ import type { Logger } from '../log/logger';
 import type { ProviderAdapter } from './adapter';
 import { createAnthropicAdapter } from './anthropic';
 import { createClientCore } from './client';
-import { createLimiter, redactUrl, type LimiterConfig, type ModelLimiter } from './limiter';
+import { createLimiter, redactUrl, type LimiterConfig } from './limiter';
 import { createOpenAIAdapter, type OpenAIAdapterOptions } from './openai';
 import type { RetryPolicy, Sleep } from './retry';
 import type { ModelClient, ProviderName } from './types';
@@ -71,8 +71,6 @@ export interface CreateModelClientOptions {
   models?: { chat?: string; side?: string };
   maxTokens?: { chat?: number; side?: number };
   limits?: LimiterConfig;
-  /** A limiter owned elsewhere (a turn worker's leases from the gateway's thread): `limits` are then not used. */
-  limiter?: ModelLimiter;
   retry?: Partial<RetryPolicy>;
   timeoutMs?: number;
   openai?: Pick<OpenAIAdapterOptions, 'maxTokensField' | 'streamUsage'>;
@@ -93,7 +91,7 @@ export async function createModelClient(opts: CreateModelClientOptions): Promise
     logger.warn({ models }, "OPENAI_BASE_URL is set but chat/side models are not both configured; the server may not know OpenAI's model names");
   }
   const limits: LimiterConfig = { ...opts.limits, redisUrl: opts.limits?.redisUrl ?? (env.REDIS_URL?.trim() || undefined) };
-  const limiter = opts.limiter ?? (await createLimiter({ provider: choice.provider, config: limits, logger }));
+  const limiter = await createLimiter({ provider: choice.provider, config: limits, logger });
   return createClientCore({
     adapter,
     limiter,

@@ -1,6 +1,6 @@
 import fs from 'node:fs';
 import path from 'node:path';
-import { startTurnWorkers } from '../../src/app/turnPool';
+import { startTurnWorker } from '../../src/app/turnHost';
 import type { TurnServices } from '../../src/app/turnServices';
 import type { TraceStage } from '../../src/app/probes';
 import type { Settings } from '../../src/config/load';
@@ -17,7 +17,7 @@ function workerSettings(dir: string, fake: FakeModelServer): Settings {
   return {
     dataDir: path.join(dir, 'channels'),
     configFile: null,
-    config: ConfigFileSchema.parse({ limits: { maxRetries: 0, requestsPerMinute: 0 }, turnWorkers: 1 }),
+    config: ConfigFileSchema.parse({ limits: { maxRetries: 0, requestsPerMinute: 0 } }),
     discord: { token: 'never-crosses-to-the-worker', apiUrl: 'http://127.0.0.1:1' },
     anthropic: { apiKey: 'test-key', baseURL: fake.anthropicBaseURL },
     openai: {},
@@ -52,7 +52,7 @@ describe('turn worker', () => {
   it('answers a turn in the worker, stores it there, and runs the channel commands against what it stored', async () => {
     const { logger, logs } = capturedLogger();
     const marks: { stage: TraceStage; at: number }[] = [];
-    services = await startTurnWorkers(settings(), logger, { probes: { trace: (_id, stage, at) => void marks.push({ stage, at }) } });
+    services = await startTurnWorker(settings(), logger, { probes: { trace: (_id, stage, at) => void marks.push({ stage, at }) } });
     const before = performance.now();
     let asked = 0;
     const reply = await services.engine.respond(ref, [{ id: 'm1', authorName: 'alice', content: 'what did we pick for the cache?', at: new Date() }], {
@@ -80,7 +80,7 @@ describe('turn worker', () => {
   });
 
   it("writes log lines asked for in one turn of this thread's loop together, each before the reply to it, and every one by close", async () => {
-    services = await startTurnWorkers(settings(), capturedLogger().logger);
+    services = await startTurnWorker(settings(), capturedLogger().logger);
     const other: ChannelRef = { ...ref, channelId: '201' };
     const message = (id: string, content: string) => ({
       type: 'message' as const,
@@ -108,7 +108,7 @@ describe('turn worker', () => {
   });
 
   it('runs upkeep in the worker: a conversation over its token budget is compacted by a side call from there', async () => {
-    services = await startTurnWorkers(settings(), capturedLogger().logger, { upkeep: { tokenBudget: 10 } });
+    services = await startTurnWorker(settings(), capturedLogger().logger, { upkeep: { tokenBudget: 10 } });
     await services.engine.respond(
       ref,
       [{ id: 'm1', authorName: 'alice', content: 'a message long enough to pass a budget of ten tokens', at: new Date() }],
@@ -123,7 +123,7 @@ describe('turn worker', () => {
   });
 
   it('hands a failed model call back as the ModelError the reply words, with its line for the channel', async () => {
-    services = await startTurnWorkers(settings(), capturedLogger().logger);
+    services = await startTurnWorker(settings(), capturedLogger().logger);
     fake.enqueue({ error: { status: 429 }, retryAfterMs: 3_000 });
     const err = await services.engine.respond(ref, [{ id: 'm1', authorName: 'alice', content: 'hello', at: new Date() }], {}).catch((e) => e);
     expect(err).toBeInstanceOf(ModelError);
@@ -132,7 +132,7 @@ describe('turn worker', () => {
   });
 
   it("serves this thread's side calls through the worker's one client and counts their tokens there", async () => {
-    services = await startTurnWorkers(settings(), capturedLogger().logger);
+    services = await startTurnWorker(settings(), capturedLogger().logger);
     const res = await services.model.complete({ purpose: 'side', system: [{ text: 'summarise' }], messages: [{ role: 'user', content: 'side input' }] });
     expect(res.text).toContain('side input');
     expect(services.model.models.side).toBe(res.model);
@@ -146,7 +146,7 @@ describe('turn worker', () => {
   });
 
   it("aborts a side call when the caller's signal does, with the caller's reason", async () => {
-    services = await startTurnWorkers(settings(), capturedLogger().logger);
+    services = await startTurnWorker(settings(), capturedLogger().logger);
     fake.setHandler(() => new Promise(() => undefined));
     const ac = new AbortController();
     const call = services.model.complete({ purpose: 'side', system: [{ text: 's' }], messages: [{ role: 'user', content: 'x' }], signal: ac.signal });
@@ -158,7 +158,7 @@ describe('turn worker', () => {
 
   it('refuses to start with the same one-line error as in this thread', async () => {
     const s = settings();
-    const err = await startTurnWorkers({ ...s, anthropic: {} }, capturedLogger().logger).catch((e) => e);
+    const err = await startTurnWorker({ ...s, anthropic: {} }, capturedLogger().logger).catch((e) => e);
     expect(err).toBeInstanceOf(ProviderConfigError);
     expect((err as Error).message).toMatch(/^No model provider configured: set ANTHROPIC_API_KEY/);
   });
@@ -181,7 +181,7 @@ describe('turn worker that dies', () => {
       .spyOn(threads as unknown as Record<'Worker', (...args: ConstructorParameters<typeof RealWorker>) => unknown>, 'Worker')
       .mockImplementation(observed);
     const { logger, logs } = capturedLogger();
-    const services = await startTurnWorkers(workerSettings(tmp.dir, fake), logger);
+    const services = await startTurnWorker(workerSettings(tmp.dir, fake), logger);
     const ref: ChannelRef = { kind: 'discord', guildId: '100', channelId: '200' };
     const ask = (id: string) => services.engine.respond(ref, [{ id, authorName: 'alice', content: `question ${id}`, at: new Date() }], {});
     try {

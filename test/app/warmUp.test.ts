@@ -1,7 +1,6 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { warmUpRecall } from '../../src/app/warmUp';
-import { ownerOf } from '../../src/app/turnRouting';
 import { channelPaths } from '../../src/memory/layout';
 import type { ChannelRef } from '../../src/memory/paths';
 import { buildRecallService } from '../../src/recall/service';
@@ -44,23 +43,6 @@ describe('warming recall up at start', () => {
     expect(built).toEqual([recent, middle, old].map((r) => [channelPaths(root, r).channelDir]));
     expect(await warmUpRecall({ root, recall, guildIds: ['111111111111111111'], max: 2 })).toEqual([recent, middle]);
     expect(await warmUpRecall({ root, recall, guildIds: ['123456789012345678'] })).toEqual([]);
-  });
-
-  it('a turn worker warms up only the channels it owns, and each channel is warmed by exactly one of them', async () => {
-    const root = path.join(tmp.dir, 'channels');
-    const refs = Array.from({ length: 12 }, (_, i) => channel(root, '111111111111111111', String(200000000000000010n + BigInt(i)), i + 1));
-    const byWorker = await Promise.all(
-      [0, 1].map((index) =>
-        warmUpRecall({ root, recall: { prebuild: () => undefined }, guildIds: ['111111111111111111'], owns: (ref) => ownerOf(ref, 2) === index }),
-      ),
-    );
-    for (const [index, warmed] of byWorker.entries()) {
-      expect(warmed.length).toBeGreaterThan(0);
-      expect(warmed.every((ref) => ownerOf(ref, 2) === index)).toBe(true);
-    }
-    expect([...byWorker[0], ...byWorker[1]].map((r) => (r as { channelId: string }).channelId).sort()).toEqual(
-      refs.map((r) => (r as { channelId: string }).channelId).sort(),
-    );
   });
 
   it('leaves the index built, so the first recall there reads no memory file', async () => {

@@ -36,18 +36,6 @@ describe('configuration', () => {
     );
     fs.writeFileSync(path.join(tmp.dir, 'c.json'), JSON.stringify({ limts: {} }));
     expect(() => loadSettings({ env: { MINUTES_CONFIG: 'c.json' }, cwd: tmp.dir, needs: [] })).toThrow(/limts/);
-    fs.writeFileSync(path.join(tmp.dir, 'c.json'), JSON.stringify({ turnWorkers: 0 }));
-    expect(() => loadSettings({ env: { MINUTES_CONFIG: 'c.json' }, cwd: tmp.dir, needs: [] })).toThrow(
-      /turnWorkers: must be "auto" or a whole number from 1 to 8/,
-    );
-    for (const wrong of [1.5, 'two', 9]) {
-      fs.writeFileSync(path.join(tmp.dir, 'c.json'), JSON.stringify({ turnWorkers: wrong }));
-      expect(() => loadSettings({ env: { MINUTES_CONFIG: 'c.json' }, cwd: tmp.dir, needs: [] })).toThrow(
-        /turnWorkers: must be "auto" or a whole number from 1 to 8/,
-      );
-    }
-    fs.writeFileSync(path.join(tmp.dir, 'c.json'), JSON.stringify({ turnWorkers: 2 }));
-    expect(loadSettings({ env: { MINUTES_CONFIG: 'c.json' }, cwd: tmp.dir, needs: [] }).config.turnWorkers).toBe(2);
     fs.writeFileSync(path.join(tmp.dir, 'c.json'), '{ not json');
     expect(() => loadSettings({ env: { MINUTES_CONFIG: 'c.json' }, cwd: tmp.dir, needs: [] })).toThrow(/not valid JSON/);
   });
