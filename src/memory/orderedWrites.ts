@@ -76,11 +76,12 @@ export class OrderedWrites {
   }
 
   /**
-   * Synchronous on purpose: a small append reaches the page cache in one open/write/close, a few µs
-   * of this thread. Through the promise API the same append cost the turn worker ~100-200 µs in
-   * a burst of 2,000 new channels (a FileHandle, its promises, and a hand-off to libuv's threads,
-   * busy with the same burst): 6 % of its time, the largest single cost (docs/benchmarks.md).
-   * Still async to callers: lines of one file stay in order behind the append in flight.
+   * Synchronous on purpose: a small append reaches the page cache in one open/write/close on this
+   * thread (~40 µs a line under a burst of 2,000 new channels). Through the promise API the same
+   * append cost the turn worker ~100-200 µs (a FileHandle, its promises, and a hand-off to libuv's
+   * threads, busy with the same burst): 19 % of its first 5 s, its largest single cost
+   * (docs/benchmarks.md). Still async to callers: lines of one file stay in order behind the
+   * append in flight.
    */
   private async appendText(file: string, text: string): Promise<void> {
     const dir = path.dirname(file);
