@@ -1,6 +1,6 @@
 import fs from 'node:fs';
 import path from 'node:path';
-import { LRUCache } from 'lru-cache';
+import { FolderAppends } from './appendInFolder';
 
 export interface GroupCommitOptions {
   /**
@@ -23,8 +23,8 @@ export interface GroupCommitOptions {
 export class GroupCommit {
   /** File → whether it was created since the last commit (its folder's entry must be synced too). */
   private readonly dirty = new Map<string, boolean>();
-  /** Folders known to exist, so an append does not mkdir every time; forgotten when one is removed. */
-  private readonly knownDirs = new LRUCache<string, true>({ max: 1024 });
+  /** The appends, with the folders known to exist (an append does not mkdir every time). */
+  private readonly appends = new FolderAppends();
   private timer: NodeJS.Timeout | null = null;
   private committing: Promise<void> = Promise.resolve();
 
@@ -36,20 +36,8 @@ export class GroupCommit {
    * of an asynchronous append. `created`: the file did not exist before this line.
    */
   appendSync(file: string, text: string, created: boolean): void {
-    const dir = path.dirname(file);
-    if (!this.knownDirs.has(dir)) {
-      fs.mkdirSync(dir, { recursive: true });
-      this.knownDirs.set(dir, true);
-    }
-    try {
-      fs.appendFileSync(file, text, 'utf8');
-    } catch (err) {
-      if ((err as NodeJS.ErrnoException).code !== 'ENOENT') throw err;
-      // The folder was removed while we ran (a person cleaning up): recreate it and append.
-      fs.mkdirSync(dir, { recursive: true });
-      fs.appendFileSync(file, text, 'utf8');
-      created = true;
-    }
+    // A folder removed while we ran (a person cleaning up) is made again: the file is new then too.
+    if (this.appends.append(file, text)) created = true;
     this.dirty.set(file, (this.dirty.get(file) ?? false) || created);
     this.schedule();
   }
@@ -63,12 +51,12 @@ export class GroupCommit {
    */
   prepare(file: string): Promise<void> {
     const dir = path.dirname(file);
-    if (this.knownDirs.has(dir)) return Promise.resolve();
+    if (this.appends.isKnown(dir)) return Promise.resolve();
     // Node's callback API, not fs/promises: its FileHandle costs the calling thread several times more per call.
     return new Promise<void>((resolve) => {
       fs.mkdir(dir, { recursive: true }, (err) => {
         if (err) return resolve();
-        this.knownDirs.set(dir, true);
+        this.appends.known(dir);
         // 'a' creates the file when missing and never truncates what an append already wrote.
         fs.open(file, 'a', (e, fd) => (e ? resolve() : fs.close(fd, () => resolve())));
       });

@@ -1,6 +1,4 @@
-import fs from 'node:fs';
-import path from 'node:path';
-import { LRUCache } from 'lru-cache';
+import { FolderAppends } from './appendInFolder';
 import { jsonLine } from '../shared/jsonLines';
 import { redactValues } from '../shared/secrets';
 import { atomicWrite } from './atomicWrite';
@@ -12,8 +10,8 @@ import { atomicWrite } from './atomicWrite';
  * `idle` waits for all of them (shutdown).
  */
 export class OrderedWrites {
-  /** Folders known to exist, so an append does not mkdir every time (bounded: a folder forgotten is only made again). */
-  private readonly knownDirs = new LRUCache<string, true>({ max: 1024 });
+  /** The appends, with the folders known to exist (an append does not mkdir every time). */
+  private readonly appends = new FolderAppends();
   /** Per JSONL file: lines waiting for the append in flight to finish, and that append. */
   private readonly appendBatches = new Map<string, { lines: string[]; written: Promise<void> }>();
   private readonly appendsInFlight = new Map<string, Promise<void>>();
@@ -84,20 +82,6 @@ export class OrderedWrites {
    * append in flight.
    */
   private async appendText(file: string, text: string): Promise<void> {
-    const dir = path.dirname(file);
-    if (!this.knownDirs.has(dir)) {
-      fs.mkdirSync(dir, { recursive: true });
-      this.knownDirs.set(dir, true);
-    }
-    // O_APPEND writes are not interleaved with other appenders; a crash can only tear the last
-    // line, which readers skip.
-    try {
-      fs.appendFileSync(file, text, 'utf8');
-    } catch (err) {
-      if ((err as NodeJS.ErrnoException).code !== 'ENOENT') throw err;
-      // The folder was removed while we ran (a person cleaning up): recreate it and append.
-      fs.mkdirSync(dir, { recursive: true });
-      fs.appendFileSync(file, text, 'utf8');
-    }
+    this.appends.append(file, text);
   }
 }
