@@ -10,7 +10,13 @@ import { atomicWrite } from './atomicWrite';
  * `idle` waits for all of them (shutdown).
  */
 export class OrderedWrites {
-  /** The appends, with the folders known to exist (an append does not mkdir every time). */
+  /**
+   * The appends, synchronous on purpose: a small append reaches the page cache in one
+   * open/write/close on this thread (~40 µs a line under a burst of 2,000 new channels). Through
+   * the promise API the same append cost the turn worker ~100-200 µs (a FileHandle, its promises,
+   * and a hand-off to libuv's threads, busy with the same burst): 19 % of its first 5 s, its
+   * largest single cost (docs/benchmarks.md). Still async to callers (see `append`).
+   */
   private readonly appends = new FolderAppends();
   /** Per JSONL file: lines waiting for the append in flight to finish, and that append. */
   private readonly appendBatches = new Map<string, { lines: string[]; written: Promise<void> }>();
@@ -19,9 +25,9 @@ export class OrderedWrites {
   private readonly privateWrites = new Map<string, Promise<void>>();
 
   /**
-   * Appends one record, redacted, as a JSON line. Lines for one file are coalesced: while one append
-   * is in flight, later lines wait in a batch that goes out as one write when it finishes. A burst of
-   * messages in a channel costs a few writes instead of one open/append/close each, in order.
+   * Appends one record, redacted, as a JSON line. Lines for one file are coalesced: those asked for
+   * before their batch goes (a microtask later, or after the append ahead of it) go out as one
+   * write, in order: a turn's lines, or a burst's handed over at once, cost one open/append/close.
    */
   append(file: string, record: unknown): Promise<void> {
     const line = jsonLine(redactValues(record));
@@ -35,7 +41,7 @@ export class OrderedWrites {
     batch.written = before.then(() => {
       // From here on new lines start the next batch.
       this.appendBatches.delete(file);
-      return this.appendText(file, batch.lines.join(''));
+      this.appends.append(file, batch.lines.join(''));
     });
     this.appendBatches.set(file, batch);
     this.track(this.appendsInFlight, file, batch.written);
@@ -71,17 +77,5 @@ export class OrderedWrites {
     void settled.then(() => {
       if (map.get(file) === settled) map.delete(file);
     });
-  }
-
-  /**
-   * Synchronous on purpose: a small append reaches the page cache in one open/write/close on this
-   * thread (~40 µs a line under a burst of 2,000 new channels). Through the promise API the same
-   * append cost the turn worker ~100-200 µs (a FileHandle, its promises, and a hand-off to libuv's
-   * threads, busy with the same burst): 19 % of its first 5 s, its largest single cost
-   * (docs/benchmarks.md). Still async to callers: lines of one file stay in order behind the
-   * append in flight.
-   */
-  private async appendText(file: string, text: string): Promise<void> {
-    this.appends.append(file, text);
   }
 }
