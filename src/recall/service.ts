@@ -1,6 +1,7 @@
 import type { SemanticSettings } from '../config/semantic';
 import type { Embedder, OnMeaningUnavailable } from '../embed/types';
 import { VectorCache } from '../embed/vectorCache';
+import { packagedModelWords } from '../embed/vocabulary';
 import { WorkerEmbedder } from '../embed/workerEmbedder';
 import type { Logger } from '../log/logger';
 import { createRecall, LexicalRecall } from './lexical';
@@ -32,7 +33,10 @@ export interface RecallService {
   indexAll(input: Pick<RecallInput, 'channelDirs' | 'workspaceDir'>, onQueued?: (lines: number) => void): Promise<void>;
   /** Queues those candidates for embedding in the background and returns at once (after a write). */
   warm(input: Pick<RecallInput, 'channelDirs' | 'workspaceDir'>): void;
-  /** Loads the model in the background (the bot does at start), so the first message does not wait for it. */
+  /**
+   * What the first message would otherwise wait for, done at start by the bot: the rare-word list
+   * read now, the sentence model loaded in the background.
+   */
   prepare(): void;
   /**
    * Builds a conversation's index by words now, if it is not built, and with meaning on looks its
@@ -165,6 +169,9 @@ export function createRecallService(o: RecallServiceOptions): RecallService {
       if (index && index.n > 0) vectors?.queue(index);
     },
     prepare() {
+      // The rare-word rule's list (rareWords.ts: ~45 ms to read and build): otherwise read by the
+      // first recall after a start, where a burst's every first turn waited behind it.
+      packagedModelWords();
       vectors?.loadCache();
       // A failure here is logged by the embedder once; recall then goes by words.
       embedder?.embed(['warm-up'], { priority: 'document' }).catch(() => undefined);

@@ -1,5 +1,6 @@
 import fs from 'node:fs';
 import path from 'node:path';
+import * as vocabulary from '../../src/embed/vocabulary';
 import { silentLogger } from '../../src/log/logger';
 import { createRecall } from '../../src/recall/lexical';
 import { createRecallService } from '../../src/recall/service';
@@ -80,5 +81,18 @@ describe('recall across many active channels', () => {
       expect(r.text).toContain('Kafka topic');
     }
     expect(listings).toBe(5);
+  });
+
+  it('reads the rare-word list when the bot prepares at start, not inside the first turn after it', () => {
+    // The list (the packaged model's vocabulary) took ~45 ms to read inside a burst's first turn.
+    const read = jest.spyOn(vocabulary, 'packagedModelWords');
+    try {
+      const service = createRecallService({ lexical: createRecall(), logger: silentLogger() });
+      service.prepare();
+      expect(read).toHaveBeenCalledTimes(1);
+      expect(read.mock.results[0].value?.has('evening')).toBe(true);
+    } finally {
+      read.mockRestore();
+    }
   });
 });
