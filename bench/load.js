@@ -68,6 +68,12 @@
  *                            untraced runs, counts over the traced ones; lost / duplicated /
  *                            out_of_order are summed over all runs); load_avg = the 1-minute load
  *                            average before the first run; syscall keys are null without --strace.
+ *   data root: a new file    before the runs, what opening a new file in a fresh folder of
+ *                            os.tmpdir() (the bot's data root here), writing a line and closing it
+ *                            costs, per file (`fileCost` in the JSON file). Minutes makes ~10 files and
+ *                            folders per new channel; on the machine of docs/benchmarks.md this cost
+ *                            moved between 15 and 620 µs within an hour, and 2,000 channels' figures
+ *                            with it.
  * Exit status 1 when any message was lost, answered twice or out of order, or a run timed out.
  */
 const fs = require('node:fs');
@@ -137,6 +143,24 @@ function runChild(args) {
     child.on('error', reject);
     child.on('exit', (code) => (result ? resolve(result) : reject(new Error(`load-run.js ${args.join(' ')} exited ${code} without a result`))));
   });
+}
+
+/**
+ * What creating a small file costs in `dir` now (open with create, write, close), per file: the
+ * bench's data root, measured before the runs so a slow disk shows in the header, not as the bot.
+ */
+function newFileCost(dir, files = 300) {
+  const tmp = fs.mkdtempSync(path.join(dir, 'minutes-load-probe-'));
+  try {
+    for (let i = 0; i < files; i++) fs.mkdirSync(path.join(tmp, String(i)));
+    const cpu0 = process.cpuUsage();
+    const t0 = process.hrtime.bigint();
+    for (let i = 0; i < files; i++) fs.appendFileSync(path.join(tmp, String(i), 'log.jsonl'), '{}\n');
+    const wallUs = Number(process.hrtime.bigint() - t0) / 1000 / files;
+    return { files, wallUs, systemUs: process.cpuUsage(cpu0).system / files };
+  } finally {
+    fs.rmSync(tmp, { recursive: true, force: true });
+  }
 }
 
 const f1 = (x) => (x === undefined || !Number.isFinite(x) ? '–' : x >= 100 ? x.toFixed(0) : x >= 10 ? x.toFixed(1) : x.toFixed(2));
@@ -216,6 +240,11 @@ async function main() {
     `load bench ${date}, node ${process.version}, ${os.cpus().length} cpus; ${o.channels} channels × ${o.messages} messages, model latency ${o.latency} ms${o.warm ? ', channels warmed' : ''}`,
   );
   console.log(`bot: ${source.dist} (HEAD ${source.head}${source.srcChanges.length ? `; uncommitted in src/: ${source.srcChanges.join(', ')}` : ''})`);
+  // Minutes makes ~10 files and folders per new channel: what that costs here moves its figures.
+  const fileCost = newFileCost(os.tmpdir());
+  console.log(
+    `data root ${os.tmpdir()}: a new file costs ${fileCost.wallUs.toFixed(0)} µs (${fileCost.systemUs.toFixed(0)} µs of system CPU; ${fileCost.files} made in fresh folders)`,
+  );
   const loadAvg = os.loadavg()[0];
   const results = [];
   for (let run = 1; run <= o.runs; run++) {
@@ -327,7 +356,7 @@ async function main() {
   const table = lines.join('\n');
   console.log(`\n${table}\n`);
   fs.mkdirSync(path.dirname(o.out), { recursive: true });
-  fs.writeFileSync(o.out, JSON.stringify({ date, options: o, source, results }, null, 2));
+  fs.writeFileSync(o.out, JSON.stringify({ date, options: o, source, fileCost, results }, null, 2));
   console.log(`wrote ${path.relative(root, o.out)}`);
   const bad = results.filter((r) => r.lost || r.duplicated || r.outOfOrder || r.wrongReplyRef || r.timedOut || r.problems.length || r.unhandled.length);
   for (const r of bad)
