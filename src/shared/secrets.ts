@@ -17,10 +17,12 @@ import { randomTokenSpans } from './secretTokens';
  * Cheap first look: a text with none of these cannot hold a secret by any rule below, so the rules
  * are not run at all (most log fields and most chat lines). Word stems, not whole words: "passwords",
  * "apikey", "PIN", "hooks.slack.com" all start with one; a run of 15 token characters covers every
- * key format and the made-up strings.
+ * key format and the made-up strings. An '@' counts only after a non-space character: the rules that
+ * use one read a password before it ("user:pass@host"), while a word that starts with one is a
+ * mention — every message the bot answers names it as "@Minutes", which sent each through every rule.
  */
 const MAY_HOLD_SECRET =
-  /pass|pw|pwd|secret|token|key|cred|log[_ -]?[io]n|logon|sign[_ -]?in|pin|code|combination|combo|auth|bearer|basic|wort|contrase|mot de passe|mdp|senha|:\/\/|@|-----BEGIN|eyJ|hooks|webhooks|[A-Za-z0-9_+-]{15}/i;
+  /pass|pw|pwd|secret|token|key|cred|log[_ -]?[io]n|logon|sign[_ -]?in|pin|code|combination|combo|auth|bearer|basic|wort|contrase|mot de passe|mdp|senha|:\/\/|\S@|-----BEGIN|eyJ|hooks|webhooks|[A-Za-z0-9_+-]{15}/i;
 
 function applySpans(text: string, spans: Span[]): string {
   if (!spans.length) return text;

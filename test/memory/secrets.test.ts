@@ -1,4 +1,5 @@
 import { cannotHoldSecret, containsSecret, redactSecrets, redactValues } from '../../src/shared/secrets';
+import * as statements from '../../src/shared/secretStatements';
 
 // Credential-shaped strings built at run time, so this file holds nothing a scanner would flag.
 const rnd = (n: number, alphabet = 'abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789'): string =>
@@ -170,5 +171,22 @@ describe('the fields of a log record the rules are not run on (issue 25)', () =>
       author: record.author,
       type: 'message',
     });
+  });
+});
+
+describe('the first look before the rules (issue 25)', () => {
+  it('does not run the rules on a message for the bot ("@Minutes …"); a password before an "@" is still found', () => {
+    const rules = jest.spyOn(statements, 'statementSpans');
+    try {
+      const plain = '@Minutes what did we decide about the deploy pipeline? thanks @Minutes';
+      expect(redactSecrets(plain)).toBe(plain);
+      expect(rules).not.toHaveBeenCalled();
+      const pw = rnd(12);
+      expect(redactSecrets(`@Minutes connect with deploy:${pw}@10.0.0.5`)).not.toContain(pw);
+      expect(redactSecrets(`@Minutes the db is postgres://app:${pw}@db.internal/app`)).not.toContain(pw);
+      expect(rules).toHaveBeenCalled();
+    } finally {
+      rules.mockRestore();
+    }
   });
 });
