@@ -34,8 +34,9 @@ export interface RecallService {
   /** Queues those candidates for embedding in the background and returns at once (after a write). */
   warm(input: Pick<RecallInput, 'channelDirs' | 'workspaceDir'>): void;
   /**
-   * What the first message would otherwise wait for, done at start by the bot: the rare-word list
-   * read now, the sentence model loaded in the background.
+   * What the first message or search would otherwise wait for, done at start (the bot, the console,
+   * the MCP server, the dashboard): the rare-word list read now, the sentence model loaded in the
+   * background.
    */
   prepare(): void;
   /**
