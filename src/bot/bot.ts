@@ -2,6 +2,7 @@ import { ChatInputCommandInteraction, PermissionFlagsBits, Client, Events, Guild
 import type { ChannelCommandRunner } from '../chat/commands';
 import type { TurnOptions } from '../chat/engine';
 import type { InboundMessage } from '../chat/conversation';
+import { mayAskToForget } from '../chat/explicitRequests';
 import type { Probes } from '../app/probes';
 import type { ConfigFile } from '../config/schema';
 import type { Logger } from '../log/logger';
@@ -199,7 +200,7 @@ export class MinutesBot {
     if (!isActive) return;
     const inbound = this.toInbound(m, botId);
     inbound.addressed = decision === 'answer';
-    inbound.mayForget = isAdmin(facts.roleIds, Boolean(m.member?.permissions.has(PermissionFlagsBits.ManageMessages)), this.o.config.discord);
+    inbound.mayForget = this.mayForget(m, inbound.content, facts.roleIds);
     // No await before the inbox: messages of a conversation reach it in arrival order. The log
     // line is asked for first, so it is written before the turn's reply line.
     this.activate(ref);
@@ -227,7 +228,8 @@ export class MinutesBot {
   private async onEdit(m: Message | PartialMessage): Promise<void> {
     const ref = this.refFor(m);
     if (!ref || !this.isActive(ref) || m.content === null) return;
-    this.inbox.edit(ref, m.id, m.content);
+    // An edit that turns a message into a forget request, before its turn, is judged like one.
+    this.inbox.edit(ref, m.id, m.content, mayAskToForget(m.content) ? this.mayForget(m, m.content) : undefined);
     await this.o.appendLog(ref, {
       type: 'edit',
       id: m.id,
@@ -255,9 +257,25 @@ export class MinutesBot {
     return this.conversations.isActive(this.o.store.paths(ref).convDir);
   }
 
+  /**
+   * Whether the author may make the bot forget an entry; worked out only for a message that could
+   * ask it (a member's permissions are computed from every role and overwrite: about a tenth of the
+   * bot's own work per message under `bench:load`). False for any other: nothing is forgotten on its word.
+   */
+  private mayForget(m: Message | PartialMessage, content: string, roleIds = m.member ? [...m.member.roles.cache.keys()] : []): boolean {
+    if (!mayAskToForget(content)) return false;
+    return isAdmin(roleIds, Boolean(m.member?.permissions.has(PermissionFlagsBits.ManageMessages)), this.o.config.discord);
+  }
+
+  /** `<@id>` and `<@!id>` of the bot, made once (the id is known from login on). */
+  private mentionPattern: { botId: string; re: RegExp } | undefined;
+
   private toInbound(m: Message, botId: string | undefined): InboundMessage {
     let content = m.content ?? '';
-    if (botId) content = content.replace(new RegExp(`<@!?${botId}>`, 'g'), '@Minutes').trim();
+    if (botId) {
+      if (this.mentionPattern?.botId !== botId) this.mentionPattern = { botId, re: new RegExp(`<@!?${botId}>`, 'g') };
+      content = content.replace(this.mentionPattern.re, '@Minutes').trim();
+    }
     const files = [...m.attachments.values()].map((a) => a.name).filter(Boolean);
     if (files.length) content = `${content}${content ? '\n' : ''}(attached: ${files.join(', ')})`;
     if (!content.trim()) content = '(an empty message)';

@@ -29,6 +29,14 @@ const RECALL_QUESTION = /^(?:when|what|how|why|who|whom|where|which|whether|if)\
 const REMEMBER = /^(remember|note)\b(?:\s+down)?(\s+that\b|\s*:)?[\s,]*([\s\S]+)$/i;
 /** "don't forget that …" asks to keep a fact ("don't forget to …" asks for a chore, and is left alone). */
 const DONT_FORGET = /^(?:do\s*n[o'’]?t|never)\s+forget\b(\s+that\b|\s*:)?[\s,]*([\s\S]+)$/i;
+/**
+ * Whether a message could ask to forget (every forget request starts a sentence with the word): who
+ * may make the bot forget is worked out only for these (a member's permissions come from every role).
+ */
+export function mayAskToForget(message: string): boolean {
+  return /\bforget\b/i.test(message);
+}
+
 const FORGET = /^forget\b(?:\s+(?:that|about|the entry|entry)\b)?[\s,:]*([\s\S]+)$/i;
 const MIN_REMEMBER = 8;
 const MIN_FORGET = 4;

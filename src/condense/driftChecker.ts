@@ -60,18 +60,23 @@ export class DriftChecker {
     this.monotonicMs = o.monotonicMs ?? (() => performance.now());
   }
 
-  /** Whether a message contradicts a decision in force here; null when not (or it was raised today). */
-  check(ref: ChannelRef, msg: { authorName: string; content: string }): Promise<DriftFinding | null> {
-    return this.queue.run(conversationKey(ref), () => this.checkNow(ref, msg));
+  /**
+   * Whether a message contradicts a decision in force here; null when not (or it was raised today).
+   * `mayAct` (the transport's "may the bot post there") is asked only for a message that passes the
+   * words rule, before anything is read or the model asked: most messages stop before it.
+   */
+  check(ref: ChannelRef, msg: { authorName: string; content: string }, o: { mayAct?: () => boolean } = {}): Promise<DriftFinding | null> {
+    return this.queue.run(conversationKey(ref), () => this.checkNow(ref, msg, o.mayAct));
   }
 
-  private async checkNow(ref: ChannelRef, msg: { authorName: string; content: string }): Promise<DriftFinding | null> {
+  private async checkNow(ref: ChannelRef, msg: { authorName: string; content: string }, mayAct?: () => boolean): Promise<DriftFinding | null> {
     const { deps } = this.o;
     const all = await this.decisions(ref);
     if (!all.length) return null;
     // Most messages share nothing with any decision: they stop here, before drift.json is read
     // (the words test is per decision, so nothing past it can match when nothing here does).
     if (!driftCandidates(msg.content, all).length && !(this.o.meaning && hasStance(msg.content))) return null;
+    if (mayAct && !mayAct()) return null;
     const stateFile = this.stateFile(ref);
     const today = deps.clock().toISOString().slice(0, 10);
     const conv = conversationKey(ref);

@@ -100,6 +100,33 @@ describe('drift notes: the checker', () => {
     await s.model.close();
   });
 
+  it('asks whether it may act only of a message that passes the words rule, and asks nothing more when it may not', async () => {
+    const clock = manualClock('2026-11-20T09:00:00Z');
+    const s = await sideDeps(world.tmp.dir, world.fake, clock.now);
+    const p = await s.store.ensureChannel(ref);
+    const data: ContextData = {
+      version: 1,
+      decisions: [{ id: DB.id, kind: 'decision', topic: DB.topic, text: DB.text, date: DB.date, file: DB.file, ledgerKey: DB.ledgerKey }],
+      constraints: [],
+    };
+    fs.writeFileSync(p.contextData, JSON.stringify(data));
+    world.fake.setHandler(() => JSON.stringify({ contradicts: DB.id, why: 'a different store' }));
+    const checker = new DriftChecker({ deps: s.deps });
+    const mayAct = jest.fn(() => false);
+    expect(await checker.check(ref, { authorName: 'al', content: 'the weather is nice' }, { mayAct })).toBeNull();
+    expect(mayAct).not.toHaveBeenCalled();
+    const before = world.fake.requests.length;
+    expect(await checker.check(ref, { authorName: 'al', content: "let's drop Postgres for the orders database" }, { mayAct })).toBeNull();
+    expect(mayAct).toHaveBeenCalledTimes(1);
+    expect(world.fake.requests.length).toBe(before);
+    expect(fs.existsSync(p.drift)).toBe(false);
+    mayAct.mockReturnValue(true);
+    expect(await checker.check(ref, { authorName: 'al', content: "let's drop Postgres for the orders database" }, { mayAct })).toMatchObject({
+      decision: { id: DB.id },
+    });
+    await s.model.close();
+  });
+
   it("reads context.json once a second per channel, and at once after this process's store wrote", async () => {
     const clock = manualClock('2026-11-20T09:00:00Z');
     const s = await sideDeps(world.tmp.dir, world.fake, clock.now);
