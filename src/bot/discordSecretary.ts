@@ -42,8 +42,8 @@ export class DiscordSecretary implements SecretaryCommands {
   private readonly jobs: SecretaryJobs;
   /** When the latest gateway session began (see SecretaryJobs.sweep); unset before the first. */
   private sessionSince: Date | undefined;
-  /** Servers with a first-seen record, and when: it never changes once written. */
-  private readonly serversSeen = new Map<string, Date>();
+  /** Servers' first-seen records, and when (it never changes once written), or the read in flight. */
+  private readonly serversSeen = new Map<string, Promise<Date | undefined>>();
 
   constructor(
     private readonly o: {
@@ -173,14 +173,21 @@ export class DiscordSecretary implements SecretaryCommands {
     });
   }
 
-  /** The server's first-seen record, read once per process once it exists. */
-  private async serverSeen(guildId: string): Promise<Date | undefined> {
+  /**
+   * The server's first-seen record, read once per process once it exists. The read in flight is
+   * shared: a burst's first messages in a hundred channels of one server all ask at once.
+   */
+  private serverSeen(guildId: string): Promise<Date | undefined> {
     const known = this.serversSeen.get(guildId);
     if (known) return known;
     // Silent on purpose: an unreadable record only means the ledger record is made, as before.
-    const at = await serverFirstSeen(this.o.store, guildId).catch(() => undefined);
-    if (at) this.serversSeen.set(guildId, at);
-    return at;
+    const reading = serverFirstSeen(this.o.store, guildId).catch(() => undefined);
+    this.serversSeen.set(guildId, reading);
+    // A record not there yet is read again by the next first contact.
+    void reading.then((at) => {
+      if (!at && this.serversSeen.get(guildId) === reading) this.serversSeen.delete(guildId);
+    });
+    return reading;
   }
 
   /** Waits for a first-run record this process started for the conversation's ledger, if any. */

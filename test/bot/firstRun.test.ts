@@ -59,4 +59,15 @@ describe('the first-run record (automatic condensations count from it)', () => {
       expect(await botThereSince(runtime.store, channel.guildId, (await readLedger(runtime.store, ref)).firstRunAt)).toEqual(seenAt);
     }
   });
+
+  it("first contacts in many channels of one server at once read the server's record once", async () => {
+    const seenAt = new Date(Date.now() - 60_000);
+    const seenFile = firstSeenFile(runtime.store.root, channel.guildId);
+    await runtime.store.writePrivateState(seenFile, { version: 1, firstSeenAt: seenAt.toISOString() });
+    const reads = jest.spyOn(runtime.store, 'readState');
+    const channels = Array.from({ length: 20 }, (_, i): ChannelRef => ({ ...channel, channelId: String(222222222222222300n + BigInt(i)) }));
+    await Promise.all(channels.map((ref) => secretary.noteChannel(ref)));
+    expect(reads.mock.calls.filter(([file]) => file === seenFile)).toHaveLength(1);
+    for (const ref of channels) expect(fs.existsSync(runtime.store.paths(ref).ledger)).toBe(false);
+  });
 });
