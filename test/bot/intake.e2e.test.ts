@@ -2,7 +2,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { GuildChannel, GuildMember } from 'discord.js';
 import type { FakeChannel, FakeGuild, FakeUser } from '../fakes/discord/state';
-import { BotHarness, startHarness } from '../helpers/botHarness';
+import { BotHarness, startWithModerator } from '../helpers/botHarness';
 
 /**
  * The bot's intake on the gateway's thread, against the fake Discord: every message a person says
@@ -18,16 +18,7 @@ describe('the intake', () => {
   let mod: FakeUser;
 
   beforeEach(async () => {
-    h = await startHarness({
-      setup: (d) => {
-        const b = d.setupBasic({ channelName: 'general' });
-        guild = b.guild;
-        general = b.channel;
-        alice = b.user;
-        const role = d.createRole(guild.id, { name: 'mods', permissions: ['ManageMessages'] });
-        mod = d.addMember(guild.id, { username: 'mo', roles: [role.id] });
-      },
-    });
+    ({ h, guild, general, alice, mod } = await startWithModerator('general'));
   });
   afterEach(async () => {
     jest.restoreAllMocks();

@@ -58,18 +58,22 @@ describe('drift notes: which decisions a message may contradict', () => {
 describe('drift notes: the checker', () => {
   const world = withTmpAndFakeModel();
   const ref: ChannelRef = { kind: 'local', name: 'orders' };
-
-  it('asks by meaning only when words found nothing and the message takes a stance; asks once per decision per day', async () => {
-    const clock = manualClock('2026-11-20T09:00:00Z');
-    const s = await sideDeps(world.tmp.dir, world.fake, clock.now);
-    const p = await s.store.ensureChannel(ref);
+  /** The channel's context.json with one decision in force: the orders database moves to Postgres. */
+  const writeDecisionInForce = (file: string) => {
     const data: ContextData = {
       version: 1,
       decisions: [{ id: DB.id, kind: 'decision', topic: DB.topic, text: DB.text, date: DB.date, file: DB.file, ledgerKey: DB.ledgerKey }],
       constraints: [],
     };
-    fs.mkdirSync(path.dirname(p.contextData), { recursive: true });
-    fs.writeFileSync(p.contextData, JSON.stringify(data));
+    fs.mkdirSync(path.dirname(file), { recursive: true });
+    fs.writeFileSync(file, JSON.stringify(data));
+  };
+
+  it('asks by meaning only when words found nothing and the message takes a stance; asks once per decision per day', async () => {
+    const clock = manualClock('2026-11-20T09:00:00Z');
+    const s = await sideDeps(world.tmp.dir, world.fake, clock.now);
+    const p = await s.store.ensureChannel(ref);
+    writeDecisionInForce(p.contextData);
     const asked: string[] = [];
     const checker = new DriftChecker({
       deps: s.deps,
@@ -104,12 +108,7 @@ describe('drift notes: the checker', () => {
     const clock = manualClock('2026-11-20T09:00:00Z');
     const s = await sideDeps(world.tmp.dir, world.fake, clock.now);
     const p = await s.store.ensureChannel(ref);
-    const data: ContextData = {
-      version: 1,
-      decisions: [{ id: DB.id, kind: 'decision', topic: DB.topic, text: DB.text, date: DB.date, file: DB.file, ledgerKey: DB.ledgerKey }],
-      constraints: [],
-    };
-    fs.writeFileSync(p.contextData, JSON.stringify(data));
+    writeDecisionInForce(p.contextData);
     world.fake.setHandler(() => JSON.stringify({ contradicts: DB.id, why: 'a different store' }));
     const checker = new DriftChecker({ deps: s.deps });
     const mayAct = jest.fn(() => false);

@@ -33,6 +33,16 @@ export function startCast(channelName: string, config?: unknown): Promise<Cast> 
   return startCastWith(channelName, config, () => undefined);
 }
 
+/** The same with a third member, `mod`, whose role may manage messages (an admin where no admin roles are set). */
+export async function startWithModerator(channelName: string, config?: unknown): Promise<Cast & { mod: FakeUser }> {
+  let mod: FakeUser | undefined;
+  const cast = await startCastWith(channelName, config, (d, guildId) => {
+    const role = d.createRole(guildId, { name: 'mods', permissions: ['ManageMessages'] });
+    mod = d.addMember(guildId, { username: 'mo', roles: [role.id] });
+  });
+  return { ...cast, mod: mod! };
+}
+
 /** The same with a quiet `control` channel beside it (what happens there must not happen in the other). */
 export async function startWithControlChannel(channelName: string, config?: unknown): Promise<Cast & { control: FakeChannel }> {
   let control: FakeChannel | undefined;
