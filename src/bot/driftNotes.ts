@@ -3,8 +3,8 @@ import type { Logger } from '../log/logger';
 import { driftLine } from '../condense/drift';
 import type { DriftChecker } from '../condense/driftChecker';
 import type { ChannelRef } from '../memory/paths';
-import { NO_PINGS } from './client';
 import { FewPerLoopTurn } from '../shared/queue';
+import { NO_PINGS } from './client';
 import { InFlight } from './inFlight';
 import { botMayPost } from './permissions';
 
