@@ -228,8 +228,8 @@ export class MinutesBot {
   private async onEdit(m: Message | PartialMessage): Promise<void> {
     const ref = this.refFor(m);
     if (!ref || !this.isActive(ref) || m.content === null) return;
-    // An edit that turns a message into a forget request, before its turn, is judged like one.
-    this.inbox.edit(ref, m.id, m.content, mayAskToForget(m.content) ? this.mayForget(m, m.content) : undefined);
+    // Judged again on the new words: an edit can turn a waiting message into a forget request.
+    this.inbox.edit(ref, m.id, m.content, this.mayForget(m, m.content));
     await this.o.appendLog(ref, {
       type: 'edit',
       id: m.id,
@@ -262,9 +262,10 @@ export class MinutesBot {
    * ask it (a member's permissions are computed from every role and overwrite: about a tenth of the
    * bot's own work per message under `bench:load`). False for any other: nothing is forgotten on its word.
    */
-  private mayForget(m: Message | PartialMessage, content: string, roleIds = m.member ? [...m.member.roles.cache.keys()] : []): boolean {
+  private mayForget(m: Message | PartialMessage, content: string, roleIds?: string[]): boolean {
     if (!mayAskToForget(content)) return false;
-    return isAdmin(roleIds, Boolean(m.member?.permissions.has(PermissionFlagsBits.ManageMessages)), this.o.config.discord);
+    const roles = roleIds ?? (m.member ? [...m.member.roles.cache.keys()] : []);
+    return isAdmin(roles, Boolean(m.member?.permissions.has(PermissionFlagsBits.ManageMessages)), this.o.config.discord);
   }
 
   /** `<@id>` and `<@!id>` of the bot, made once (the id is known from login on). */

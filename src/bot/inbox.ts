@@ -50,12 +50,12 @@ export class Inbox<C = unknown> {
     if (p.replyTo === messageId) p.replyTo = p.messages.length ? p.messages[p.messages.length - 1].id : null;
   }
 
-  /** An edit before the turn starts is what the model sees (and, when given, who may make it forget). */
-  edit(ref: ChannelRef, messageId: string, content: string, mayForget?: boolean): void {
+  /** An edit before the turn starts is what the model sees, with who may make it forget judged on the new words. */
+  edit(ref: ChannelRef, messageId: string, content: string, mayForget: boolean): void {
     const m = this.pending.get(this.keyOf(ref))?.messages.find((x) => x.id === messageId);
     if (!m) return;
     m.content = content;
-    if (mayForget !== undefined) m.mayForget = mayForget;
+    m.mayForget = mayForget;
   }
 
   /** Resolves when no conversation has a turn running or waiting. */
