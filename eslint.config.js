@@ -45,6 +45,17 @@ module.exports = tseslint.config(
     },
   },
   {
+    // Front matter is read in one place, YAML only: gray-matter's other engines (`---js`) run the file's code.
+    files: ['src/**/*.ts'],
+    ignores: ['src/memory/frontMatter.ts'],
+    rules: {
+      '@typescript-eslint/no-restricted-imports': [
+        'error',
+        { paths: [{ name: 'gray-matter', message: 'read and write front matter through src/memory/frontMatter.ts (YAML only; no engine that runs code)' }] },
+      ],
+    },
+  },
+  {
     // Plain CommonJS scripts (benches, the bin shim, tooling): require() is how they load code.
     files: ['**/*.js'],
     languageOptions: { sourceType: 'commonjs', globals: { __filename: 'readonly' } },

@@ -1,4 +1,5 @@
 import { listFolders, listNames, readTextOrNull as readText } from '../memory/dataFiles';
+import { FrontMatterError, frontMatterOrError } from '../memory/frontMatter';
 import { channelLayout, channelPaths, guildDir, localRoot } from '../memory/layout';
 import path from 'node:path';
 import { normalizeForCompare, parseMemory } from '../memory/entries';
@@ -12,7 +13,6 @@ import { ContextData, ContextDecision } from './contextData';
 import { readContext, writeContextFiles } from './contextFiles';
 import { readLedger } from './ledgerFile';
 import { pointSuperseded } from './memoryLink';
-import { readFrontmatter } from './render';
 
 /**
  * The files part of the audit (issue 9 §3): CONTEXT.md out of date, and memory or session lines
@@ -38,6 +38,8 @@ export interface ChannelAudit {
   contextFixed: boolean;
   /** Condensation files whose decision is not in .minutes/context.json (an interrupted run: retry it). */
   unfolded: string[];
+  /** Condensation files whose front matter is not YAML or does not parse: skipped everywhere, never run (one line each). */
+  malformed: string[];
   staleLines: StaleLine[];
   /** Action items open longer than the configured age (reported; they do not make the audit fail). */
   staleActions: ActionItem[];
@@ -126,7 +128,7 @@ async function readContextData(store: ChannelStore, ref: ChannelRef): Promise<Co
  * file whose frontmatter names a ledger key context.json does not know, and a ledger entry that
  * filed a condensation whose decision context.json does not hold (also when the file is gone).
  */
-async function unfoldedCondensations(store: ChannelStore, ref: ChannelRef, data: ContextData): Promise<string[] | MalformedStateError> {
+async function unfoldedCondensations(store: ChannelStore, ref: ChannelRef, data: ContextData, malformed: string[]): Promise<string[] | MalformedStateError> {
   const p = store.paths(ref);
   const knownFiles = new Set(data.decisions.map((d) => d.file).filter(Boolean));
   const knownDecisions = new Set(data.decisions.map((d) => d.id));
@@ -134,8 +136,9 @@ async function unfoldedCondensations(store: ChannelStore, ref: ChannelRef, data:
   // A missing file or folder is the empty case.
   const names = await listNames(p.condensations);
   for (const n of names.filter((x) => x.endsWith('.md'))) {
-    const fm = readFrontmatter((await readText(path.join(p.condensations, n))) ?? '');
-    if (fm?.ledger_key && !knownFiles.has(n)) out.add(n);
+    const fm = frontMatterOrError((await readText(path.join(p.condensations, n))) ?? '', `condensations/${n}`);
+    if (fm instanceof FrontMatterError) malformed.push(fm.message);
+    else if (fm.data.ledger_key && !knownFiles.has(n)) out.add(n);
   }
   let ledger;
   try {
@@ -181,6 +184,7 @@ export async function auditChannel(o: AuditOptions): Promise<ChannelAudit> {
     context: null,
     contextFixed: false,
     unfolded: [],
+    malformed: [],
     staleLines: [],
     staleActions: [],
     staleQuestions: [],
@@ -191,7 +195,7 @@ export async function auditChannel(o: AuditOptions): Promise<ChannelAudit> {
   report.staleActions = staleItems(data.actions, o.now, o.staleActionDays ?? DEFAULT_STALE_ACTION_DAYS);
   report.staleQuestions = staleQuestions(data.questions, o.now, o.staleActionDays ?? DEFAULT_STALE_ACTION_DAYS);
 
-  const unfolded = await unfoldedCondensations(store, ref, data);
+  const unfolded = await unfoldedCondensations(store, ref, data, report.malformed);
   if (unfolded instanceof MalformedStateError) return { ...report, context: unfolded.message };
   report.unfolded = unfolded;
 
@@ -283,7 +287,7 @@ export async function listChannelRefs(root: string): Promise<ChannelRef[]> {
 }
 
 export function auditIsClean(a: ChannelAudit): boolean {
-  return !a.context && a.unfolded.length === 0 && a.staleLines.length === 0;
+  return !a.context && a.unfolded.length === 0 && a.malformed.length === 0 && a.staleLines.length === 0;
 }
 
 /** Human-readable lines for one channel's audit. */
@@ -292,6 +296,7 @@ export function formatAudit(a: ChannelAudit): string[] {
   if (a.context) out.push(`${a.channel}: ${a.context}${a.contextFixed ? ' — re-rendered' : ''}`);
   for (const u of a.unfolded)
     out.push(`${a.channel}: condensations/${u} is not folded into CONTEXT.md (an interrupted condensation; it is retried from the ledger)`);
+  for (const m of a.malformed) out.push(`${a.channel}: ${m}`);
   for (const s of a.staleLines) {
     out.push(
       `${a.channel}: ${s.file}:${s.line} still states superseded decision ${s.decisionId} (replaced by ${s.replacedBy}): "${s.text}"${s.fixed ? ' — marked superseded' : ''}` +

@@ -1,6 +1,6 @@
 import path from 'node:path';
 import { listNames, readTextOrNull } from '../memory/dataFiles';
-import { readFrontmatter } from './render';
+import { FrontMatterError, frontMatterOrError } from '../memory/frontMatter';
 
 /** `/condensations`: the channel's condensations, newest first, each with its date, topic and post. */
 export async function listCondensations(dir: string): Promise<string> {
@@ -9,7 +9,12 @@ export async function listCondensations(dir: string): Promise<string> {
   if (!files.length) return 'No condensations in this channel yet.';
   const lines: string[] = [];
   for (const f of files) {
-    const fm = readFrontmatter((await readTextOrNull(path.join(dir, f))) ?? '');
+    const read = frontMatterOrError((await readTextOrNull(path.join(dir, f))) ?? '', `condensations/${f}`);
+    if (read instanceof FrontMatterError) {
+      lines.push(`- ${read.message}`);
+      continue;
+    }
+    const fm = read.data;
     const title = (fm?.topic as string | undefined) ?? f.replace(/\.md$/, '');
     const url = fm?.post_url as string | undefined;
     const gone = fm?.superseded_by ? ' (superseded)' : '';

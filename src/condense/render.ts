@@ -1,4 +1,4 @@
-import matter from 'gray-matter';
+import { FrontMatterError, frontMatterOrError, writeFrontMatter } from '../memory/frontMatter';
 import { MARKER_PREFIX } from './transcript';
 import type { CondensationDraft, CondensationFacts } from './types';
 
@@ -146,7 +146,7 @@ export interface FileMeta {
   trigger: 'explicit' | 'auto';
 }
 
-/** The condensation file: gray-matter frontmatter (names, ids, range, key) and the body. */
+/** The condensation file: YAML frontmatter (memory/frontMatter.ts) (names, ids, range, key) and the body. */
 export function renderFile(meta: FileMeta, body: string): string {
   const data: Record<string, unknown> = {
     date: meta.date,
@@ -170,17 +170,13 @@ export function renderFile(meta: FileMeta, body: string): string {
     trigger: meta.trigger,
   };
   for (const k of Object.keys(data)) if (data[k] === undefined) delete data[k];
-  // `{}` options: matter.stringify parses its input first, and without options that parse is cached forever.
-  return matter.stringify(`${body}\n`, data, {});
+  return writeFrontMatter(`${body}\n`, data);
 }
 
+/** A condensation's fields; null when its front matter is malformed (frontMatterOrError says why). */
 export function readFrontmatter(text: string): Record<string, unknown> | null {
-  try {
-    // An options object on purpose: without one gray-matter caches every input string forever.
-    return (matter(text, {}).data ?? {}) as Record<string, unknown>;
-  } catch {
-    return null;
-  }
+  const r = frontMatterOrError(text, 'a condensation');
+  return r instanceof FrontMatterError ? null : r.data;
 }
 
 /**

@@ -2,7 +2,7 @@ import { exists, listFolders, listNames, readTextOrNull, statOrNull } from '../m
 import path from 'node:path';
 import { parseMemory, MemoryLine } from '../memory/entries';
 import { ChannelRef, isLocalName, isSnowflake } from '../memory/paths';
-import { readFrontmatter } from '../condense/render';
+import { FrontMatterError, frontMatterOrError } from '../memory/frontMatter';
 import { ContextData } from '../condense/contextData';
 import { openQuestions, type OpenQuestion } from '../condense/openQuestions';
 import { byLastChange, type Playbook } from '../condense/playbooks';
@@ -38,6 +38,8 @@ export interface Condensation {
   supersededBy?: string;
   postUrl?: string;
   data: Record<string, unknown>;
+  /** Why its front matter was not read (not YAML, or YAML that does not parse); `data` is then empty. */
+  malformed?: string;
   body: string;
 }
 
@@ -95,9 +97,9 @@ function dateOf(v: unknown, fallback: string): string {
  * Parsed files by path, reused while the file's size and mtime are unchanged: parsing 300
  * frontmatters costs more than stat-ing them. One per dashboard, passed in (no module state).
  */
-export type ParseCache = Map<string, { sig: string; text: string; data: Record<string, unknown> }>;
+export type ParseCache = Map<string, { sig: string; text: string; data: Record<string, unknown>; malformed?: string }>;
 
-async function parsed(file: string, cache?: ParseCache): Promise<{ text: string; data: Record<string, unknown> } | null> {
+async function parsed(file: string, cache?: ParseCache): Promise<{ text: string; data: Record<string, unknown>; malformed?: string } | null> {
   let sig = '';
   if (cache) {
     const st = await statOrNull(file);
@@ -108,7 +110,8 @@ async function parsed(file: string, cache?: ParseCache): Promise<{ text: string;
   }
   const text = await readTextOrNull(file);
   if (text === null) return null;
-  const v = { sig, text, data: readFrontmatter(text) ?? {} };
+  const fm = frontMatterOrError(text, `condensations/${path.basename(file)}`);
+  const v = fm instanceof FrontMatterError ? { sig, text, data: {}, malformed: fm.message } : { sig, text, data: fm.data };
   cache?.set(file, v);
   return v;
 }
@@ -136,6 +139,7 @@ export async function readCondensations(u: Unit, cache?: ParseCache): Promise<Co
         supersededBy: typeof data.superseded_by === 'string' ? data.superseded_by : undefined,
         postUrl: typeof data.post_url === 'string' ? data.post_url : typeof data.link === 'string' ? data.link : undefined,
         data,
+        ...(f.malformed ? { malformed: f.malformed } : {}),
         body,
       });
     }),

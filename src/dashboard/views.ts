@@ -86,7 +86,8 @@ export function channelBody(
       const title = `<a href="${esc(condLink(ctx, u, c.id))}">${esc(c.topic)}</a>`;
       return (
         `<li>${esc(c.date)} — ${c.supersededBy ? `<del>${title}</del> <span class="muted">superseded by ${esc(c.supersededBy)}</span>` : title}` +
-        `${post ? ` · <a href="${esc(post)}" rel="noopener noreferrer">Discord message</a>` : ''}</li>`
+        `${post ? ` · <a href="${esc(post)}" rel="noopener noreferrer">Discord message</a>` : ''}` +
+        `${c.malformed ? ' <span class="muted">malformed front matter (not read)</span>' : ''}</li>`
       );
     })
     .join('');
@@ -169,7 +170,7 @@ export function condensationBody(ctx: ViewCtx, u: Unit, c: Condensation, all: Co
     `<section><h2>Supersedes</h2>${c.supersedes.length ? c.supersedes.map(ref).join(', ') : '<span class="muted">nothing</span>'}</section>` +
     `<section><h2>Superseded by</h2>${c.supersededBy ? ref(c.supersededBy) : '<span class="muted">nothing (current)</span>'}</section>` +
     `<section><h2>As posted</h2><div class="md">${ctx.md(c.body, { links: channelLinks(ctx, u, all, { from: 'condensations' }) })}</div></section>` +
-    `<section><h2>Frontmatter</h2><table>${fm}</table></section>`
+    `<section><h2>Frontmatter</h2>${c.malformed ? `<p>${esc(c.malformed)}</p>` : `<table>${fm}</table>`}</section>`
   );
 }
 

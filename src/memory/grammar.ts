@@ -32,7 +32,7 @@ export const MAX_ENTRY_CHARS = 300;
 /**
  * The index of the first line after a leading `---` frontmatter block (0 when there is none). Line
  * scanning, for files where the frontmatter only has to be skipped; condensation files, whose values
- * are read, go through gray-matter.
+ * are read, go through frontMatter.ts.
  */
 export function frontmatterEnd(lines: string[]): number {
   if (lines.length === 0 || lines[0].trim() !== '---') return 0;

@@ -1,5 +1,5 @@
-import matter from 'gray-matter';
 import { nonEntryLines } from './entries';
+import { FrontMatterError, frontMatterOrError } from './frontMatter';
 import { BULLET, FENCE, frontmatterEnd, HEADING, ID_PREFIX, ISO_DATE, PROVENANCE, STRUCK_LINE } from './grammar';
 
 /**
@@ -171,25 +171,19 @@ function trimBlock(lines: string[]): string {
 }
 
 /**
- * Condensation files: gray-matter frontmatter, `## 📝 Condensation: <Topic>` heading, `**Label:**`
- * lines. Returns null when the frontmatter cannot be parsed: then we cannot know whether the file was
- * superseded, so the caller skips it rather than risk recalling a superseded decision.
+ * Condensation files: YAML frontmatter (frontMatter.ts), `## 📝 Condensation: <Topic>` heading,
+ * `**Label:**` lines. Returns null when the frontmatter is malformed (not YAML, or YAML that does not
+ * parse): then we cannot know whether the file was superseded, so the caller skips it rather than
+ * risk recalling a superseded decision.
  */
 export function condensationBlocks(text: string, fileName: string): Block[] | null {
-  let data: Record<string, unknown>;
-  let content: string;
+  const parsed = frontMatterOrError(text, fileName);
+  if (parsed instanceof FrontMatterError) return null;
+  const { data, content } = parsed;
   let bodyStart = 0;
-  try {
-    // Options object on purpose: without one gray-matter caches every input string forever.
-    const parsed = matter(text, {});
-    data = (parsed.data ?? {}) as Record<string, unknown>;
-    content = parsed.content;
-    if (content !== text) {
-      const idx = text.lastIndexOf(content);
-      bodyStart = idx > 0 ? text.slice(0, idx).split(/\r?\n/).length - 1 : 0;
-    }
-  } catch {
-    return null;
+  if (content !== text) {
+    const idx = text.lastIndexOf(content);
+    bodyStart = idx > 0 ? text.slice(0, idx).split(/\r?\n/).length - 1 : 0;
   }
   const sup = data.superseded_by;
   if (sup !== undefined && sup !== null && sup !== '' && sup !== false) return [];

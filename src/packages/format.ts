@@ -1,13 +1,13 @@
 import crypto from 'node:crypto';
-import matter from 'gray-matter';
 import { z } from 'zod';
+import { FrontMatterError, readFrontMatter, writeFrontMatter } from '../memory/frontMatter';
 import { schemaProblem } from '../memory/storeErrors';
 import { isPackageName } from '../memory/paths';
 import { PackageError } from './errors';
 import { ContextPackage, MAX_BUDGET, PACKAGE_FORMAT, PackageItem, PackageRecipe, packageTokens } from './model';
 
 /**
- * The package file: a gray-matter manifest, then the items as markdown a person can read.
+ * The package file: a YAML frontmatter manifest (memory/frontMatter.ts), then the items as markdown a person can read.
  *
  *   ---
  *   minutes_package: 1
@@ -93,7 +93,7 @@ function render(p: ContextPackage, hash: string | undefined): string {
     ...(hash !== undefined ? { hash } : {}),
   };
   // `lineWidth: -1`: a long title stays on one line, so the file reads back as it was written.
-  return matter.stringify(renderBody(p), data, { lineWidth: -1 } as matter.GrayMatterOption<string, never>);
+  return writeFrontMatter(renderBody(p), data, { lineWidth: -1 });
 }
 
 function renderBody(p: ContextPackage): string {
@@ -122,12 +122,12 @@ export function parsePackage(text: string, o: { strict?: boolean; label?: string
   const label = o.label ?? 'the file';
   const bad = (why: string) => new PackageError('bad-format', `${label} is not a context package Minutes wrote (${why}); export it again from its server`);
   if (!/^---\r?\n/.test(text)) throw bad('no frontmatter manifest at the top');
-  let parsed: matter.GrayMatterFile<string>;
+  let parsed: { data: Record<string, unknown>; content: string };
   try {
-    // An options object on purpose: without one gray-matter caches every input string forever.
-    parsed = matter(text, {});
+    parsed = readFrontMatter(text, label);
   } catch (err) {
-    throw bad(`its manifest is not YAML: ${(err as Error).message.split('\n')[0]}`);
+    if (err instanceof FrontMatterError) throw bad(`malformed front matter: ${err.why}`);
+    throw err;
   }
   const checked = Manifest.safeParse(parsed.data);
   if (!checked.success) throw bad(`manifest ${schemaProblem(checked.error.issues)}`);

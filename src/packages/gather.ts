@@ -1,4 +1,4 @@
-import matter from 'gray-matter';
+import { FrontMatterError, frontMatterOrError } from '../memory/frontMatter';
 import { readCondensationFile } from '../memory/condensationFiles';
 import { parseMemory } from '../memory/entries';
 import { ENTRY_ID, ID_PREFIX, ISO_DATE, PROVENANCE, BULLET } from '../memory/grammar';
@@ -129,7 +129,8 @@ async function namedItem(store: ChannelStore, from: ChannelRef, name: string): P
   if (cond && name !== 'CONTEXT.md') {
     const text = await readCondensationFile(p.condensations, cond[1]);
     if (text === null) throw new PackageError('unknown-item', `no condensation ${cond[1]} in ${durableLabel(from)}: /condensations lists them`);
-    const parsed = matter(text, {});
+    const parsed = frontMatterOrError(text, `condensations/${cond[1]} of ${durableLabel(from)}`);
+    if (parsed instanceof FrontMatterError) throw new PackageError('unknown-item', parsed.message);
     const by = parsed.data.superseded_by;
     if (by) throw new PackageError('unknown-item', `condensation ${cond[1]} was superseded by ${String(by)}: name that one instead`);
     return { text: stripInternalMarkers(parsed.content).trim(), channel: durableLabel(from), file: `condensations/${cond[1]}`, ...dated(cond[1]) };

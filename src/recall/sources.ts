@@ -305,7 +305,7 @@ export class SourceCache {
         case 'condensation':
           blocks = condensationBlocks(text, path.basename(src.abs));
           if (blocks === null) {
-            this.logger.warn({ file: src.abs }, 'recall: condensation frontmatter unreadable; skipping the file');
+            this.logger.warn({ file: src.abs }, 'recall: condensation has malformed front matter (never run); skipping the file');
             blocks = [];
           }
           break;
