@@ -3,7 +3,7 @@ import { activeConstraints, ContextData, ContextDecision, newestFirst } from '..
 import { readCondensations } from '../dashboard/data';
 import { readTextOrNull } from '../memory/dataFiles';
 import { folderLayout } from '../memory/layout';
-import { schemaProblem } from '../memory/storeErrors';
+import { jsonProblem, schemaProblem } from '../memory/storeErrors';
 import type { Channel } from './catalog';
 import { McpRequestError } from './errors';
 
@@ -56,9 +56,7 @@ export async function readContextData(c: Channel): Promise<ContextData | null> {
   try {
     value = JSON.parse(text);
   } catch (err) {
-    throw new McpRequestError(
-      `the decisions of ${c.key} cannot be read: its .minutes/context.json is not valid JSON (${(err as Error).message}); fix or remove it`,
-    );
+    throw new McpRequestError(`the decisions of ${c.key} cannot be read: its .minutes/context.json is not valid JSON (${jsonProblem(err)}); fix or remove it`);
   }
   const checked = ContextData.safeParse(value);
   if (!checked.success)

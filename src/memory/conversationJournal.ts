@@ -1,10 +1,13 @@
+import { isUtf8 } from 'node:buffer';
 import fs from 'node:fs';
 import fsp from 'node:fs/promises';
 import path from 'node:path';
 import { z } from 'zod';
 import type { Logger } from '../log/logger';
 import { ConversationState, emptyConversation, Turn } from '../shared/conversation';
+import { keepAside } from './keptAside';
 import { readStateFile } from './stateFile';
+import { StoreError } from './storeErrors';
 
 /**
  * A stored conversation is a snapshot (`conversation.json`) plus a journal beside it
@@ -55,17 +58,36 @@ export async function readJournaledConversation(snapshot: string, journal: strin
     return { state, seq, journalBytes: 0, journalExists: false };
   }
   const whole = bytes.lastIndexOf(0x0a) + 1;
+  const rel = path.relative(o.root, journal);
+  // Each whole line parsed once: a line, null when unreadable, undefined when blank.
+  const lines = bytes
+    .subarray(0, whole)
+    .toString('utf8')
+    .split('\n')
+    .map((text) => (text.trim() ? parseLine(text) : undefined));
+  const unreadable = lines.filter((l) => l === null).length;
+  // Whatever is not applied (a torn tail, an unreadable line, bytes that are not UTF-8) is gone
+  // from the conversation once the journal is cut after the next snapshot: keep the journal's
+  // bytes as they are, beside it, first (keptAside.ts), and stop if that cannot be done.
+  if (whole < bytes.length || unreadable || !isUtf8(bytes)) {
+    const kept = await keepAside(journal, bytes).catch((err: Error) => {
+      throw new StoreError(`cannot keep a copy of the damaged ${rel} beside it (${err.message}): free disk space or fix the folder's permissions`);
+    });
+    o.log.warn(
+      { file: rel, keptAs: path.relative(o.root, kept), unreadableLines: unreadable, tornTail: whole < bytes.length },
+      'a conversation journal holds lines that cannot be applied; its bytes are kept beside it',
+    );
+  }
   if (whole < bytes.length) {
     // A crash tore the last line: cut it off, or the next line would be glued to it and lost too.
     await fsp.truncate(journal, whole);
-    o.log.warn({ file: path.relative(o.root, journal) }, 'dropped the torn last line of a conversation journal (a crash mid-write)');
+    o.log.warn({ file: rel }, 'dropped the torn last line of a conversation journal (a crash mid-write)');
   }
   const turns = [...state.turns];
-  for (const text of bytes.subarray(0, whole).toString('utf8').split('\n')) {
-    if (!text.trim()) continue;
-    const line = parseLine(text);
+  for (const line of lines) {
+    if (line === undefined) continue;
     if (!line) {
-      o.log.warn({ file: path.relative(o.root, journal) }, 'skipped an unreadable line of a conversation journal');
+      o.log.warn({ file: rel }, 'skipped an unreadable line of a conversation journal');
       continue;
     }
     if (line.seq <= seq) continue;

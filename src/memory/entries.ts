@@ -1,4 +1,4 @@
-import { BULLET, FENCE, HEADING, ID_PREFIX, ISO_DATE, PROVENANCE, STRUCK_ENTRY } from './grammar';
+import { BULLET, FENCE, findProvenance, HEADING, ID_PREFIX, ISO_DATE, STRUCK_ENTRY } from './grammar';
 import crypto from 'node:crypto';
 
 /**
@@ -35,8 +35,12 @@ export function parseMemory(text: string): MemoryLine[] {
   return lines.map((raw, index) => (skip[index] ? other(raw, index) : parseMemoryLine(raw, index)));
 }
 
-/** A table row, a rule or setext underline, or a bullet with nothing after it. */
-const NOT_A_STATEMENT = /^\s*(?:\|.*\||(?:[-*_=]\s*){3,}|(?:[-*+]|\d{1,3}[.)])?)\s*$/;
+/**
+ * A table row, a rule or setext underline, or a bullet with nothing after it; tested on the
+ * trimmed line (spaces on both sides in the pattern made a long line of them take quadratic time).
+ */
+const NOT_A_STATEMENT_TRIMMED = /^(?:\|.*\||(?:[-*_=]\s*){3,}|(?:[-*+]|\d{1,3}[.)])?)$/;
+const statesNothing = (raw: string): boolean => NOT_A_STATEMENT_TRIMMED.test(raw.trim());
 
 /**
  * Which lines of a memory file are not entries: inside an HTML comment or a code fence (a person's
@@ -45,7 +49,7 @@ const NOT_A_STATEMENT = /^\s*(?:\|.*\||(?:[-*_=]\s*){3,}|(?:[-*+]|\d{1,3}[.)])?)
  */
 export function nonEntryLines(lines: string[]): boolean[] {
   const { hidden } = hiddenSpans(lines);
-  return lines.map((raw, i) => hidden[i] || raw.trim() === '' || NOT_A_STATEMENT.test(raw));
+  return lines.map((raw, i) => hidden[i] || raw.trim() === '' || statesNothing(raw));
 }
 
 /**
@@ -92,7 +96,7 @@ function other(raw: string, index: number): MemoryLine {
 
 export function parseMemoryLine(raw: string, index = 0): MemoryLine {
   // Blank lines and one-line HTML comments (the template's guidance) are not entries.
-  if (raw.trim() === '' || /^\s*<!--.*-->\s*$/.test(raw) || NOT_A_STATEMENT.test(raw)) return other(raw, index);
+  if (raw.trim() === '' || /^\s*<!--.*-->\s*$/.test(raw) || statesNothing(raw)) return other(raw, index);
   if (HEADING.test(raw)) {
     return { index, raw, kind: 'heading', text: raw.replace(/^\s*#+\s*/, '').trim(), superseded: false, bullet: '' };
   }
@@ -101,16 +105,16 @@ export function parseMemoryLine(raw: string, index = 0): MemoryLine {
   let body = raw.slice(bullet.length).trim();
   let source: string | undefined;
   let date: string | undefined;
-  const prov = PROVENANCE.exec(body);
+  const prov = findProvenance(body);
   if (prov) {
-    const parts = prov[1].split(',').map((s) => s.trim());
+    const parts = prov.source.split(',').map((s) => s.trim());
     const last = parts[parts.length - 1];
     const d = ISO_DATE.exec(last ?? '');
     if (d && parts.length > 1) {
       date = d[1];
       source = parts.slice(0, -1).join(', ');
     } else {
-      source = prov[1].trim();
+      source = prov.source.trim();
     }
     body = body.slice(0, prov.index).trim();
   }

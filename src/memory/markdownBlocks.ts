@@ -1,6 +1,6 @@
 import { nonEntryLines } from './entries';
 import { FrontMatterError, frontMatterOrError } from './frontMatter';
-import { BULLET, FENCE, frontmatterEnd, HEADING, ID_PREFIX, ISO_DATE, PROVENANCE, STRUCK_LINE } from './grammar';
+import { BULLET, FENCE, findProvenance, frontmatterEnd, HEADING, ID_PREFIX, ISO_DATE, STRUCK_LINE, withoutProvenance } from './grammar';
 
 /**
  * Splitting memory files into recall candidates. Plain line scanners: they work on any markdown a
@@ -34,7 +34,6 @@ export interface Block {
 const HEADING_RE = HEADING;
 const BULLET_RE = BULLET;
 const ID_RE = ID_PREFIX;
-const PROVENANCE_RE = PROVENANCE;
 const STRUCK_RE = STRUCK_LINE;
 const COMMENT_RE = /^\s*<!--.*-->\s*$/;
 const ISO_DATE_RE = ISO_DATE;
@@ -65,14 +64,14 @@ export function isStruck(line: string): boolean {
 export function entryBody(text: string): string {
   let t = text.replace(BULLET_RE, '');
   t = t.replace(ID_RE, '');
-  t = t.replace(PROVENANCE_RE, '');
+  t = withoutProvenance(t);
   return t;
 }
 
 function provenanceDate(text: string): string | undefined {
-  const m = PROVENANCE_RE.exec(text);
+  const m = findProvenance(text);
   if (!m) return undefined;
-  const d = ISO_DATE_RE.exec(m[1]);
+  const d = ISO_DATE_RE.exec(m.source);
   return d ? d[1] : undefined;
 }
 

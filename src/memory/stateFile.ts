@@ -3,7 +3,8 @@ import path from 'node:path';
 import type { ZodType } from 'zod';
 import type { Logger } from '../log/logger';
 import { readTextIfExists } from './atomicWrite';
-import { MalformedStateError, schemaProblem, StoreError } from './storeErrors';
+import { keepAside } from './keptAside';
+import { jsonProblem, MalformedStateError, schemaProblem, StoreError } from './storeErrors';
 
 export interface ReadStateOptions {
   /** Paths in messages are relative to it (the data root). */
@@ -34,7 +35,7 @@ export async function readStateFile<T>(file: string, schema: ZodType<T, T>, o: R
   try {
     value = JSON.parse(text);
   } catch (err) {
-    return unreadable(file, o, { problem: `is not valid JSON (${(err as Error).message})`, warning: 'state file is not valid JSON' });
+    return unreadable(file, o, { problem: `is not valid JSON (${jsonProblem(err)})`, warning: 'state file is not valid JSON' });
   }
   const checked = schema.safeParse(value);
   // The parsed value itself, not zod's copy of it: the schema accepted it as a T (see above).
@@ -48,13 +49,23 @@ async function unreadable(file: string, o: ReadStateOptions, why: { problem: str
   const rel = path.relative(o.root, file);
   if (!o.strict) {
     // It will be rewritten from scratch (conversation, upkeep cursors): keep what it held for a
-    // person to look at, as <name>.unreadable next to it.
-    const kept = `${file}.unreadable`;
-    // Silent on purpose: a missing file or folder is the empty case.
-    const [now, was] = await Promise.all([fs.readFile(file).catch(() => null), fs.readFile(kept).catch(() => null)]);
-    // Silent on purpose: keeping the unreadable copy is best effort; the warning below says the file starts afresh.
-    if (now && !(was && was.equals(now))) await fs.copyFile(file, kept).catch(() => undefined);
-    o.log.warn({ file: rel, keptAs: path.relative(o.root, kept), problem: why.problem }, `${why.warning}; starting it afresh (its old text is kept beside it)`);
+    // person to look at, beside it (keptAside.ts: a later damage never overwrites an earlier copy).
+    // Silent on purpose: a file gone meanwhile has nothing to keep.
+    const bytes = await fs.readFile(file).catch(() => null);
+    let kept: string | null = null;
+    let keepFailed: string | undefined;
+    if (bytes) kept = await keepAside(file, bytes).catch((err: Error) => ((keepFailed = err.message), null));
+    if (kept || !bytes) {
+      o.log.warn(
+        { file: rel, keptAs: kept ? path.relative(o.root, kept) : undefined, problem: why.problem },
+        `${why.warning}; starting it afresh (its old text is kept beside it)`,
+      );
+    } else {
+      o.log.error(
+        { file: rel, problem: why.problem, err: keepFailed },
+        `${why.warning}; starting it afresh, and its old text could NOT be kept beside it: copy ${rel} away now`,
+      );
+    }
     return null;
   }
   const msg = `${rel} ${why.problem}; fix or remove it`;

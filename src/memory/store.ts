@@ -11,7 +11,7 @@ import { ChannelPaths, channelPaths } from './layout';
 import { KeyedQueue } from '../shared/queue';
 import { TEMPLATES, TemplateFile } from './templates';
 import { ChannelFolders } from './channelFolders';
-import { makeTombstone, Tombstone } from './tombstones';
+import { makeTombstone, Tombstone, tombstonesOf } from './tombstones';
 import { NotUtf8FileError, StoreError } from './storeErrors';
 import { parsedJsonLines } from '../shared/jsonLines';
 import { OrderedWrites } from './orderedWrites';
@@ -235,7 +235,7 @@ export class ChannelStore {
   async loadTombstones(p: ChannelPaths): Promise<Tombstone[]> {
     // Silent on purpose: a missing file is no tombstones, and a torn last line from a crash is skipped.
     const text = await readTextIfExists(this.tombstoneFile(p)).catch(() => null);
-    return parsedJsonLines(text ?? '') as Tombstone[];
+    return tombstonesOf(parsedJsonLines(text ?? ''));
   }
 
   /**

@@ -31,3 +31,12 @@ export function schemaProblem(issues: readonly { path: readonly PropertyKey[]; m
     .join('');
   return `${where || 'top level'}: ${issue.message.replace(/\s+/g, ' ')}`;
 }
+
+/**
+ * JSON.parse's complaint on one short line: V8 quotes the text it choked on, which may hold
+ * newlines or control characters from a damaged file (they would split a log or audit line).
+ */
+export function jsonProblem(err: unknown): string {
+  const msg = (err as Error).message.replace(/[\p{Cc}\u2028\u2029]+/gu, ' ');
+  return msg.length > 200 ? `${msg.slice(0, 199)}…` : msg;
+}

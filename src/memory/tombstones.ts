@@ -71,6 +71,22 @@ export function makeTombstone(text: string, at: Date, id?: string, reason?: stri
   return { id, at: at.toISOString(), hash: h(words(text).join(' ')), grams: gramHashes(text), reason };
 }
 
+/**
+ * The lines of tombstones.jsonl that are tombstones. The file is appended to, and a person or a
+ * damaged disk may leave anything in it: a line of another shape is skipped (it can block nothing),
+ * never allowed to stop every memory write of the channel.
+ */
+export function tombstonesOf(values: unknown[]): Tombstone[] {
+  return values.filter(
+    (v): v is Tombstone =>
+      !!v &&
+      typeof v === 'object' &&
+      typeof (v as Tombstone).hash === 'string' &&
+      Array.isArray((v as Tombstone).grams) &&
+      (v as Tombstone).grams.every((g) => typeof g === 'string'),
+  );
+}
+
 export function matchesTombstone(text: string, stones: Tombstone[]): Tombstone | undefined {
   const hash = h(words(text).join(' '));
   const grams = new Set(gramHashes(text));

@@ -1,7 +1,7 @@
 import { FrontMatterError, frontMatterOrError } from '../memory/frontMatter';
 import { readCondensationFile } from '../memory/condensationFiles';
 import { parseMemory } from '../memory/entries';
-import { ENTRY_ID, ID_PREFIX, ISO_DATE, PROVENANCE, BULLET } from '../memory/grammar';
+import { ENTRY_ID, findProvenance, ID_PREFIX, ISO_DATE, BULLET } from '../memory/grammar';
 import { recallDirs } from '../memory/layout';
 import { entryBody, paragraphBlocks } from '../memory/markdownBlocks';
 import type { ChannelRef } from '../memory/paths';
@@ -101,7 +101,7 @@ function fromHit(from: ChannelRef, h: RecallItem): Found {
   if (/(^|\/)MEMORY\.md$/.test(file)) {
     const line = h.text.replace(BULLET, '');
     const id = ID_PREFIX.exec(line)?.[1];
-    return { text: entryBody(h.text).trim(), channel, file, ...(id ? { entry: id } : {}), ...dated(PROVENANCE.exec(h.text)?.[1] ?? '') };
+    return { text: entryBody(h.text).trim(), channel, file, ...(id ? { entry: id } : {}), ...dated(findProvenance(h.text)?.source ?? '') };
   }
   const date = ISO_DATE.exec(file)?.[1] ?? ISO_DATE.exec(h.heading)?.[1];
   return { text: h.text, channel, file, ...(h.heading ? { entry: h.heading } : {}), ...(date ? { date } : {}) };
