@@ -109,23 +109,33 @@ function valueRun(tokens: Token[]): Span {
   return { start: tokens[0].start, end: last.end };
 }
 
-/** A user and a password, "admin / hunter2" or "deploy:Pa55word": the password's span. */
-function pairSecret(tokens: Token[]): Span | null {
+/**
+ * What an earlier pass left: a value already replaced is never read as one again, or each pass would
+ * redact the marker's own text and leave its ']' behind ("admin / [redacted]]", issue 40).
+ */
+const isMarker = (s: string): boolean => s.startsWith('[redacted');
+
+/** A user and a password, "admin / hunter2" or "deploy:Pa55word": the password's span ('redacted' when an earlier pass took it). */
+function pairSecret(tokens: Token[]): Span | 'redacted' | null {
   const [a, b, c] = tokens;
-  if (a.more && b?.text === '/' && b.more && c) return { start: c.start, end: c.end };
+  if (a.more && b?.text === '/' && b.more && c) return isMarker(c.text) ? 'redacted' : { start: c.start, end: c.end };
   const m = /^[^/:]{1,64}[/:](?=.)/.exec(a.text);
   if (!m || a.text.includes('://')) return null;
+  if (isMarker(a.text.slice(m[0].length))) return 'redacted';
   return { start: a.start + m[0].length, end: a.end };
 }
 
 /** The span of the secret after a credential word at `pos`, or null when the words there describe it. */
 function secretAfter(text: string, pos: number, kind: Kind, noun: string, bare: boolean): Span | null {
+  // Checked before reading the words: a marker glued to what follows is one long token, and reading
+  // it again for each credential word after it would be quadratic ('password="…' repeated, redacted).
+  if (text.startsWith('[redacted', pos)) return null;
   const quoted = bare ? null : quotedAt(text, pos);
   if (quoted) return quoted;
   const tokens = tokensAt(text, pos);
   const first = tokens[0]?.text;
   // Already redacted, or a reference to where the value lives: a path, a variable, a placeholder.
-  if (!first || first.startsWith('[redacted') || first.includes('://') || /^(?:~?\.?\/|\$|%|<|\{)/.test(first) || /^[x*•.]+$/i.test(first)) {
+  if (!first || isMarker(first) || first.includes('://') || /^(?:~?\.?\/|\$|%|<|\{)/.test(first) || /^[x*•.]+$/i.test(first)) {
     return null;
   }
   if (bare) {
@@ -134,6 +144,7 @@ function secretAfter(text: string, pos: number, kind: Kind, noun: string, bare: 
   }
   if (kind === 'pair' || /^cred/i.test(noun)) {
     const pair = pairSecret(tokens);
+    if (pair === 'redacted') return null;
     if (pair || kind === 'pair') return pair;
   }
   if (/^[0-9](?:[0-9 -]*[0-9])?$/.test(first)) {

@@ -24,26 +24,64 @@ import { randomTokenSpans } from './secretTokens';
 const MAY_HOLD_SECRET =
   /pass|pw|pwd|secret|token|key|cred|log[_ -]?[io]n|logon|sign[_ -]?in|pin|code|combination|combo|auth|bearer|basic|wort|contrase|mot de passe|mdp|senha|:\/\/|\S@|-----BEGIN|eyJ|hooks|webhooks|[A-Za-z0-9_+-]{15}/i;
 
+const MARKER = '[redacted]';
+
+/** Where the marker that `pos` falls strictly inside starts, or -1. Looks only near `pos` (linear overall). */
+function markerAround(text: string, pos: number): number {
+  const from = Math.max(0, pos - MARKER.length + 1);
+  const i = text.slice(from, pos + MARKER.length).indexOf(MARKER);
+  return i >= 0 && from + i < pos ? from + i : -1;
+}
+
+/**
+ * Replaces each span with the marker. A span that starts or ends inside a marker an earlier rule or
+ * pass left is widened to the whole marker: replacing part of one ("[redacted" without its ']') is
+ * how "admin / [redacted]]" grew a bracket a pass in log.jsonl (issue 40).
+ */
 function applySpans(text: string, spans: Span[]): string {
   if (!spans.length) return text;
   let out = '';
   let at = 0;
   for (const s of spans) {
-    out += text.slice(at, s.start) + '[redacted]';
-    at = s.end;
+    const a = markerAround(text, s.start);
+    const b = markerAround(text, s.end);
+    const start = Math.max(at, a < 0 ? s.start : a);
+    const end = b < 0 ? s.end : b + MARKER.length;
+    out += text.slice(at, start) + MARKER;
+    at = Math.max(at, end);
   }
   return out + text.slice(at);
 }
 
-export function redactSecrets(text: string): string {
-  if (!MAY_HOLD_SECRET.test(text)) return text;
+/** Every rule once, in order: known formats, then credentials said in words, then made-up strings. */
+function redactPass(text: string): string {
   let out = text;
   for (const re of SECRET_FORMATS) {
     re.lastIndex = 0;
-    out = out.replace(re, '[redacted]');
+    out = out.replace(re, MARKER);
   }
   out = applySpans(out, statementSpans(out));
   return applySpans(out, randomTokenSpans(out));
+}
+
+/**
+ * Passes until one changes nothing, so that redacting a redacted text changes nothing (log.jsonl
+ * records what the store already redacted; upkeep rewrites redacted entries). The rules read a
+ * value's surroundings, and a value replaced changes them: "aB3…=8c1f…" is one glued run until its
+ * second half is a marker. A text with nothing to redact takes one pass, as before. Each pass that
+ * changes something replaces text that is not a marker, so this ends; the bound is for safety.
+ */
+const MAX_PASSES = 8;
+
+export function redactSecrets(text: string): string {
+  if (!MAY_HOLD_SECRET.test(text)) return text;
+  let out = text;
+  for (let i = 0; i < MAX_PASSES; i++) {
+    const next = redactPass(out);
+    if (next === out) break;
+    out = next;
+  }
+  return out;
 }
 
 export function containsSecret(text: string): boolean {
