@@ -3,6 +3,8 @@ import { dataRootProblem } from '../../memory/dataRoot';
 import path from 'node:path';
 import { auditChannel, auditIsClean, ChannelAudit, formatAudit, listChannelRefs } from '../../condense/audit';
 import { FolderStore } from '../../condense/folderStore';
+import { KEPT_ASIDE_FIX, keptAsideIn } from '../../memory/keptAside';
+import { refLabel } from '../../memory/paths';
 import { ChannelStore } from '../../memory/store';
 import type { CliIO } from '../../shared/cliIO';
 import { quietLoggerFor } from './quietLogger';
@@ -37,6 +39,7 @@ export async function runAudit(opts: AuditCliOptions, io: CliIO): Promise<number
   }
   const now = new Date();
   const audits: ChannelAudit[] = [];
+  const keptLines: string[] = [];
   if (opts.channelDir) {
     const dir = path.resolve(io.cwd, opts.channelDir);
     if (!fs.existsSync(dir) || !fs.statSync(dir).isDirectory()) {
@@ -48,12 +51,17 @@ export async function runAudit(opts: AuditCliOptions, io: CliIO): Promise<number
       ...(await auditChannel({ store, ref: { kind: 'local', name: 'channel' }, fix: opts.fix, now, staleActionDays: settings.config.actions.staleAfterDays })),
       channel: opts.channelDir,
     });
+    keptLines.push(...(await keptAsideLines(opts.channelDir, dir)));
   } else {
     const store = new ChannelStore({ root: settings.dataDir, logger });
-    for (const ref of await listChannelRefs(settings.dataDir))
+    for (const ref of await listChannelRefs(settings.dataDir)) {
       audits.push(await auditChannel({ store, ref, fix: opts.fix, now, staleActionDays: settings.config.actions.staleAfterDays }));
+      // A channel's folder holds its threads' too: a private thread's copies are listed with it.
+      if (!ref.threadId) keptLines.push(...(await keptAsideLines(refLabel(ref), store.paths(ref).channelDir)));
+    }
   }
-  const lines = audits.flatMap(formatAudit);
+  // Reported, not failing: the damaged file was rewritten from what could be read (doctor counts them).
+  const lines = [...audits.flatMap(formatAudit), ...keptLines];
   let missing = 0;
   if (withDiscord) {
     const discord = settingsFor(io, ['discord']);
@@ -78,4 +86,9 @@ export async function runAudit(opts: AuditCliOptions, io: CliIO): Promise<number
       ((a.context && !a.contextFixed) || a.unfolded.length > 0 || a.malformed.length > 0 || a.staleLines.some((s) => !s.fixed && !s.unfixable)),
   );
   return remaining || missing > 0 ? 1 : 0;
+}
+
+/** The copies kept aside of damaged files in a channel's folders, one line each with what to do. */
+async function keptAsideLines(label: string, channelDir: string): Promise<string[]> {
+  return (await keptAsideIn(channelDir)).map((f) => `${label}: ${f} is a copy kept of a damaged file: ${KEPT_ASIDE_FIX}`);
 }

@@ -5,6 +5,7 @@ import type { Finding } from '../../bot/doctor';
 import { ConfigError } from '../../config/errors';
 import { loadDotEnv, loadSettings, probeWritableReadOnly, providerEnv, Settings } from '../../config/load';
 import type { CliIO } from '../../shared/cliIO';
+import { dataFileFindings } from './doctorDataFiles';
 
 /**
  * `minutes doctor`: every check, one line each; a problem's line says how to fix it. Exit status
@@ -23,6 +24,7 @@ export async function runDoctor(io: CliIO): Promise<number> {
   }
   if (settings) {
     findings.push(dataRootFinding(settings.dataDir));
+    findings.push(...(await dataFileFindings(settings.dataDir)));
     findings.push(...(await providerFindings(io, settings)));
     findings.push(...(await discordPart(io)));
   }
