@@ -23,7 +23,20 @@ const KEY_NOUN =
 /** Words for a password or a shared secret (in a few languages): any non-descriptive value. */
 const PASS_NOUN =
   `client${J}secrets?|pass(?:word|phrase|code)s?|passwd|pwd|pw|secrets?|cred(?:ential)?s|credential|` +
-  'passwort|kennwort|contrase(?:ñ|n)a|mot de passe|mdp|senha|wachtwoord';
+  'passwort|kennwort|contrase(?:ñ|n)a|mot de passe|mdp|senha|wachtwoord|' +
+  // A bare "pass" is weak ("the day pass", "the pass rate"); after what logs in, it is a password.
+  `(?:wi${J}fi|network|router|admin|root|mailbox|e?mail|vpn|account|user|db|database|ssh|server)${J}pass`;
+/**
+ * A password word with its value right after it, no verb or sign: "… with password Pumpernickel",
+ * "user ops, pw bramble". Only the singular words for a password itself ("passwords expire", "the
+ * secret sauce" are about them).
+ */
+const BARE_PASS = /(?:pass(?:word|phrase|code)?|passwd|pwd|pw)$/i;
+/** What a password has or is part of ("password manager", "pw reset", "password authentication"): the compound's head, not a value. */
+const COMPOUND_HEAD =
+  /^(?:[a-z]+(?:tion|sion|ment|ness|ity|ance|ence|ship)s?|managers?|policy|policies|rules?|requirements?|login|logins|auth|hints?|prompts?|fields?|recovery|expiry|length|strength|hash(?:es)?|form|page|box|input|generator|vault|file|entry|screen|dialog|history|changes?|sharing)$/;
+/** Words that end a sentence about a password without giving one: "change the password first". */
+const WHEN_WORDS = new Set('today tomorrow yesterday tonight later soon first last asap twice please thanks'.split(' '));
 /** Codes that open something: the value must hold a digit ("the door code is on the whiteboard" is not one). */
 const OPENS = 'door|gate|safe|lock|alarm|building|office|garage|keypad|locker|vault|room|cabinet|padlock|entrance|lobby';
 const DIGITS_NOUN =
@@ -125,6 +138,17 @@ function pairSecret(tokens: Token[]): Span | 'redacted' | null {
   return { start: a.start + m[0].length, end: a.end };
 }
 
+/**
+ * Whether the word right after a bare password word is its value: one that ends the clause and is
+ * not the head of a compound ("with password Pumpernickel", "with pw quicksilver", "passcode 8812";
+ * not "with password authentication, …", "the password prompt is …", "the password Bob sent").
+ */
+function bareValue(t: Token): boolean {
+  const w = t.text.toLowerCase();
+  if (isDescriptive(w) || COMPOUND_HEAD.test(w) || WHEN_WORDS.has(w) || /^[A-Z]{2,5}$/.test(t.text)) return false;
+  return !t.more && (!/^[0-9]+$/.test(t.text) || t.text.length >= 3);
+}
+
 /** The span of the secret after a credential word at `pos`, or null when the words there describe it. */
 function secretAfter(text: string, pos: number, kind: Kind, noun: string, bare: boolean): Span | null {
   // Checked before reading the words: a marker glued to what follows is one long token, and reading
@@ -140,7 +164,7 @@ function secretAfter(text: string, pos: number, kind: Kind, noun: string, bare: 
   }
   if (bare) {
     const madeUp = kind !== 'digits' && kind !== 'pair' && first.length >= 6 && HAS_DIGIT.test(first) && HAS_LETTER.test(first);
-    return madeUp ? { start: tokens[0].start, end: tokens[0].end } : null;
+    return madeUp || (kind === 'pass' && BARE_PASS.test(noun) && bareValue(tokens[0])) ? { start: tokens[0].start, end: tokens[0].end } : null;
   }
   if (kind === 'pair' || /^cred/i.test(noun)) {
     const pair = pairSecret(tokens);

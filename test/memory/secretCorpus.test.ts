@@ -37,8 +37,23 @@ describe('secret corpus', () => {
     });
   });
 
+  // Issue 40's held-back part (a credential noun followed directly by its value), written before the
+  // rule for that shape and not used to tune it: no false alarm, and its misses named here, as
+  // `npm run bench:secrets` reports them, so a change to them is seen.
+  it('held back (noun, value): no false alarm, and the misses are the ones reported', () => {
+    const part = corpus.heldBackNounValue;
+    expect(part.ordinary.filter((t) => redactSecrets(t) !== t)).toEqual([]);
+    expect(part.secret.filter((s) => redactSecrets(s.text).includes(s.value)).map((s) => s.text)).toEqual([
+      'the hotspot pass is mulberry',
+      'try user guest pass Tamarind',
+    ]);
+  });
+
   it.each([
     ['remember that my password is swordfish', 'remember that my password is [redacted]'],
+    ['the test account is qa-bot with password Pumpernickel', 'the test account is qa-bot with password [redacted]'],
+    ['staging: user ops, pw bramble', 'staging: user ops, pw [redacted]'],
+    ['the wifi pass is swordfish', 'the wifi pass is [redacted]'],
     ['the secret for staging is hunter2, ask Priya', 'the secret for staging is [redacted], ask Priya'],
     ['the wifi passphrase is correct-horse-battery-staple', 'the wifi passphrase is [redacted]'],
     ['PIN is 1234 for the garage', 'PIN is [redacted] for the garage'],
