@@ -108,6 +108,7 @@ export async function run(argv: string[], io: CliIO = defaultIO()): Promise<numb
     .description('a read-only web page over the data root: decisions, supersessions, memory, search')
     .option('--port <n>', 'port (default 8787)', parseIntArg)
     .option('--host <host>', 'address to bind (default 127.0.0.1; others need MINUTES_DASHBOARD_TOKEN)')
+    .option('--include-private', 'show private threads too (left out by default)')
     .option('--semantic <mode>', 'recall meaning for search: off, local or api (default: the config, as the bot)')
     .action(async (opts) => {
       const m = await import('./commands/dashboard');
@@ -131,6 +132,7 @@ export async function run(argv: string[], io: CliIO = defaultIO()): Promise<numb
     .option('--max-tokens <n>', 'at most about this many tokens (default 1200)', parseIntArg)
     .option('--title <text>', 'a title (default: the name)')
     .option('--intent <text>', 'what it is for')
+    .option('--include-private', "gather a private thread's folder (refused by default; the package is usable only in that thread)")
     .option(...dataDir)
     .option(...semantic)
     .option('--vector-cache <dir>', 'where vectors are cached (default: MINUTES_VECTOR_CACHE, else ~/.cache/minutes/vectors)')
@@ -142,6 +144,7 @@ export async function run(argv: string[], io: CliIO = defaultIO()): Promise<numb
     .command('explain <name>')
     .description('what a package holds and why: items, the recipe that picked each, provenance, size, where it is active')
     .option('--json', 'print one JSON line')
+    .option('--include-private', "show a private thread's package (refused by default)")
     .option(...dataDir)
     .option(...server)
     .action(async (name, opts) => {
@@ -152,6 +155,7 @@ export async function run(argv: string[], io: CliIO = defaultIO()): Promise<numb
     .command('list')
     .description("every server's packages")
     .option('--json', 'print one JSON line: {"packages": [...]}')
+    .option('--include-private', "list private threads' packages too (left out by default)")
     .option(...dataDir)
     .option(...server)
     .action(async (opts) => {
@@ -204,6 +208,7 @@ export async function run(argv: string[], io: CliIO = defaultIO()): Promise<numb
     .option('--data-dir <dir>', 'the data root (default: MINUTES_DATA_DIR, else ./channels)')
     .option('--channels <keys>', 'show only these channel keys, comma-separated (<guild>/<channel>, <guild>/<channel>/<thread>, local/<name>)')
     .option('--semantic <mode>', 'recall meaning for search: off, local or api (default: the config, as the bot)')
+    .option('--include-private', 'serve private threads too (left out by default)')
     .action(async (opts) => {
       const m = await import('./commands/mcp');
       exitCode = await m.runMcp(opts, io);

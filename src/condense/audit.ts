@@ -4,6 +4,7 @@ import { channelLayout, channelPaths, guildDir, localRoot } from '../memory/layo
 import path from 'node:path';
 import { normalizeForCompare, parseMemory } from '../memory/entries';
 import { ChannelRef, isLocalName, isSnowflake, refLabel } from '../memory/paths';
+import { isPrivateThreadFolder } from '../memory/privateThreads';
 import { ChannelStore } from '../memory/store';
 import { MalformedStateError } from '../memory/storeErrors';
 import { ActionItem, staleItems } from './actionItems';
@@ -243,8 +244,12 @@ export async function auditChannel(o: AuditOptions): Promise<ChannelAudit> {
   // SESSION.md files are re-rendered by code from the model's notes: report them, never edit them.
   const sessions = [p.session];
   if (!ref.threadId) {
-    // A missing file or folder is the empty case.
-    for (const t of await listNames(p.threads)) sessions.push(channelLayout(p.channelDir, { threadId: t }).session);
+    // A missing file or folder is the empty case. A private thread's notes are its own: its audit
+    // reads them, never the channel's (whose report would quote them).
+    for (const t of await listNames(p.threads)) {
+      const own = channelLayout(p.channelDir, { threadId: t });
+      if (!(await isPrivateThreadFolder(own.convDir))) sessions.push(own.session);
+    }
   }
   for (const s of sessions) {
     for (const h of check(s, await readText(s))) {
@@ -264,7 +269,7 @@ export async function auditChannel(o: AuditOptions): Promise<ChannelAudit> {
 
 /**
  * Every channel folder under the data root: `<guild>/<channel>`, `local/<name>`, and private
- * threads that keep their own records (`<guild>/<channel>/threads/<thread>` with a context.json).
+ * threads, which keep their own records (`<guild>/<channel>/threads/<thread>`: memory/privateThreads.ts).
  */
 export async function listChannelRefs(root: string): Promise<ChannelRef[]> {
   const refs: ChannelRef[] = [];
@@ -279,7 +284,7 @@ export async function listChannelRefs(root: string): Promise<ChannelRef[]> {
       for (const t of await listFolders(channelPaths(root, channel).threads)) {
         if (!isSnowflake(t)) continue;
         const thread: ChannelRef = { ...channel, threadId: t, privateThread: true };
-        if ((await readText(channelPaths(root, thread).contextData)) !== null) refs.push(thread);
+        if (await isPrivateThreadFolder(channelPaths(root, thread).convDir)) refs.push(thread);
       }
     }
   }

@@ -1,7 +1,8 @@
-import { exists, listFolders, listNames, readTextOrNull, statOrNull } from '../memory/dataFiles';
+import { listFolders, listNames, readTextOrNull, statOrNull } from '../memory/dataFiles';
 import path from 'node:path';
 import { parseMemory, MemoryLine } from '../memory/entries';
 import { ChannelRef, isLocalName, isSnowflake } from '../memory/paths';
+import { isPrivateThreadFolder, shownOutsideItsThread } from '../memory/privateThreads';
 import { FrontMatterError, frontMatterOrError } from '../memory/frontMatter';
 import { ContextData } from '../condense/contextData';
 import { openQuestions, type OpenQuestion } from '../condense/openQuestions';
@@ -45,8 +46,11 @@ export interface Condensation {
 
 const COND_NAME = /^[A-Za-z0-9][A-Za-z0-9._-]{0,200}\.md$/;
 
-/** Every channel, private thread and console channel of the root. */
-export async function listUnits(root: string): Promise<Unit[]> {
+/**
+ * Every channel and console channel of the root; private threads only when the operator opted in
+ * (`--include-private`: memory/privateThreads.ts says which folders are theirs).
+ */
+export async function listUnits(root: string, o: { includePrivate?: boolean } = {}): Promise<Unit[]> {
   const out: Unit[] = [];
   for (const g of await listFolders(root)) {
     if (g === NAMES.local) {
@@ -62,16 +66,16 @@ export async function listUnits(root: string): Promise<Unit[]> {
       if (!isSnowflake(c)) continue;
       const dir = channelPaths(root, { kind: 'discord', guildId: g, channelId: c }).channelDir;
       out.push({ key: `${g}/${c}`, ref: { kind: 'discord', guildId: g, channelId: c }, dir, recallDirs: [dir], guildId: g, channelId: c });
-      // A thread folder with its own durable memory is a private thread: it is its own unit and
-      // nothing of it is shown in the parent's pages or search.
+      // A private thread is its own unit and nothing of it is shown in the parent's pages or search;
+      // a public thread's durable memory is the channel's (already listed).
       for (const t of await listFolders(folderLayout(dir).threads)) {
         if (!isSnowflake(t)) continue;
         const tdir = threadDir(dir, t);
-        const own = folderLayout(tdir);
-        if (!(await exists(own.memory)) && !(await exists(own.condensations))) continue;
+        const ref: ChannelRef = { kind: 'discord', guildId: g, channelId: c, threadId: t, privateThread: true };
+        if (!(await isPrivateThreadFolder(tdir)) || !shownOutsideItsThread(ref, o)) continue;
         out.push({
           key: `${g}/${c}/${t}`,
-          ref: { kind: 'discord', guildId: g, channelId: c, threadId: t, privateThread: true },
+          ref,
           dir: tdir,
           recallDirs: [tdir, dir],
           guildId: g,

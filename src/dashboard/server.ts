@@ -24,6 +24,8 @@ export interface DashboardOptions {
   /** Required (and checked on every request) when set; the CLI insists on it off loopback. */
   token?: string;
   recall: RecallService;
+  /** `--include-private`: private threads are shown too; without it, none is. */
+  includePrivate?: boolean;
 }
 
 export function isLoopback(host: string): boolean {
@@ -81,7 +83,7 @@ export function createDashboard(o: DashboardOptions): { server: http.Server; lis
 
   async function home(ctx: ViewCtx): Promise<string> {
     const rows: HomeRow[] = [];
-    for (const u of await listUnits(o.root)) {
+    for (const u of await listUnits(o.root, o)) {
       const conds = await readCondensations(u, parses);
       const names = await unitLabel(o.root, u);
       const flags = await audits.get(u.key, await unitSignature(u), async () => {
@@ -138,7 +140,7 @@ export function createDashboard(o: DashboardOptions): { server: http.Server; lis
   }
 
   async function search(ctx: ViewCtx, q: string, scope: string): Promise<string> {
-    const units = (await listUnits(o.root)).filter((u) => !scope || u.key === scope);
+    const units = (await listUnits(o.root, o)).filter((u) => !scope || u.key === scope);
     const hits: SearchHit[] = [];
     const words = q.toLowerCase().split(/\s+/).filter(Boolean);
     if (q) {
@@ -187,7 +189,7 @@ export function createDashboard(o: DashboardOptions): { server: http.Server; lis
     const rest = segs.slice(1);
     const ci = rest.indexOf('c');
     const keyParts = ci >= 0 ? rest.slice(0, ci) : rest;
-    const unit = (await listUnits(o.root)).find((u) => u.key === keyParts.join('/'));
+    const unit = (await listUnits(o.root, o)).find((u) => u.key === keyParts.join('/'));
     if (!unit) return null;
     const conds = await readCondensations(unit, parses);
     const { label } = await unitLabel(o.root, unit);
@@ -281,7 +283,7 @@ export function createDashboard(o: DashboardOptions): { server: http.Server; lis
           // (as the bot loads it at start), so the first search does not wait for all of it.
           o.recall.prepare();
           // A failure is the recall service's to log; searches then go by words.
-          void listUnits(o.root)
+          void listUnits(o.root, o)
             .then((units) => Promise.all(units.map((u) => o.recall.indexAll({ channelDirs: u.recallDirs }))))
             .catch(() => undefined);
           resolve(`http://${h}:${a.port}/`);

@@ -47,6 +47,8 @@ export interface CatalogOptions {
   root: string;
   /** Keys this server may show; every channel when absent. */
   only?: ReadonlySet<string>;
+  /** `--include-private`: the operator lets private threads be served too (never by default). */
+  includePrivate?: boolean;
 }
 
 function normName(s: string): string {
@@ -58,7 +60,7 @@ export class Catalog {
 
   /** Every channel the client may see, in the listing's order (by server, channel, thread). */
   async list(): Promise<Channel[]> {
-    const units = (await listUnits(this.o.root)).filter((u) => !this.o.only || this.o.only.has(u.key));
+    const units = (await listUnits(this.o.root, this.o)).filter((u) => !this.o.only || this.o.only.has(u.key));
     const visible = new Set(units.map((u) => u.key));
     const names = new Map<string, Names>();
     const out: Channel[] = [];
@@ -72,8 +74,15 @@ export class Catalog {
   /** `--channels` keys that name no channel of the data root (a typo, or a channel not made yet). */
   async missing(): Promise<string[]> {
     if (!this.o.only) return [];
-    const found = new Set((await listUnits(this.o.root)).map((u) => u.key));
+    const found = new Set((await listUnits(this.o.root, { includePrivate: true })).map((u) => u.key));
     return [...this.o.only].filter((k) => !found.has(k));
+  }
+
+  /** Private threads of the data root this server leaves out (every one, without `--include-private`). */
+  async privateLeftOut(): Promise<string[]> {
+    if (this.o.includePrivate) return [];
+    const all = await listUnits(this.o.root, { includePrivate: true });
+    return all.filter((u) => u.threadId && (!this.o.only || this.o.only.has(u.key))).map((u) => u.key);
   }
 
   /** The channel with this exact key, when the client may see it. */

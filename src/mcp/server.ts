@@ -17,6 +17,8 @@ export interface MinutesMcpOptions {
   root: string;
   /** `--channels`: the keys a client may see; every channel when absent. */
   only?: ReadonlySet<string>;
+  /** `--include-private`: private threads are served too; without it, none is. */
+  includePrivate?: boolean;
   recall: RecallService;
   logger: Logger;
   version: string;
@@ -54,7 +56,7 @@ function register(server: McpServer, spec: ToolSpec, logger: Logger): void {
 }
 
 export function createMinutesMcp(o: MinutesMcpOptions): { server: McpServer; catalog: Catalog } {
-  const catalog = new Catalog({ root: o.root, only: o.only });
+  const catalog = new Catalog({ root: o.root, only: o.only, includePrivate: o.includePrivate });
   const server = new McpServer({ name: 'minutes', version: o.version }, { instructions: INSTRUCTIONS });
   for (const spec of mcpTools({ catalog, recall: o.recall, root: o.root })) register(server, spec, o.logger);
   server.registerResource(

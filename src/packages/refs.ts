@@ -1,7 +1,7 @@
 import path from 'node:path';
-import { exists } from '../memory/dataFiles';
-import { folderLayout, localRoot, NAMES, PackageServer, serverLabel, serverOf } from '../memory/layout';
+import { localRoot, NAMES, PackageServer, serverLabel, serverOf } from '../memory/layout';
 import { ChannelRef, isLocalName, isSnowflake, refLabel } from '../memory/paths';
+import { isPrivateThreadFolder } from '../memory/privateThreads';
 import { PackageError } from './errors';
 
 /**
@@ -44,7 +44,7 @@ export function serverLabelOf(ref: ChannelRef): string {
 
 /**
  * The conversation a folder of the data root is: `<guild>/<channel>`, `<guild>/<channel>/threads/<thread>`
- * (private when it keeps its own MEMORY.md or condensations, as the layout has it) or `local/<name>`.
+ * (private by memory/privateThreads.ts's rule) or `local/<name>`.
  * Anything else is refused: a package must know its server.
  */
 export async function refFromDir(root: string, dir: string): Promise<ChannelRef> {
@@ -59,8 +59,7 @@ export async function refFromDir(root: string, dir: string): Promise<ChannelRef>
   if (parts.length === 2 && parts[0] === path.basename(localRoot(root)) && isLocalName(parts[1])) return { kind: 'local', name: parts[1] };
   if (parts.length === 2 && parts.every(isSnowflake)) return { kind: 'discord', guildId: parts[0], channelId: parts[1] };
   if (parts.length === 4 && parts[2] === NAMES.threads && isSnowflake(parts[0]) && isSnowflake(parts[1]) && isSnowflake(parts[3])) {
-    const own = folderLayout(path.resolve(dir));
-    const privateThread = (await exists(own.memory)) || (await exists(own.condensations));
+    const privateThread = await isPrivateThreadFolder(path.resolve(dir));
     return { kind: 'discord', guildId: parts[0], channelId: parts[1], threadId: parts[3], ...(privateThread ? { privateThread: true } : {}) };
   }
   throw refused();

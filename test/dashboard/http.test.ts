@@ -31,11 +31,29 @@ describe('dashboard over HTTP', () => {
   beforeAll(async () => {
     tmp = makeTmpDir('minutes-dash-');
     ids = generateDataRoot(tmp.dir, { condensations: 12, entries: 30 });
-    dash = await startDashboard(tmp.dir);
+    // Shown with the operator's opt-in (`--include-private`) unless a case says otherwise.
+    dash = await startDashboard(tmp.dir, undefined, { includePrivate: true });
   });
   afterAll(async () => {
     await dash.close();
     tmp.cleanup();
+  });
+
+  it('without --include-private a private thread is not listed, shown or searched', async () => {
+    const closed = await startDashboard(tmp.dir);
+    try {
+      const home = await rawGet(closed.url, '/');
+      expect(home.status).toBe(200);
+      expect(home.body).toContain(`/channel/${ids.channelKey}`);
+      expect(home.body).not.toContain(`/channel/${ids.threadKey}`);
+      for (const p of [`/channel/${ids.threadKey}`, `/channel/${ids.threadKey}/c/2025-03-07-acquisition`]) {
+        expect({ p, status: (await rawGet(closed.url, p)).status }).toEqual({ p, status: 404 });
+      }
+      const all = await rawGet(closed.url, '/search?q=zanzibar+acquisition');
+      expect(all.body.split('<section class="hit">').slice(1).join('')).not.toMatch(/Zanzibar/i);
+    } finally {
+      await closed.close();
+    }
   });
 
   it('home lists servers and channels by the names the bot recorded, with decision counts and newest date', async () => {

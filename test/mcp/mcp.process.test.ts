@@ -12,7 +12,8 @@ import { makeTmpDir } from '../helpers/tmp';
  * `minutes mcp` as a coding agent meets it: the compiled `bin/minutes.js mcp` started as a child
  * process and driven over stdio by the SDK's own client, on a generated data root (the dashboard's:
  * a named channel with a supersession chain and a private thread, a console channel; plus the
- * example channel and decisions in context.json). Every answer is checked for what it says, bad
+ * example channel and decisions in context.json). A private thread is served only with
+ * `--include-private`: most cases here pass it. Every answer is checked for what it says, bad
  * arguments must come back as tool errors from a server that keeps running, and the data root must
  * be byte for byte (and mtime for mtime) what it was.
  */
@@ -126,10 +127,10 @@ describe('minutes mcp (a child process driven by the SDK client over stdio)', ()
   fs.writeFileSync(path.join(root, o.guild, 'not-a-channel', 'MEMORY.md'), '- [m-bad001] swordfish [from: eve, 2025-01-01]\n');
   fs.symlinkSync(outside, path.join(root, o.guild, '400000000000000004'));
   // Two context packages, made as an operator would: one from the channel, one from its private thread.
-  const pack = (name: string, dir: string, query: string) =>
+  const pack = (name: string, dir: string, query: string, extra: string[] = []) =>
     execFileSync(
       process.execPath,
-      [BIN, 'pack', 'create', name, '--channel-dir', path.join(root, dir), '--query', query, '--data-dir', root, '--semantic', 'off'],
+      [BIN, 'pack', 'create', name, '--channel-dir', path.join(root, dir), '--query', query, '--data-dir', root, '--semantic', 'off', ...extra],
       {
         cwd: tmp.dir,
         env: { PATH: process.env.PATH ?? '', HOME: tmp.dir },
@@ -137,7 +138,7 @@ describe('minutes mcp (a child process driven by the SDK client over stdio)', ()
       },
     );
   pack('orders-db', `${o.guild}/${o.channel}`, 'Postgres orders');
-  pack('zanzibar', `${o.guild}/${o.channel}/threads/${o.thread}`, 'Zanzibar');
+  pack('zanzibar', `${o.guild}/${o.channel}/threads/${o.thread}`, 'Zanzibar', ['--include-private']);
   const before = hashTree(root);
   const sessions: Session[] = [];
 
@@ -167,7 +168,7 @@ describe('minutes mcp (a child process driven by the SDK client over stdio)', ()
 
   let s: Session;
   beforeAll(async () => {
-    s = await connect();
+    s = await connect(['--include-private']);
   });
   afterAll(async () => {
     for (const x of sessions) await x.client.close().catch(() => undefined);
@@ -196,6 +197,36 @@ describe('minutes mcp (a child process driven by the SDK client over stdio)', ()
     // stderr is another pipe: its line may arrive after the answers on stdout.
     for (let i = 0; i < 100 && !s.stderr(); i++) await new Promise((r) => setTimeout(r, 50));
     expect(s.stderr()).toMatch(/^minutes mcp: serving 4 channel\(s\) of .* over stdio, read-only \(recall meaning: off\)\n$/);
+  });
+
+  it('without --include-private: a private thread is not listed, searched or read, nor its package shown, and stderr says so', async () => {
+    const closed = await connect();
+    const keys = (await call(closed, 'list_channels')).json().channels.map((c: { key: string }) => c.key);
+    expect(keys).toEqual([o.channelKey, 'local/orders-team', 'local/sandbox']);
+    for (const [tool, args] of [
+      ['get_context', { channel: o.threadKey }],
+      ['get_context', { channel: 'secret-plans' }],
+      ['list_decisions', { channel: o.threadKey }],
+      ['list_action_items', { channel: o.threadKey }],
+      ['search', { channel: o.threadKey, query: 'Zanzibar' }],
+    ] as const) {
+      const a = await call(closed, tool, args);
+      expect({ tool, isError: a.isError }).toEqual({ tool, isError: true });
+      expect(a.text).toMatch(/^no channel /);
+    }
+    const all = (await call(closed, 'search', { query: 'Zanzibar acquisition Widgets quietly', limit: 50 })).json();
+    expect(all.channels_searched).toEqual([o.channelKey, 'local/orders-team', 'local/sandbox']);
+    expect(JSON.stringify(all.hits)).not.toMatch(/Zanzibar|Widgets/);
+    expect((await call(closed, 'get_package', { name: 'zanzibar' })).text).toBe('no package "zanzibar" this server shows: the packages are orders-db');
+    expect((await closed.client.listResources()).resources.map((x) => x.uri)).not.toContain(`minutes://${o.threadKey}/CONTEXT.md`);
+    // Naming the thread in --channels is not the opt-in: the flag is.
+    const named = await connect(['--channels', `${o.threadKey},local/orders-team`]);
+    expect((await call(named, 'list_channels')).json().channels.map((c: { key: string }) => c.key)).toEqual(['local/orders-team']);
+    expect((await call(named, 'search', { query: 'Zanzibar' })).json().hits).toEqual([]);
+    for (const x of [closed, named]) {
+      for (let i = 0; i < 100 && !/serving/.test(x.stderr()); i++) await new Promise((r) => setTimeout(r, 50));
+      expect(x.stderr()).toContain('minutes mcp: 1 private thread(s) left out: add --include-private to serve them\n');
+    }
   });
 
   it('list_channels: servers, channels and private threads by name and key, and nothing the listing must not reach', async () => {
@@ -374,7 +405,7 @@ describe('minutes mcp (a child process driven by the SDK client over stdio)', ()
   });
 
   it('--channels: a client sees only those keys; a private thread shown alone does not bring its parent', async () => {
-    const r = await connect(['--channels', `${o.threadKey},local/orders-team`]);
+    const r = await connect(['--channels', `${o.threadKey},local/orders-team`, '--include-private']);
     const keys = (await call(r, 'list_channels')).json().channels.map((c: { key: string }) => c.key);
     expect(keys).toEqual([o.threadKey, 'local/orders-team']);
     expect((await call(r, 'get_context', { channel: o.channelKey })).text).toMatch(/^no channel .* among those this server shows/);
@@ -392,7 +423,7 @@ describe('minutes mcp (a child process driven by the SDK client over stdio)', ()
     expect((await call(r, 'get_package', { name: 'zanzibar' })).json().name).toBe('zanzibar');
     expect((await call(r, 'get_package', { name: 'orders-db' })).text).toBe('no package "orders-db" this server shows: the packages are zanzibar');
     // Shown the channel alone, its private thread's package is as absent as one that does not exist.
-    const parent = await connect(['--channels', o.channelKey]);
+    const parent = await connect(['--channels', o.channelKey, '--include-private']);
     expect((await call(parent, 'get_package', { name: 'zanzibar' })).text).toBe('no package "zanzibar" this server shows: the packages are orders-db');
   });
 

@@ -8,13 +8,15 @@ import { settingsFor } from './common';
 import { quietLoggerFor } from './quietLogger';
 
 /**
- * `minutes dashboard [--port N] [--host H]`: the read-only web page over the data root. Needs no
- * Discord token or model key; runs beside the bot.
+ * `minutes dashboard [--port N] [--host H] [--include-private]`: the read-only web page over the data
+ * root. Needs no Discord token or model key; runs beside the bot. Private threads are shown only
+ * with `--include-private`.
  */
 export interface DashboardCliOptions {
   port?: number;
   host?: string;
   semantic?: string;
+  includePrivate?: boolean;
 }
 
 export const DEFAULT_PORT = 8787;
@@ -66,7 +68,7 @@ export async function runDashboard(opts: DashboardCliOptions, io: CliIO, signal?
   // A person waits for a search, not a reply: its words' vector is waited for while the model loads
   // (the bot's 150 ms would drop the first searches to words alone).
   const recall = buildRecallService({ semantic: { ...settings.semantic, mode, cacheDir }, logger, queryTimeoutMs: 30_000 });
-  const dash = createDashboard({ root, host, port: opts.port ?? DEFAULT_PORT, token, recall });
+  const dash = createDashboard({ root, host, port: opts.port ?? DEFAULT_PORT, token, recall, includePrivate: opts.includePrivate === true });
   let url: string;
   try {
     url = await dash.listen();

@@ -13,15 +13,18 @@ import { dashboardCacheDir } from './dashboard';
 import { quietLoggerFor } from './quietLogger';
 
 /**
- * `minutes mcp [--data-dir DIR] [--channels KEY,…] [--semantic off|local|api]`: a read-only Model
- * Context Protocol server over stdio, for coding agents. stdout carries the protocol and nothing
- * else: logs and the start line go to stderr. Like the dashboard it needs no token or model key,
- * never writes inside the data root (its vector cache is moved out of it) and runs beside the bot.
- * Bad arguments: one line on stderr, exit code 2. It stops when the client closes stdin.
+ * `minutes mcp [--data-dir DIR] [--channels KEY,…] [--include-private] [--semantic off|local|api]`: a
+ * read-only Model Context Protocol server over stdio, for coding agents. Private threads are served
+ * only with `--include-private` (naming one in `--channels` is not enough: the flag is the one
+ * opt-in). stdout carries the protocol and nothing else: logs and the start line go to stderr. Like
+ * the dashboard it needs no token or model key, never writes inside the data root (its vector cache
+ * is moved out of it) and runs beside the bot. Bad arguments: one line on stderr, exit code 2. It
+ * stops when the client closes stdin.
  */
 export interface McpCliOptions {
   dataDir?: string;
   channels?: string;
+  includePrivate?: boolean;
   semantic?: string;
 }
 
@@ -65,9 +68,12 @@ export async function runMcp(opts: McpCliOptions, io: CliIO, signal?: AbortSigna
     queryTimeoutMs: 30_000,
     onMeaningUnavailable: (why) => io.stderr.write(`minutes mcp: meaning is unavailable (${why}); searching by words only\n`),
   });
-  const { server, catalog } = createMinutesMcp({ root, only, recall, logger, version: packageVersion() });
+  const includePrivate = opts.includePrivate === true;
+  const { server, catalog } = createMinutesMcp({ root, only, includePrivate, recall, logger, version: packageVersion() });
   const missing = await catalog.missing();
   if (missing.length) io.stderr.write(`minutes mcp: --channels names no channel of ${root} (yet): ${missing.join(', ')}\n`);
+  const leftOut = await catalog.privateLeftOut();
+  if (leftOut.length) io.stderr.write(`minutes mcp: ${leftOut.length} private thread(s) left out: add --include-private to serve them\n`);
 
   const stdin = io.stdin as Readable;
   const transport = new StdioServerTransport(stdin, io.stdout as Writable);

@@ -2,10 +2,12 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { atomicWrite } from '../../memory/atomicWrite';
 import { PackageServer } from '../../memory/layout';
+import { shownOutsideItsThread } from '../../memory/privateThreads';
 import { ChannelStore } from '../../memory/store';
 import { PackageError } from '../../packages/errors';
 import { explainJson, explainPackage, formatCreated, formatExplain, formatList, formatRefreshed } from '../../packages/explain';
 import { createPackage, describeServer, listPackages, readPackage, refreshPackage, serversHolding, serversWithPackages } from '../../packages/library';
+import type { PackageSummary } from '../../packages/library';
 import { deletePackage } from '../../packages/activation';
 import { MAX_PACKAGE_FILE_BYTES } from '../../packages/model';
 import { refFromDir, refFromLabel, serverFromLabel } from '../../packages/refs';
@@ -38,6 +40,8 @@ export interface PackCreateOptions extends PackCommonOptions {
   intent?: string;
   semantic?: string;
   vectorCache?: string;
+  /** `--include-private`: a private thread's folder may be gathered (the package stays usable only there). */
+  includePrivate?: boolean;
 }
 
 const fail = (io: CliIO, msg: string): number => {
@@ -93,6 +97,9 @@ export async function runPackCreate(name: string, opts: PackCreateOptions, io: C
     if (!store) return 2;
     const dir = path.resolve(io.cwd, opts.channelDir);
     const from = await refFromDir(store.root, dir);
+    if (!shownOutsideItsThread(from, opts)) {
+      return fail(io, `${dir} is a private thread's folder: its memory leaves it only with --include-private (the package is then usable only in that thread)`);
+    }
     if (!opts.query?.trim() && !opts.item?.length) return fail(io, 'give --query TEXT, or --item ID (repeatable), or both');
     const recall = lazyRecall(io, 'pack create', { channelDir: dir, semantic: opts.semantic, vectorCache: opts.vectorCache });
     try {
@@ -117,22 +124,32 @@ export async function runPackCreate(name: string, opts: PackCreateOptions, io: C
   });
 }
 
-export async function runPackExplain(name: string, opts: PackCommonOptions & { json?: boolean }, io: CliIO): Promise<number> {
+export async function runPackExplain(name: string, opts: PackCommonOptions & { json?: boolean; includePrivate?: boolean }, io: CliIO): Promise<number> {
   return guarded(io, async () => {
     const store = storeFor(opts, io);
     if (!store) return 2;
     const explained = await explainPackage(store, await serverOf(store, name, opts), name);
+    if (!shownOutsideItsThread(explained.pkg.source, opts)) {
+      return fail(io, `package ${name} holds a private thread's items: add --include-private to show them`);
+    }
     io.stdout.write((opts.json ? JSON.stringify(explainJson(explained)) : formatExplain(explained)) + '\n');
     return 0;
   });
 }
 
-export async function runPackList(opts: PackCommonOptions & { json?: boolean }, io: CliIO): Promise<number> {
+export async function runPackList(opts: PackCommonOptions & { json?: boolean; includePrivate?: boolean }, io: CliIO): Promise<number> {
   return guarded(io, async () => {
     const store = storeFor(opts, io);
     if (!store) return 2;
     const servers = opts.server !== undefined ? [parseServer(opts.server)] : await serversWithPackages(store.root);
-    const listed = await Promise.all(servers.map(async (server) => ({ server, packages: await listPackages(store, server) })));
+    let leftOut = 0;
+    const shown = (all: PackageSummary[]) => {
+      const keep = all.filter((p) => shownOutsideItsThread(p, opts));
+      leftOut += all.length - keep.length;
+      return keep;
+    };
+    const listed = await Promise.all(servers.map(async (server) => ({ server, packages: shown(await listPackages(store, server)) })));
+    if (leftOut) io.stderr.write(`minutes pack: ${leftOut} private thread package(s) left out: add --include-private to list them\n`);
     if (opts.json) {
       const rows = listed.flatMap(({ server, packages }) => packages.map((p) => ({ server: server.kind === 'local' ? 'local' : server.guildId, ...p })));
       io.stdout.write(JSON.stringify({ packages: rows }) + '\n');
