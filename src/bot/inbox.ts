@@ -21,6 +21,7 @@ export const MAX_PENDING = 30;
 export class Inbox<C = unknown> {
   private readonly pending = new Map<string, Pending<C>>();
   private readonly busy = new Set<string>();
+  private readonly held = new Set<string>();
 
   constructor(
     private readonly work: (batch: Pending<C>) => Promise<void>,
@@ -58,6 +59,21 @@ export class Inbox<C = unknown> {
     m.mayForget = mayForget;
   }
 
+  /**
+   * Messages handed in while `fill` runs wait for it to return, then start one turn together: what
+   * a catch-up reads back arrives at once, and is answered in one reply, not the first alone.
+   */
+  gather(ref: ChannelRef, fill: () => void): void {
+    const key = this.keyOf(ref);
+    this.held.add(key);
+    try {
+      fill();
+    } finally {
+      this.held.delete(key);
+      void this.drain(key);
+    }
+  }
+
   /** Resolves when no conversation has a turn running or waiting. */
   async idle(): Promise<void> {
     while (this.busy.size) await new Promise((r) => setTimeout(r, 20));
@@ -74,7 +90,7 @@ export class Inbox<C = unknown> {
   }
 
   private async drain(key: string): Promise<void> {
-    if (this.busy.has(key)) return;
+    if (this.busy.has(key) || this.held.has(key)) return;
     this.busy.add(key);
     try {
       for (;;) {

@@ -38,6 +38,13 @@ export const TYPING_PER_SECOND = 2;
 /** Discord error codes for a missing permission or access in a channel. */
 const PERMISSION_CODES = new Set<number>([RESTJSONErrorCodes.MissingAccess, RESTJSONErrorCodes.MissingPermissions]);
 
+/** What became of a batch: its reply reached Discord, the bot may not post there, or a send failed. */
+export type AnswerOutcome = 'sent' | 'unsendable' | 'failed';
+
+function isPermissionError(err: unknown): err is DiscordAPIError {
+  return err instanceof DiscordAPIError && PERMISSION_CODES.has(Number(err.code));
+}
+
 /** The channel a triggering message arrived in: the reply goes back through this same object. */
 export type ReplyChannel = Message['channel'];
 
@@ -66,21 +73,22 @@ export class ReplySender {
 
   constructor(private readonly o: ReplySenderOptions) {}
 
-  async answer(batch: Pending<ReplyChannel>): Promise<void> {
+  /** What became of the batch: its reply reached Discord, the bot may not post there, or a send failed (tried again after a restart). */
+  async answer(batch: Pending<ReplyChannel>): Promise<AnswerOutcome> {
     const done = this.o.activity.answering();
     try {
-      await this.answerBatch(batch);
+      return await this.answerBatch(batch);
     } finally {
       done();
     }
   }
 
-  private async answerBatch(batch: Pending<ReplyChannel>): Promise<void> {
+  private async answerBatch(batch: Pending<ReplyChannel>): Promise<AnswerOutcome> {
     const { ref, channel } = batch;
-    if (!channel || !('send' in channel)) return;
+    if (!channel || !('send' in channel)) return 'unsendable';
     if (!channel.isDMBased()) {
       const missing = missingPermissions(botPermissionsIn(channel as GuildBasedChannel & TextBasedChannel), channel.isThread());
-      if (missing.length && !(await this.reportMissing(channel as GuildBasedChannel & TextBasedChannel, ref, missing))) return;
+      if (missing.length && !(await this.reportMissing(channel as GuildBasedChannel & TextBasedChannel, ref, missing))) return 'unsendable';
     }
     const typing = this.keepTyping(channel, ref);
     let text: string;
@@ -107,8 +115,10 @@ export class ReplySender {
         );
       }
       if (trace) batch.messages.forEach((m) => trace(m.id, 'send-done', performance.now()));
+      return 'sent';
     } catch (err) {
       this.reportSendFailure(err, ref);
+      return isPermissionError(err) ? 'unsendable' : 'failed';
     }
   }
 
@@ -189,7 +199,7 @@ export class ReplySender {
   /** Discord refused a send or typing call; a missing permission is logged once, and the bot serves the other channels. */
   private reportSendFailure(err: unknown, ref: ChannelRef): void {
     const label = refLabel(ref);
-    if (err instanceof DiscordAPIError && PERMISSION_CODES.has(Number(err.code))) {
+    if (isPermissionError(err)) {
       if (!this.firstReport(label)) return;
       this.log.error(
         { channel: label, code: err.code },

@@ -20,6 +20,7 @@ import { DriftChecker } from '../condense/driftChecker';
 import { recallDirs } from '../memory/layout';
 import { BotActivity } from './activity';
 import { IdentifyQueue } from './identifyQueue';
+import { CatchUp } from './catchUp';
 
 export interface RunningBot {
   client: Client;
@@ -113,6 +114,15 @@ export async function launchBot(
     knowledge: new KnowledgeCommands({ store: runtime.store, logger, clock: runtime.clock }),
   });
   bot.attach();
+  const catchUp = new CatchUp({ client, store, bot, appendLog: runtime.appendLog, discord: settings.config.discord, logger, clock });
+  // A shard ready again after its first time started a new session: what happened in between is
+  // not replayed by Discord (a resumed session's is), so it is read back like a start's.
+  const readyOnce = new Set<number>();
+  client.on('shardReady', (shardId) => {
+    if (!readyOnce.has(shardId)) return void readyOnce.add(shardId);
+    const guilds = client.guilds.cache.filter((g) => g.shardId === shardId).map((g) => g.id);
+    void catchUp.run(guilds).catch((err) => logger.warn({ err, shard: shardId }, 'could not catch up after reconnecting'));
+  });
   secretary.attach();
   threads.attach();
   secretary.start();
@@ -120,6 +130,8 @@ export async function launchBot(
     // The sentence model loads now, off the event loop, and recent conversations are indexed, not
     // when the first message asks for them.
     runtime.warmUp([...c.guilds.cache.keys()]);
+    // What was received and never answered before a stop or crash, and what was sent while the bot was away.
+    void catchUp.run([...c.guilds.cache.keys()]).catch((err) => logger.warn({ err }, 'could not catch up on messages missed while the bot was away'));
     const { shards, shardCount } = c.options;
     logger.info({ user: c.user.tag, guilds: c.guilds.cache.size, ...(shardCount && shardCount > 1 ? { shards, shardCount } : {}) }, 'logged in to Discord');
   });

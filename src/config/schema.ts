@@ -12,6 +12,12 @@ const ids = z.array(snowflake).default([]);
 export const LIMIT_DEFAULTS = { requestsPerMinute: 50, concurrency: 4, timeoutMs: 120_000, maxRetries: 4 } as const;
 
 /**
+ * Catch-up after downtime: an hour covers a restart, a deploy or a short outage, when a late answer
+ * is still welcome; one history page (Discord's most) per conversation keeps a start to one read each.
+ */
+export const CATCH_UP_DEFAULTS = { maxAgeMinutes: 60, maxMessages: 100 } as const;
+
+/**
  * The optional config file (JSON). Every field has a default, so no file at all means: answer
  * mentions everywhere the bot can see, Anthropic or OpenAI chosen from the keys in the environment.
  */
@@ -53,6 +59,17 @@ export const ConfigFileSchema = z.strictObject({
       offerCondense: z.boolean().default(true),
       /** One short line when a message contradicts a decision in force (also in console mode). */
       driftNotes: z.boolean().default(true),
+      /**
+       * After a start, or a reconnect that lost events, each served conversation's missed messages
+       * are read back from Discord: those newer than this many minutes, at most this many per
+       * conversation (one history page). Older mentions are not answered; the channel is told.
+       */
+      catchUp: z
+        .strictObject({
+          maxAgeMinutes: z.number().int().min(0).max(10_080).default(CATCH_UP_DEFAULTS.maxAgeMinutes),
+          maxMessages: z.number().int().min(1).max(100).default(CATCH_UP_DEFAULTS.maxMessages),
+        })
+        .default({ ...CATCH_UP_DEFAULTS }),
     })
     .default({
       guilds: [],
@@ -66,6 +83,7 @@ export const ConfigFileSchema = z.strictObject({
       resolvedTags: ['resolved', 'Resolved'],
       offerCondense: true,
       driftNotes: true,
+      catchUp: { ...CATCH_UP_DEFAULTS },
     }),
   recall: z
     .strictObject({

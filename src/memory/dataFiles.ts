@@ -34,6 +34,28 @@ export async function listFolders(dir: string): Promise<string[]> {
   }
 }
 
+/**
+ * The last `maxBytes` of a file, from the start of a line (a partial first line is dropped), or
+ * null when it is missing. For append-only logs whose recent end is what matters (what is still
+ * owed after a restart): a grown channel's whole log is never read for it.
+ */
+export async function readTailText(file: string, maxBytes: number): Promise<string | null> {
+  let fh: fsp.FileHandle | undefined;
+  try {
+    fh = await fsp.open(file, 'r');
+    const { size } = await fh.stat();
+    const start = Math.max(0, size - maxBytes);
+    const buf = Buffer.alloc(size - start);
+    await fh.read(buf, 0, buf.length, start);
+    const text = buf.toString('utf8');
+    return start === 0 ? text : text.slice(text.indexOf('\n') + 1);
+  } catch {
+    return null;
+  } finally {
+    await fh?.close().catch(() => undefined);
+  }
+}
+
 export interface FileStat {
   size: number;
   mtimeMs: number;

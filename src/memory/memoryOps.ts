@@ -17,6 +17,8 @@ export interface AppliedOp {
   op: MemoryOp;
   /** The id written (new entry) or acted on. */
   id: string;
+  /** The entry was made by an earlier run of the same message's request: nothing was written now. */
+  earlier?: boolean;
 }
 
 export interface SkippedOp {
@@ -72,7 +74,23 @@ export function applyMemoryOps(original: string, ops: MemoryOp[], opts: ApplyOps
     });
   };
 
+  const earlier = entriesByMessage(lines);
+  const addsPerMessage = new Map<string, number>();
+  for (const op of ops) if (op.op !== 'forget' && op.explicit) countUp(addsPerMessage, messageOfSource(op.source));
+
   for (const op of ops) {
+    if (op.op !== 'forget' && op.explicit) {
+      // A person's request is applied once per message: a turn run again after a crash (its reply
+      // never went) finds the entry its message already made, even one a person has reworded since.
+      const msg = messageOfSource(op.source);
+      const prior = msg ? earlier.get(msg) : undefined;
+      const norm = normalizeForCompare(oneLine(op.text));
+      const made = prior?.find((l) => normalizeForCompare(l.text) === norm) ?? (prior?.length && addsPerMessage.get(msg!) === 1 ? prior[0] : undefined);
+      if (made?.id) {
+        result.applied.push({ op, id: made.id, earlier: true });
+        continue;
+      }
+    }
     if (op.op === 'forget' && !op.id && op.text) {
       // Ids were just given to hand-written lines above; the line is found by its words.
       const line = current().find((l) => l.kind === 'entry' && !l.superseded && l.text === op.text);
@@ -221,3 +239,25 @@ function nearSame(a: Set<string>, b: Set<string>): boolean {
 
 /** Word-set overlap (Jaccard) from which two entries are one. */
 const NEAR_SAME_JACCARD = 0.8;
+
+/** The message id a provenance ends with (`al, msg 123…`), if any: a name that says "msg" does not count. */
+export function messageOfSource(source: string | undefined): string | undefined {
+  return source ? /(?:^|, )msg ([^\s,\]]+)$/.exec(source)?.[1] : undefined;
+}
+
+/** Entries (struck ones too) by the message their provenance names. */
+function entriesByMessage(lines: MemoryLine[]): Map<string, MemoryLine[]> {
+  const out = new Map<string, MemoryLine[]>();
+  for (const l of lines) {
+    const msg = l.kind === 'entry' ? messageOfSource(l.source) : undefined;
+    if (!msg) continue;
+    const list = out.get(msg) ?? [];
+    list.push(l);
+    out.set(msg, list);
+  }
+  return out;
+}
+
+function countUp(counts: Map<string, number>, key: string | undefined): void {
+  if (key) counts.set(key, (counts.get(key) ?? 0) + 1);
+}

@@ -1,6 +1,7 @@
 import fsp from 'node:fs/promises';
 import path from 'node:path';
-import { guildDir } from './layout';
+import { listFolders } from './dataFiles';
+import { channelPaths, guildDir } from './layout';
 import { isSnowflake } from './paths';
 
 /** A server's folder in a data root and how many bytes moving it copies. */
@@ -36,4 +37,25 @@ async function treeBytes(dir: string): Promise<number> {
     else total += (await fsp.lstat(p).catch(() => null))?.size ?? 0;
   }
   return total;
+}
+
+/** A channel's or thread's folder under a server, by ids. */
+export interface ConversationFolder {
+  channelId: string;
+  threadId?: string;
+}
+
+/**
+ * The conversations a server's folder holds (each channel, and each thread with a folder of its
+ * own), by id only: what Discord says of each (private or not, still there) is asked of Discord.
+ */
+export async function conversationFolders(root: string, guild: string): Promise<ConversationFolder[]> {
+  const out: ConversationFolder[] = [];
+  for (const channelId of await listFolders(guildDir(root, guild))) {
+    if (!isSnowflake(channelId)) continue;
+    out.push({ channelId });
+    const threads = channelPaths(root, { kind: 'discord', guildId: guild, channelId }).threads;
+    for (const threadId of await listFolders(threads)) if (isSnowflake(threadId)) out.push({ channelId, threadId });
+  }
+  return out;
 }
