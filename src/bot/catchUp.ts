@@ -17,9 +17,10 @@ import { refOfChannel } from './refs';
 
 /**
  * How much of a conversation's log is read to find what is still owed: the owed messages are the
- * newest ones, and a megabyte holds thousands of records, so a grown channel's log is never read whole.
+ * newest ones, and 256 kB holds about a thousand records, so a grown channel's log is never read
+ * whole (a start reads this much of every served conversation's log, one after another).
  */
-const LOG_TAIL_BYTES = 1 << 20;
+const LOG_TAIL_BYTES = 256 * 1024;
 
 type MessageRecord = Extract<LogRecord, { type: 'message' }>;
 
