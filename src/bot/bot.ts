@@ -258,7 +258,8 @@ export class MinutesBot {
   }
 
   /**
-   * Whether the author may make the bot forget an entry; worked out only for a message that could
+   * Whether the author may make the bot forget any entry (an admin; anyone may forget an entry that
+   * records them as its author: chat/forgetting.ts); worked out only for a message that could
    * ask it (a member's permissions are computed from every role and overwrite: about a tenth of the
    * bot's own work per message under `bench:load`). False for any other: nothing is forgotten on its word.
    */
@@ -281,6 +282,6 @@ export class MinutesBot {
     if (files.length) content = `${content}${content ? '\n' : ''}(attached: ${files.join(', ')})`;
     if (!content.trim()) content = '(an empty message)';
     const authorName = m.member?.displayName ?? m.author.globalName ?? m.author.username;
-    return { id: m.id, authorName, content, at: m.createdAt };
+    return { id: m.id, authorName, authorId: m.author.id, content, at: m.createdAt };
   }
 }

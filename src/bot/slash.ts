@@ -112,7 +112,7 @@ export interface KnowledgeSlashCommands {
  */
 const EPHEMERAL = new Set(['recall', 'memory show', 'status', 'condensations', 'thread', 'actions', 'questions', 'playbooks', 'pack list', 'pack explain']);
 /** Commands only an admin may run: anyone else gets a refusal only they see. */
-const ADMIN_ONLY = new Set(['memory forget', 'new', 'pack create', 'pack activate', 'pack deactivate', 'pack refresh', 'pack delete']);
+const ADMIN_ONLY = new Set(['new', 'pack create', 'pack activate', 'pack deactivate', 'pack refresh', 'pack delete']);
 
 /** Pure: admin rights are the configured roles, or Manage Messages when none are configured. */
 export function isAdmin(roleIds: string[], canManageMessages: boolean, d: ConfigFile['discord']): boolean {
@@ -178,7 +178,8 @@ async function run(
     case 'memory show':
       return commands(ref, actor, { name: 'memory' });
     case 'memory forget':
-      return commands(ref, actor, { name: 'forget', id: ix.options.getString('id', true) });
+      // An admin, or the member the entry records as having said it (chat/forgetting.ts).
+      return commands(ref, actor, { name: 'forget', id: ix.options.getString('id', true), who: { admin: o.admin, userId: ix.user.id } });
     case 'context':
       return commands(ref, actor, { name: 'context' });
     case 'new':

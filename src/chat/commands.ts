@@ -5,6 +5,7 @@ import type { ChannelRef } from '../memory/paths';
 import type { ChannelStore } from '../memory/store';
 import { StoreError } from '../memory/storeErrors';
 import type { ChatEngine } from './engine';
+import { Forgetter, forgetRefused, permittedOps } from './forgetting';
 import { emptyConversation } from '../shared/conversation';
 import { stripInternalMarkers } from '../shared/markers';
 import type { UsageBook } from './usage';
@@ -30,7 +31,13 @@ export interface CommandContext {
  * the answer comes back as text.
  */
 export type ChannelCommand =
-  { name: 'recall'; query: string } | { name: 'memory' } | { name: 'forget'; id: string } | { name: 'context' } | { name: 'new' } | { name: 'status' };
+  | { name: 'recall'; query: string }
+  | { name: 'memory' }
+  /** `who` is required: a forget is judged on who asks (chat/forgetting.ts), never allowed by default. */
+  | { name: 'forget'; id: string; who: Forgetter }
+  | { name: 'context' }
+  | { name: 'new' }
+  | { name: 'status' };
 
 /** Runs one channel command for `actor` in a conversation. */
 export type ChannelCommandRunner = (ref: ChannelRef, actor: string, command: ChannelCommand) => Promise<string>;
@@ -44,7 +51,7 @@ export function runChannelCommand(ctx: Omit<CommandContext, 'actor'>, ref: Chann
     case 'memory':
       return memoryCommand(c, ref);
     case 'forget':
-      return forgetCommand(c, ref, command.id);
+      return forgetCommand(c, ref, command.id, command.who);
     case 'context':
       return contextCommand(c, ref);
     case 'new':
@@ -89,8 +96,12 @@ export async function memoryCommand(ctx: CommandContext, ref: ChannelRef): Promi
   return entries.map((e) => e.raw.trim().replace(/[\u0000-\u0008\u000b-\u001f\u007f]/g, '')).join('\n');
 }
 
-export async function forgetCommand(ctx: CommandContext, ref: ChannelRef, id: string): Promise<string> {
+export async function forgetCommand(ctx: CommandContext, ref: ChannelRef, id: string, who: Forgetter): Promise<string> {
   try {
+    // Read where the forget applies (a private thread keeps its own MEMORY.md). An entry gone by the
+    // time it is applied is reported by the operation itself.
+    const memory = (await ctx.store.read(ctx.store.parentRef(ref), 'MEMORY.md')) ?? '';
+    if (permittedOps([{ op: 'forget', id: id.trim() }], memory, who).refused.length) return `Nothing forgotten: ${forgetRefused(id.trim())}.`;
     const r = await ctx.store.applyMemoryOps(ref, [{ op: 'forget', id: id.trim(), reason: `forgotten by ${ctx.actor}` }]);
     if (r.forgotten.length) return `Forgot ${id.trim()}: "${r.forgotten[0].text}". It will not be learned again automatically.`;
     return `Nothing forgotten: ${r.skipped[0]?.why ?? 'no such entry'}.`;

@@ -31,7 +31,10 @@ export interface InboundMessage {
    * messages may ask it to remember or forget; context it merely overheard may not. Default true.
    */
   addressed?: boolean;
-  /** Whether its author may make the bot forget (the admin rule of /memory forget). Default true. */
+  /**
+   * Whether its author may make the bot forget any entry: an admin (the rule of /memory forget).
+   * Unset: no. Anyone may still forget an entry that records them as its author (authorId).
+   */
   mayForget?: boolean;
 }
 
@@ -54,6 +57,8 @@ export function renderUserPart(m: InboundMessage, redacted = redactSecrets(m.con
 export function clipMessage(m: InboundMessage, max: number): InboundMessage {
   if (m.content.length <= max) return m;
   const cut = /[\ud800-\udbff]/.test(m.content[max - 1]) ? max - 1 : max;
+  /** The author's user id, when the transport knows it: recorded in what they ask to remember (chat/forgetting.ts). */
+  authorId?: string;
   return { ...m, content: `${m.content.slice(0, cut)}\n[… message clipped: ${m.content.length - cut} more characters not read]` };
 }
 

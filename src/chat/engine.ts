@@ -18,6 +18,7 @@ import type { ConversationState } from '../shared/conversation';
 import type { ConversationStore, TurnListener } from './conversationStore';
 import type { UsageBook } from './usage';
 import { explicitMemoryRequest } from './explicitRequests';
+import { forgetRefused, permittedOps, requestSource } from './forgetting';
 import { memoryRequestFailedNote, ModelErrorAfterNotes } from './turnFailure';
 import { TEMPLATES } from '../memory/templates';
 import type { ActivePackageReader } from '../packages/active';
@@ -271,11 +272,11 @@ export class ChatEngine {
     // Silent on purpose: an unreadable MEMORY.md only means no match; the write path reports it.
     const memory = (await this.o.store.read(this.o.store.parentRef(ref), 'MEMORY.md').catch(() => null)) ?? '';
     for (const m of asking) {
-      const request = explicitMemoryRequest(m.content, memory, `${m.authorName}, msg ${m.id}`);
-      const mayForget = m.mayForget !== false;
-      const ops = request.ops.filter((op) => op.op !== 'forget' || mayForget);
-      if (request.forgetAsked && !mayForget) notes.push('(Only admins can make me forget a memory entry.)');
-      else notes.push(...request.notes);
+      const request = explicitMemoryRequest(m.content, memory, requestSource(m));
+      // Unset fields grant nothing: an admin, or the person the entry records as having said it.
+      const { ops, refused } = permittedOps(request.ops, memory, { admin: m.mayForget === true, userId: m.authorId });
+      if (refused.length) notes.push(`(${forgetRefused(refused.join(', '))}.)`);
+      notes.push(...request.notes);
       if (!ops.length) continue;
       try {
         const r = await this.o.store.applyMemoryOps(ref, ops);

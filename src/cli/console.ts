@@ -133,7 +133,8 @@ export async function runConsole(o: ConsoleOptions): Promise<void> {
         case '/help':
           return HELP;
         case '/memory':
-          if (rest[0] === 'forget') return rest[1] ? forgetCommand(ctx, ref, rest[1]) : 'error: usage: /memory forget <id>';
+          // The console's user runs the bot: an admin.
+          if (rest[0] === 'forget') return rest[1] ? forgetCommand(ctx, ref, rest[1], { admin: true }) : 'error: usage: /memory forget <id>';
           return memoryCommand(ctx, ref);
         case '/context':
           return contextCommand(ctx, ref);
@@ -149,7 +150,8 @@ export async function runConsole(o: ConsoleOptions): Promise<void> {
       }
     }
     seq++;
-    const message = { id: `console-${Date.now()}-${seq}`, authorName: o.userName ?? 'you', content: line, at: runtime.clock() };
+    // The console's user runs the bot: an admin, who may make it forget any entry.
+    const message = { id: `console-${Date.now()}-${seq}`, authorName: o.userName ?? 'you', content: line, at: runtime.clock(), mayForget: true };
     // Both sides go to the cold log, as in Discord (the engine appends the reply, or the error), so
     // a console discussion can be condensed from it (`minutes condense --channel-dir DIR`).
     await runtime.store.appendJsonl(paths.log, {

@@ -49,7 +49,7 @@ describe('the intake', () => {
       'MEMORY.md',
       '- [m-aaaaaa] The exporter ships on Fridays [from: a, 2026-11-01]\n- [m-bbbbbb] The importer runs on the old cluster [from: a, 2026-11-01]\n',
     );
-    expect(await ask(alice.id, 'forget the exporter ships on Fridays')).toContain('Only admins can make me forget');
+    expect(await ask(alice.id, 'forget the exporter ships on Fridays')).toContain('Only admins and the person who said it can make me forget m-aaaaaa');
     expect(memory()).toContain('m-aaaaaa');
     expect(await ask(mod.id, 'forget the exporter ships on Fridays')).toContain('(Forgot m-aaaaaa');
     expect(memory()).not.toContain('m-aaaaaa');
