@@ -8,9 +8,11 @@ import type { MemoryOp } from '../memory/memoryOps';
  * be done, a note saying why (so the reply never leaves the person guessing).
  *
  * Rules (issue 15): a question is not an instruction ("remember when we moved to Postgres?"); a
- * request anywhere in the message counts ("Thanks! Please remember that …"); a forget that matches
- * no entry, or several, changes nothing and says so, naming the candidates; a hand-written line
- * without an id can be forgotten by its words.
+ * request anywhere in the message counts ("Thanks! Please remember that …"): it opens a sentence or
+ * a clause of one, whatever leads in ("hi, remember that …", "Thanks Ana — note: …", issue 40),
+ * while "remember" inside a clause is overheard ("we should all remember that …"); a forget that
+ * matches no entry, or several, changes nothing and says so, naming the candidates; a hand-written
+ * line without an id can be forgotten by its words.
  */
 export interface ExplicitRequest {
   ops: MemoryOp[];
@@ -47,6 +49,24 @@ const MIN_FORGET = 4;
  */
 export const MAX_REMEMBER = MAX_ENTRY_CHARS;
 
+/** Where a clause starts inside a sentence: after a comma, semicolon, colon or dash. */
+const CLAUSE_BREAK = /[,;:]\s+|\s+[—–-]+\s+/g;
+
+/** A request word near a clause's start (after an opener and "could you please"). */
+const REQUEST_WORD = /\b(?:remember|note|forget)\b/i;
+
+/**
+ * Each clause start's rest of the sentence, first to last: a request may open any of them. Only
+ * those with a request word close by are cut out, so a long message full of commas stays linear.
+ */
+function* clauseTails(sentence: string): Generator<string> {
+  yield sentence;
+  for (const m of sentence.matchAll(CLAUSE_BREAK)) {
+    const at = m.index + m[0].length;
+    if (REQUEST_WORD.test(sentence.slice(at, at + 80))) yield sentence.slice(at);
+  }
+}
+
 /** Sentences (a dot inside "v1.2" or "ops/vpn.md" does not end one), each with whether it asks. */
 function sentences(text: string): { text: string; question: boolean }[] {
   return text
@@ -64,44 +84,50 @@ export function explicitMemoryRequest(message: string, memory: string, source: s
     .replace(/^@[\w.-]+[,:]?\s+/, '');
   const result: ExplicitRequest = { ops: [], notes: [], forgetAsked: false };
   for (const s of sentences(text)) {
-    const stripped = s.text.replace(FILLER, '');
-    const polite = POLITE.exec(stripped)![0];
-    const body = stripped.slice(polite.length);
-    // A question is not an instruction, unless it is a polite request ("could you …?").
-    if (s.question && !/\byou\b/i.test(polite)) continue;
-    const dont = DONT_FORGET.exec(body);
-    const rem = dont ? ([dont[0], 'remember', dont[1], dont[2]] as const) : REMEMBER.exec(body);
-    if (rem) {
-      const [, verb, link, rest] = rem;
-      // "note" alone is a typo as often as a request ("note sure why …"): it needs "that" or ":".
-      if (/^note$/i.test(verb) && !link) continue;
-      if (!link && RECALL_QUESTION.test(rest)) continue;
-      if (dont && !link && /^(?:to|about)\b/i.test(rest)) continue;
-      const fact = rest
-        .trim()
-        .replace(/[.!?]+$/, '')
-        .trim();
-      if (fact.length > MAX_REMEMBER) {
-        result.notes.push(
-          `(Not saved to memory: that is ${fact.length} characters and one entry holds at most ${MAX_REMEMBER}; say it in shorter facts, one "remember that …" each.)`,
-        );
-        continue;
-      }
-      if (fact.length >= MIN_REMEMBER) result.ops.push({ op: 'add', text: fact, source, explicit: true, reason: 'asked to remember' });
-      continue;
-    }
-    const fg = FORGET.exec(body);
-    if (fg) {
-      const what = fg[1]
-        .trim()
-        .replace(/[.!?]+$/, '')
-        .trim();
-      if (what.length < MIN_FORGET) continue;
-      result.forgetAsked = true;
-      forgetRequest(what, memory, result);
-    }
+    // The first clause that opens with a request word is the sentence's request, good or not.
+    for (const tail of clauseTails(s.text)) if (clauseRequest(tail, s.question, memory, source, result)) break;
   }
   return result;
+}
+
+/** The request that opens `clause` (it runs to the sentence's end), added to `result`; whether one did. */
+function clauseRequest(clause: string, question: boolean, memory: string, source: string, result: ExplicitRequest): boolean {
+  const stripped = clause.replace(FILLER, '');
+  const polite = POLITE.exec(stripped)![0];
+  const body = stripped.slice(polite.length);
+  const dont = DONT_FORGET.exec(body);
+  const rem = dont ? ([dont[0], 'remember', dont[1], dont[2]] as const) : REMEMBER.exec(body);
+  const fg = rem ? null : FORGET.exec(body);
+  if (!rem && !fg) return false;
+  // A question is not an instruction, unless it is a polite request ("could you …?").
+  if (question && !/\byou\b/i.test(polite)) return true;
+  if (rem) {
+    const [, verb, link, rest] = rem;
+    // "note" alone is a typo as often as a request ("note sure why …"): it needs "that" or ":".
+    if (/^note$/i.test(verb) && !link) return true;
+    if (!link && RECALL_QUESTION.test(rest)) return true;
+    if (dont && !link && /^(?:to|about)\b/i.test(rest)) return true;
+    const fact = rest
+      .trim()
+      .replace(/[.!?]+$/, '')
+      .trim();
+    if (fact.length > MAX_REMEMBER) {
+      result.notes.push(
+        `(Not saved to memory: that is ${fact.length} characters and one entry holds at most ${MAX_REMEMBER}; say it in shorter facts, one "remember that …" each.)`,
+      );
+      return true;
+    }
+    if (fact.length >= MIN_REMEMBER) result.ops.push({ op: 'add', text: fact, source, explicit: true, reason: 'asked to remember' });
+    return true;
+  }
+  const what = fg![1]
+    .trim()
+    .replace(/[.!?]+$/, '')
+    .trim();
+  if (what.length < MIN_FORGET) return true;
+  result.forgetAsked = true;
+  forgetRequest(what, memory, result);
+  return true;
 }
 
 /** The entry a "forget …" names: by id, or the one entry whose words it shares. */

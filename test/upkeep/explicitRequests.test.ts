@@ -1,5 +1,6 @@
 import fs from 'node:fs';
 import path from 'node:path';
+import fc from 'fast-check';
 import { explicitMemoryRequest } from '../../src/chat/explicitRequests';
 import { blocks, runCli } from '../helpers/cli';
 import { withTmpAndFakeModel } from '../helpers/tmpAndFakeModel';
@@ -33,6 +34,75 @@ describe('which messages are requests to remember or forget', () => {
     ['could you remember that staging resets nightly?', 'staging resets nightly'],
   ])('a request anywhere in the message counts: %s', (text, saved) => {
     expect(explicitMemoryRequest(text, MEMORY, 's').ops).toEqual([expect.objectContaining({ op: 'add', text: saved, explicit: true })]);
+  });
+
+  // Issue 40: "hey, remember that …" was saved and "hi, remember that …" was not (the request had
+  // to open a sentence after one of a list of openers). A request may open any clause.
+  it.each([
+    'hi, ',
+    'hello there, ',
+    'Hi Minutes, ',
+    'good morning team, ',
+    'yo, ',
+    'one more request: ',
+    'sorry to bother you again, ',
+    'Thanks Ana — ',
+    'ok so; ',
+  ])('a greeting or any lead-in before the request: "%sremember that …"', (lead) => {
+    expect(explicitMemoryRequest(`${lead}remember that the demo is on Friday`, MEMORY, 's').ops).toEqual([
+      expect.objectContaining({ op: 'add', text: 'the demo is on Friday', explicit: true }),
+    ]);
+  });
+
+  it('any lead-in of words, then a comma: the request is saved, with what follows it in the sentence', () => {
+    const word = fc.stringMatching(/^[A-Za-z][a-z']{0,9}$/).filter((w) => !/remember|note|forget/i.test(w));
+    fc.assert(
+      fc.property(fc.array(word, { minLength: 1, maxLength: 6 }), fc.constantFrom(', ', ': ', '; ', ' - ', ' — '), (words, sep) => {
+        const r = explicitMemoryRequest(`${words.join(' ')}${sep}remember that the deploy window is Tuesday, not Monday`, MEMORY, 's');
+        expect(r.ops).toEqual([expect.objectContaining({ op: 'add', text: 'the deploy window is Tuesday, not Monday' })]);
+      }),
+      { numRuns: 300 },
+    );
+  });
+
+  it('"remember" inside a clause is overheard, not asked, whatever comes before it', () => {
+    const word = fc
+      .stringMatching(/^[a-z]{1,9}$/)
+      .filter(
+        (w) =>
+          !/^(?:remember|note|forget|ok|okay|so|and|also|hey|great|cool|thanks|alright|right|oh|btw|fyi|please|pls|kindly|can|could|would|will|you|do|dont|never|not)$/.test(
+            w,
+          ),
+      );
+    fc.assert(
+      fc.property(fc.array(word, { minLength: 1, maxLength: 6 }), (words) => {
+        expect(explicitMemoryRequest(`hi, ${words.join(' ')} remember that the demo is on Friday`, MEMORY, 's').ops).toEqual([]);
+      }),
+      { numRuns: 300 },
+    );
+  });
+
+  it.each([
+    "I can't remember that, honestly",
+    'hi, remember when we moved to Postgres?',
+    'hello there, do you remember that the demo moved?',
+    'we should all remember that the demo moved',
+    'hi, note sure why the build failed',
+  ])('a lead-in does not make an overheard word or a question a request: %s', (text) => {
+    expect(explicitMemoryRequest(text, MEMORY, 's').ops).toEqual([]);
+  });
+
+  it('a long message full of clauses is read in linear time', () => {
+    const t0 = Date.now();
+    expect(explicitMemoryRequest(`${'a, '.repeat(300_000)}remember that the demo is on Friday`, MEMORY, 's').ops).toHaveLength(1);
+    expect(explicitMemoryRequest('x, '.repeat(300_000), MEMORY, 's').ops).toEqual([]);
+    expect(Date.now() - t0).toBeLessThan(3_000);
+  });
+
+  it('a lead-in before "forget …" asks to forget', () => {
+    const r = explicitMemoryRequest('hi there, forget that the Globex demo is on Monday', MEMORY, 's');
+    expect(r.forgetAsked).toBe(true);
+    expect(r.ops).toEqual([expect.objectContaining({ op: 'forget', id: 'm-222222' })]);
   });
 
   it.each([
@@ -108,6 +178,7 @@ describe('the reply says exactly what was saved or forgotten', () => {
         'forget the staging database port',
         'forget the demo date',
         'forget about the weather report',
+        'hello there, remember that the staging VPN needs MFA',
       ],
     });
     expect(r.code).toBe(0);
@@ -117,8 +188,10 @@ describe('the reply says exactly what was saved or forgotten', () => {
     expect(b[2]).toMatch(/Forgot m-[0-9a-f]{6}: "Staging database is db-staging-3 on port 6543"/);
     expect(b[3]).toMatch(/2 entries match .*forget m-111111/);
     expect(b[4]).toMatch(/Nothing forgotten: no memory entry matches "the weather report"/);
+    expect(b[5]).toMatch(/Saved to memory as m-[0-9a-f]{6}: "the staging VPN needs MFA"/);
     const memory = fs.readFileSync(path.join(dir, 'MEMORY.md'), 'utf8');
     expect(memory).toContain('the release freeze starts on the 18th');
+    expect(memory).toContain('the staging VPN needs MFA');
     expect(memory).not.toContain('db-staging-3');
     expect(memory).not.toContain('port staging uses');
     expect(memory).toContain('The demo for Acme is on Friday');
