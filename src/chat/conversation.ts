@@ -36,6 +36,8 @@ export interface InboundMessage {
    * Unset: no. Anyone may still forget an entry that records them as its author (authorId).
    */
   mayForget?: boolean;
+  /** The author's user id, when the transport knows it: recorded in what they ask to remember (chat/forgetting.ts). */
+  authorId?: string;
 }
 
 /**
@@ -57,8 +59,6 @@ export function renderUserPart(m: InboundMessage, redacted = redactSecrets(m.con
 export function clipMessage(m: InboundMessage, max: number): InboundMessage {
   if (m.content.length <= max) return m;
   const cut = /[\ud800-\udbff]/.test(m.content[max - 1]) ? max - 1 : max;
-  /** The author's user id, when the transport knows it: recorded in what they ask to remember (chat/forgetting.ts). */
-  authorId?: string;
   return { ...m, content: `${m.content.slice(0, cut)}\n[… message clipped: ${m.content.length - cut} more characters not read]` };
 }
 
