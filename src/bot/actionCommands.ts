@@ -1,7 +1,7 @@
 import type { ChatInputCommandInteraction, GuildMember } from 'discord.js';
 import type { Logger } from '../log/logger';
 import type { ChannelStore } from '../memory/store';
-import { closeItem, formatItem, openItems } from '../condense/actionItems';
+import { closeItem, formatItem, isNamedMember, openItems } from '../condense/actionItems';
 import { ContextData } from '../condense/contextData';
 import { readContext, writeContextFiles } from '../condense/contextFiles';
 import type { ChannelRef } from '../memory/paths';
@@ -9,7 +9,8 @@ import { MalformedStateError } from '../memory/storeErrors';
 
 /**
  * `/actions` lists the channel's open action items (only the asker sees it); `/actions done:<id>`
- * closes one — its owner as written in the condensation, or an admin. Closing re-renders CONTEXT.md
+ * closes one — its owner, by the user id recorded when the condensation named them (never by
+ * display name, which any member can change), or an admin. Closing re-renders CONTEXT.md
  * (the item leaves "Open Action Items"; hand edits kept as always) and records in MEMORY.md that the
  * open loop is done.
  */
@@ -36,13 +37,12 @@ export class ActionCommands {
     const p = store.paths(ref);
     const file = p.contextData;
     const who = (ix.member as GuildMember | null)?.displayName ?? ix.user.username;
-    const names = [who, ix.user.username, ix.user.globalName ?? ''].filter(Boolean);
     const date = clock().toISOString().slice(0, 10);
     const outcome = await store.exclusive(p, async () => {
       const prev = await readContext(this.rt.store, ref);
       const item = (prev.actions ?? []).find((i) => i.id === id.trim());
-      if (item && item.status === 'open' && !admin && !(item.owner && names.some((n) => n.toLowerCase() === item.owner!.toLowerCase().replace(/^@/, '')))) {
-        return { why: item.owner ? `only ${item.owner} (its owner) or an admin can close ${item.id}` : `only an admin can close ${item.id} (it has no owner)` };
+      if (item && item.status === 'open' && !admin && !isNamedMember(item.ownerId, ix.user.id)) {
+        return { why: ownerOnly(item.owner, item.ownerId, `close ${item.id}`, 'its owner') };
       }
       const r = closeItem(prev.actions ?? [], id, who, date);
       if (!r.closed) return { why: r.why };
@@ -63,4 +63,14 @@ export class ActionCommands {
     }
     return `Closed ${c.id}: ${c.text}`;
   }
+}
+
+/**
+ * Who may do it, for a refusal: the person by the name shown, or an admin alone when nobody is
+ * recorded by id (no name, or a name that was not one of the discussion's authors).
+ */
+export function ownerOnly(name: string | undefined, recordedId: string | undefined, what: string, role: string): string {
+  if (!name) return `only an admin can ${what} (nobody is named)`;
+  if (!recordedId) return `only an admin can ${what} (${name} is named as ${role}, but not by a Discord account)`;
+  return `only ${name} (${role}) or an admin can ${what}`;
 }

@@ -5,7 +5,9 @@ import { NAMES } from '../memory/layout';
 import { ContextData } from '../condense/contextData';
 import { readContext, writeContextFiles } from '../condense/contextFiles';
 import { answeredMemoryText } from '../condense/memoryStep';
-import { answerQuestion, formatAnswered, formatQuestion, isAsker, openQuestions } from '../condense/openQuestions';
+import { answerQuestion, formatAnswered, formatQuestion, openQuestions } from '../condense/openQuestions';
+import { isNamedMember } from '../condense/actionItems';
+import { ownerOnly } from './actionCommands';
 import { byLastChange, currentVersion } from '../condense/playbooks';
 import type { ChannelRef } from '../memory/paths';
 import { MalformedStateError } from '../memory/storeErrors';
@@ -13,10 +15,11 @@ import { redactSecrets } from '../shared/secrets';
 
 /**
  * `/questions` lists the channel's open questions (only the asker sees it); `/questions answer:<id>
- * text:<answer>` answers one by hand — the person who asked, as the condensation wrote it, or an
- * admin. Answering re-renders CONTEXT.md (the question leaves "Open Questions"; hand edits kept as
- * always) and strikes its open loop in MEMORY.md in favour of the answer. `/playbooks` lists the
- * playbooks with their steps. Mirrors `/actions` (actionCommands.ts).
+ * text:<answer>` answers one by hand — the person who asked, by the user id recorded when the
+ * condensation named them (never by display name), or an admin. Answering re-renders CONTEXT.md
+ * (the question leaves "Open Questions"; hand edits kept as always) and strikes its open loop in
+ * MEMORY.md in favour of the answer. `/playbooks` lists the playbooks with their steps. Mirrors
+ * `/actions` (actionCommands.ts).
  */
 export class KnowledgeCommands {
   constructor(private readonly rt: { store: ChannelStore; logger: Logger; clock: () => Date }) {}
@@ -59,17 +62,14 @@ export class KnowledgeCommands {
     const { store, clock } = this.rt;
     const p = store.paths(ref);
     const who = (ix.member as GuildMember | null)?.displayName ?? ix.user.username;
-    const names = [who, ix.user.username, ix.user.globalName ?? ''].filter(Boolean);
     const date = clock().toISOString().slice(0, 10);
     // Memory and CONTEXT.md never keep a secret, whoever types it.
     const answer = redactSecrets(text);
     const outcome = await store.exclusive(p, async () => {
       const prev = await readContext(store, ref);
       const q = (prev.questions ?? []).find((x) => x.id === id.trim());
-      if (q && q.status === 'open' && !admin && !isAsker(q, names)) {
-        return {
-          why: q.askedBy ? `only ${q.askedBy} (who asked) or an admin can answer ${q.id}` : `only an admin can answer ${q.id} (nobody is named as asking it)`,
-        };
+      if (q && q.status === 'open' && !admin && !isNamedMember(q.askedById, ix.user.id)) {
+        return { why: ownerOnly(q.askedBy, q.askedById, `answer ${q.id}`, 'who asked') };
       }
       const r = answerQuestion(prev.questions ?? [], { id, answer, who, date });
       if (!r.answered) return { why: r.why };

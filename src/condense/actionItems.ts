@@ -14,6 +14,8 @@ export const ActionItem = z.looseObject({
   text: z.string(),
   /** As written ("bo"); never turned into a mention. */
   owner: z.string().optional(),
+  /** The owner's Discord user id, when the name was one of the discussion's authors': who may close it. */
+  ownerId: z.string().optional(),
   /** YYYY-MM-DD, when the item said when. */
   due: z.string().optional(),
   decisionId: z.string(),
@@ -82,6 +84,27 @@ export interface FoldActions {
   raw: string[];
   /** Decisions this condensation replaces: their open items are dropped. */
   supersedes: string[];
+  /** The discussion's authors known by id (CondensationFacts.authors). */
+  authors?: { id: string; name: string }[];
+}
+
+/**
+ * The user id of the one author a name (as a condensation wrote it) is; undefined when no author,
+ * or more than one, went by that name: then nobody is taken for the person named.
+ */
+export function authorIdOf(written: string | undefined, authors: { id: string; name: string }[] | undefined): string | undefined {
+  const ids = new Set((authors ?? []).filter((a) => sameName(written, [a.name])).map((a) => a.id));
+  return ids.size === 1 ? [...ids][0] : undefined;
+}
+
+/**
+ * Whether the member `userId` is the person an item or question names, by the user id recorded
+ * when it was filed. A display name is not proof (any member can take another's), so an item
+ * without a recorded id (filed before ids were kept, or naming someone who was not in the
+ * discussion) names nobody: an admin closes it.
+ */
+export function isNamedMember(recordedId: string | undefined, userId: string): boolean {
+  return recordedId !== undefined && recordedId === userId;
 }
 
 /** Upserts this condensation's items and drops the open ones of replaced decisions. */
@@ -92,7 +115,16 @@ export function foldActionItems(prev: ActionItem[], f: FoldActions): { items: Ac
     if (!parsed.text || /^none\.?$/i.test(parsed.text)) continue;
     const id = actionIdFor(f.decisionId, parsed.text);
     if (items.some((i) => i.id === id)) continue;
-    items.push({ id, ...parsed, decisionId: f.decisionId, ...(f.file ? { file: f.file } : {}), opened: f.date, status: 'open' });
+    const ownerId = authorIdOf(parsed.owner, f.authors);
+    items.push({
+      id,
+      ...parsed,
+      ...(ownerId ? { ownerId } : {}),
+      decisionId: f.decisionId,
+      ...(f.file ? { file: f.file } : {}),
+      opened: f.date,
+      status: 'open',
+    });
   }
   const dropped: ActionItem[] = [];
   for (const i of items) {
@@ -141,11 +173,6 @@ export function closeItem(items: ActionItem[], id: string, who: string, date: st
 export function staleItems(items: ActionItem[] | undefined, now: Date, days: number): ActionItem[] {
   const limit = now.getTime() - days * MS_DAY;
   return openItems(items).filter((i) => Date.parse(`${i.opened}T00:00:00Z`) < limit);
-}
-
-/** Whether `name` (a member's display or user name) is the item's owner as written. */
-export function isOwner(i: ActionItem, names: string[]): boolean {
-  return sameName(i.owner, names);
 }
 
 /** Whether one of `names` (a member's display or user name) is `written` (a name as a condensation wrote it). */

@@ -57,6 +57,7 @@ export function foldCondensation(prev: ContextData, f: FoldInput): ContextData {
     date: f.facts.date,
     raw: f.draft.actionItems,
     supersedes: f.supersedes,
+    authors: f.facts.authors,
   });
   const questions = foldQuestions(prev.questions ?? [], {
     decisionId: f.decisionId,
@@ -65,6 +66,7 @@ export function foldCondensation(prev: ContextData, f: FoldInput): ContextData {
     raw: f.draft.openQuestions ?? [],
     answered: f.draft.answeredQuestions ?? [],
     supersedes: f.supersedes,
+    authors: f.facts.authors,
   });
   const playbooks = foldPlaybooks(prev.playbooks ?? [], { decisionId: f.decisionId, file: f.file, date: f.facts.date, raw: f.draft.playbooks ?? [] });
   return {

@@ -1,7 +1,7 @@
 import crypto from 'node:crypto';
 import { z } from 'zod';
 import { normalizeForCompare } from '../memory/entries';
-import { sameName, splitWho } from './actionItems';
+import { authorIdOf, splitWho } from './actionItems';
 
 /**
  * Questions a discussion left open, tracked like action items: kept in `.minutes/context.json`
@@ -15,6 +15,8 @@ export const OpenQuestion = z.looseObject({
   text: z.string(),
   /** Who asked, as written ("al"); never turned into a mention. */
   askedBy: z.string().optional(),
+  /** The asker's Discord user id, when the name was one of the discussion's authors': who may answer it by hand. */
+  askedById: z.string().optional(),
   /** The condensation (its decision id) that found the question open. */
   decisionId: z.string(),
   /** That condensation's file. */
@@ -47,6 +49,8 @@ export interface FoldQuestions {
   answered: { id: string; answer: string }[];
   /** Decisions this condensation replaces: their open questions are dropped. */
   supersedes: string[];
+  /** The discussion's authors known by id (CondensationFacts.authors). */
+  authors?: { id: string; name: string }[];
 }
 
 /**
@@ -62,7 +66,17 @@ export function foldQuestions(prev: OpenQuestion[], f: FoldQuestions): OpenQuest
     const id = questionIdFor(f.decisionId, text);
     const norm = normalizeForCompare(text);
     if (qs.some((q) => q.id === id || (q.status === 'open' && normalizeForCompare(q.text) === norm))) continue;
-    qs.push({ id, text, ...(who ? { askedBy: who } : {}), decisionId: f.decisionId, ...(f.file ? { file: f.file } : {}), opened: f.date, status: 'open' });
+    const askedById = authorIdOf(who, f.authors);
+    qs.push({
+      id,
+      text,
+      ...(who ? { askedBy: who } : {}),
+      ...(askedById ? { askedById } : {}),
+      decisionId: f.decisionId,
+      ...(f.file ? { file: f.file } : {}),
+      opened: f.date,
+      status: 'open',
+    });
   }
   for (const a of f.answered) {
     const q = qs.find((x) => x.id === a.id);
@@ -118,9 +132,4 @@ export function answerQuestion(
 export function staleQuestions(qs: OpenQuestion[] | undefined, now: Date, days: number): OpenQuestion[] {
   const limit = now.getTime() - days * MS_DAY;
   return openQuestions(qs).filter((q) => Date.parse(`${q.opened}T00:00:00Z`) < limit);
-}
-
-/** Whether one of `names` is the person who asked, as the condensation wrote it. */
-export function isAsker(q: OpenQuestion, names: string[]): boolean {
-  return sameName(q.askedBy, names);
 }

@@ -1,5 +1,6 @@
 import crypto from 'node:crypto';
 import { utcDate } from '../memory/entries';
+import { isSnowflake } from '../memory/paths';
 import type { CondensationFacts, TranscriptMessage } from './types';
 
 /** Where our own posts and injected blocks are recognised, so they never feed a condensation. */
@@ -41,14 +42,23 @@ export function participantsOf(human: TranscriptMessage[]): string[] {
   return [...seen.values()];
 }
 
+/** Authors with a Discord user id, in order of first appearance (a console's or a log's name-only author is not one). */
+export function authorsOf(human: TranscriptMessage[]): { id: string; name: string }[] {
+  const seen = new Map<string, string>();
+  for (const m of human) if (isSnowflake(m.authorId) && !seen.has(m.authorId)) seen.set(m.authorId, m.authorName);
+  return [...seen].map(([id, name]) => ({ id, name }));
+}
+
 export function factsOf(human: TranscriptMessage[], names: { channelName: string; threadName?: string }): CondensationFacts {
   const first = human[0];
   const last = human[human.length - 1];
+  const authors = authorsOf(human);
   return {
     date: utcDate(last.at),
     channelName: names.channelName,
     threadName: names.threadName,
     participants: participantsOf(human),
+    ...(authors.length ? { authors } : {}),
     firstMessageId: first.id,
     lastMessageId: last.id,
     messageCount: human.length,

@@ -74,6 +74,11 @@ export const CondensationFacts = z.looseObject({
   channelName: z.string(),
   threadName: z.string().optional(),
   participants: z.array(z.string()),
+  /**
+   * The authors known by a Discord user id, with the name each went by: an action item's owner or a
+   * question's asker named as one of them is recorded by id (actionItems.ts). Absent when none is.
+   */
+  authors: z.array(z.looseObject({ id: z.string(), name: z.string() })).optional(),
   firstMessageId: z.string(),
   lastMessageId: z.string(),
   messageCount: z.number(),

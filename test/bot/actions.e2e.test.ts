@@ -80,12 +80,27 @@ describe('action items tracked from condensations', () => {
     expect(await slash(alice.id)).toContain(`\`${id}\` write the migration by Friday — bo`);
 
     expect(await slash(alice.id, { done: id })).toBe(`Nothing closed: only bo (its owner) or an admin can close ${id}.`);
+    // A member who takes the owner's name is still not the owner: ownership is the account's.
+    const impostor = h.discord.addMember(guild.id, { username: 'mallory', nick: 'bo' });
+    expect(await slash(impostor.id, { done: id })).toBe(`Nothing closed: only bo (its owner) or an admin can close ${id}.`);
+    expect(JSON.parse(read('.minutes/context.json')).actions[0]).toMatchObject({ id, owner: 'bo', ownerId: bo.id, status: 'open' });
     expect(await slash(bo.id, { done: id })).toBe(`Closed ${id}: write the migration by Friday`);
     expect(read('CONTEXT.md')).not.toContain(id);
     expect(read('CONTEXT.md')).toContain('## Open Action Items\n\n_None open._');
     expect(read('MEMORY.md')).toMatch(new RegExp(`Action item ${id} done \\(\\d{4}-\\d{2}-\\d{2}, bo\\): write the migration by Friday`));
     expect(read('MEMORY.md')).toMatch(new RegExp(`~~\\[m-[0-9a-f]+\\] Action item ${id} \\(`));
     expect(await slash(alice.id)).toBe('No open action items in this channel.');
+  });
+
+  it("an item filed without its owner's account (older data, or a name nobody in the discussion had) is an admin's to close", async () => {
+    const ctx = path.join(h.dataDir, guild.id, general.id, '.minutes', 'context.json');
+    fs.mkdirSync(path.dirname(ctx), { recursive: true });
+    const item = { id: 'a-0ld0ld', text: 'rotate the keys', owner: 'bo', decisionId: 'd-1', opened: '2026-01-02', status: 'open' };
+    fs.writeFileSync(ctx, JSON.stringify({ version: 1, decisions: [], constraints: [], actions: [item] }));
+    expect(await slash(bo.id, { done: 'a-0ld0ld' })).toBe(
+      'Nothing closed: only an admin can close a-0ld0ld (bo is named as its owner, but not by a Discord account).',
+    );
+    expect(JSON.parse(read('.minutes/context.json')).actions[0].status).toBe('open');
   });
 
   it('a condensation that replaces the decision closes its open items and says which', async () => {

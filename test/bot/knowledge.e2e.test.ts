@@ -108,8 +108,12 @@ describe('open questions and playbooks on Discord', () => {
         `**Cut a release** (from ${opened}; playbooks/cut-a-release.md)\n1. freeze the release branch\n2. run the checklist\n3. tag and deploy`,
       ].join('\n'),
     );
-    // Only the asker (or an admin) answers by hand.
+    // Only the asker (or an admin) answers by hand: by their account, not the name they go by.
     expect(await slash(bo.id, 'questions', { answer: region, text: 'eu-west-1' })).toBe(
+      `Nothing answered: only alice (who asked) or an admin can answer ${region}.`,
+    );
+    const impostor = h.discord.addMember(guild.id, { username: 'mallory', nick: 'alice' });
+    expect(await slash(impostor.id, 'questions', { answer: region, text: 'us-east-1' })).toBe(
       `Nothing answered: only alice (who asked) or an admin can answer ${region}.`,
     );
     expect(await slash(alice.id, 'questions', { answer: region, text: 'eu-west-1, next to the database' })).toBe(
