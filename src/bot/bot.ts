@@ -28,6 +28,9 @@ import { ActiveConversations } from './activeConversations';
 import { ReplyChannel, ReplySender } from './replies';
 import { BotActivity } from './activity';
 
+/** Message ids remembered as taken in: far more than a catch-up reads back (100 per conversation) while the gateway runs. */
+const RECEIVED_KEPT = 50_000;
+
 /** What the bot asks of the chat engine (ChatEngine, or its proxy in front of the turn worker). */
 export interface ChatTurns {
   respond(ref: ChannelRef, messages: InboundMessage[], opts: Pick<TurnOptions, 'onModelRequest'>): Promise<{ text: string }>;
@@ -78,6 +81,8 @@ export class MinutesBot {
   private readonly conversations = new ActiveConversations();
   /** Event handlers in flight; `drain` closes it. */
   private readonly handlers: InFlight;
+  /** Messages taken in by this process, so the gateway and the catch-up never both handle one. */
+  private readonly received = new Set<string>();
 
   private get log() {
     return this.o.logger;
@@ -94,9 +99,62 @@ export class MinutesBot {
       footnotes: o.drift ? (ids) => o.drift!.notesFor(ids) : undefined,
     });
     this.inbox = new Inbox<ReplyChannel>(
-      (batch) => sender.answer(batch),
+      async (batch) => {
+        const outcome = await sender.answer(batch);
+        // Settled in the log, so a restart does not answer it again; a failed send stays owed.
+        if (outcome === 'failed') return;
+        const ids = batch.messages.map((m) => m.id);
+        void o.appendLog(batch.ref, { type: 'answered', at: o.clock().toISOString(), ids, how: outcome }).catch(() => undefined);
+      },
       (ref) => o.store.paths(ref).convDir,
     );
+  }
+
+  /** Hands in a conversation's caught-up messages (`fill` calls the two methods below) to be answered together. */
+  catchUpTogether(ref: ChannelRef, fill: () => void): void {
+    this.inbox.gather(ref, fill);
+  }
+
+  /** Whether this process has taken this message in already (live, or read back by the catch-up). */
+  hasReceived(id: string): boolean {
+    return this.received.has(id);
+  }
+
+  /**
+   * A message read back from Discord's history after downtime: handled as if it had just arrived
+   * (the gate, the log unless it is there already, the inbox), without the observers, whose notes
+   * would come late. Once per process, whichever of the gateway and the catch-up sees it first.
+   */
+  catchUpMessage(m: Message, logged: boolean): Promise<void> {
+    return this.handlers.run('catchUp', () => this.onMessage(m, { missed: true, logged }));
+  }
+
+  /**
+   * A message the log holds as owed whose original Discord no longer returns (beyond the history
+   * read, or unreadable): it joins its conversation's next turn as logged.
+   */
+  resumeLogged(ref: ChannelRef, channel: ReplyChannel, record: Extract<LogRecord, { type: 'message' }>): void {
+    if (this.handlers.closing || !this.receivedNow(record.id)) return;
+    const inbound: InboundMessage = {
+      id: record.id,
+      authorName: record.author.name,
+      authorId: record.author.id,
+      content: record.content,
+      at: new Date(record.at),
+      addressed: record.addressed === true,
+      mayForget: record.mayForget === true,
+    };
+    this.activate(ref);
+    if (inbound.addressed) this.inbox.trigger(ref, inbound, channel);
+    else this.inbox.note(ref, inbound);
+  }
+
+  /** Marks a message taken in; false when it already was. Bounded: old ids leave first. */
+  private receivedNow(id: string): boolean {
+    if (this.received.has(id)) return false;
+    this.received.add(id);
+    if (this.received.size > RECEIVED_KEPT) this.received.delete(this.received.values().next().value as string);
+    return true;
   }
 
   attach(): void {
@@ -171,8 +229,8 @@ export class MinutesBot {
     return refOfChannel(message.guildId, channel);
   }
 
-  private async onMessage(m: Message): Promise<void> {
-    if (this.handlers.closing) return;
+  private async onMessage(m: Message, missed?: { missed: true; logged: boolean }): Promise<void> {
+    if (this.handlers.closing || !this.receivedNow(m.id)) return;
     const receivedAt = performance.now();
     const botId = this.o.client.user?.id;
     // The channel object as the message arrived (Message.channel is a cache lookup): the reply goes
@@ -194,8 +252,10 @@ export class MinutesBot {
     };
     const decision = decide(facts, this.o.config.discord);
     if (decision === 'ignore') return;
-    this.o.noticer?.observe(m, ref);
-    this.o.drift?.observe(m, ref, decision === 'answer');
+    if (!missed) {
+      this.o.noticer?.observe(m, ref);
+      this.o.drift?.observe(m, ref, decision === 'answer');
+    }
     const isActive = decision === 'answer' || this.isActive(ref);
     if (!isActive) return;
     const inbound = this.toInbound(m, botId);
@@ -205,13 +265,17 @@ export class MinutesBot {
     // line is asked for first, so it is written before the turn's reply line.
     this.activate(ref);
     this.o.trace?.(m.id, 'received', receivedAt);
-    const logged = this.o.appendLog(ref, {
-      type: 'message',
-      id: m.id,
-      author: { id: m.author.id, name: inbound.authorName },
-      at: inbound.at.toISOString(),
-      content: inbound.content,
-    });
+    // A trigger is logged as owed a reply: the log is the record of work to do after a crash.
+    const logged = missed?.logged
+      ? Promise.resolve()
+      : this.o.appendLog(ref, {
+          type: 'message',
+          id: m.id,
+          author: { id: m.author.id, name: inbound.authorName },
+          at: inbound.at.toISOString(),
+          content: inbound.content,
+          ...(inbound.addressed ? { addressed: true, mayForget: inbound.mayForget } : {}),
+        });
     if (decision === 'answer') this.inbox.trigger(ref, inbound, channel);
     else this.inbox.note(ref, inbound);
     await logged;

@@ -14,11 +14,32 @@ export async function loadConversation(store: ChannelStore, ref: ChannelRef): Pr
   return { ...state, compactedTurns: state.compactedTurns ?? 0 };
 }
 
-/** A line a transport writes to a conversation's cold log (log.jsonl): a message seen, edited or deleted. */
+/**
+ * A line a transport writes to a conversation's cold log (log.jsonl): a message seen, edited or
+ * deleted, and the messages a reply has settled. The log is the record of work to do: a message
+ * logged as `addressed` and never settled is answered after a restart (openMentions.ts).
+ */
 export type LogRecord =
-  | { type: 'message'; id: string; author: { id: string; name: string }; at: string; content: string }
+  | {
+      type: 'message';
+      id: string;
+      author: { id: string; name: string };
+      at: string;
+      content: string;
+      /** It spoke to the bot (a trigger): it is owed a reply. */
+      addressed?: boolean;
+      /** Whether its author may make the bot forget (judged when it arrived). */
+      mayForget?: boolean;
+    }
   | { type: 'edit'; id: string; at: string; content: string }
-  | { type: 'delete'; id: string; at: string };
+  | { type: 'delete'; id: string; at: string }
+  | {
+      type: 'answered';
+      at: string;
+      ids: string[];
+      /** `sent`: the reply reached Discord; `seen`: a reply was found in the channel after a restart; `unsendable`: the bot may not post there; `too-old`: missed while down, past the catch-up bound. */
+      how: 'sent' | 'seen' | 'unsendable' | 'too-old';
+    };
 
 /** A human message as the transport hands it over. */
 export interface InboundMessage {
@@ -77,4 +98,24 @@ export function withoutMessage(state: ConversationState, messageId: string): Con
     return { ...t, ids, parts, content: parts.length ? parts.join('\n') : '(message deleted)' };
   });
   return hit ? { ...state, turns } : null;
+}
+
+/**
+ * Pure: which of a batch's messages the stored conversation already answered, and those replies.
+ * A turn is stored before its reply goes to Discord, so after a crash in between, the restarted
+ * bot finds the exchange here and sends that reply, instead of asking the model again (and
+ * applying the messages' memory requests a second time).
+ */
+export function storedReplies(state: ConversationState, messages: InboundMessage[]): { replies: string[]; rest: InboundMessage[] } {
+  const wanted = new Set(messages.map((m) => m.id));
+  const answered = new Set<string>();
+  const replies: string[] = [];
+  state.turns.forEach((t, i) => {
+    const hit = t.role === 'user' && t.ids?.some((id) => wanted.has(id));
+    const reply = state.turns[i + 1];
+    if (!hit || reply?.role !== 'assistant') return;
+    for (const id of t.ids!) answered.add(id);
+    replies.push(reply.content);
+  });
+  return { replies, rest: answered.size ? messages.filter((m) => !answered.has(m.id)) : messages };
 }

@@ -1,7 +1,7 @@
 import { StatCachedFiles, WORKSPACE_RESTAT_MS } from '../memory/statCachedFiles';
 import type { Logger } from '../log/logger';
 import { ModelError } from '../llm/errors';
-import type { ModelClient, Usage } from '../llm/types';
+import { emptyUsage, type ModelClient, type Usage } from '../llm/types';
 import type { ChannelRef } from '../memory/paths';
 import { recallDirs, workspaceFiles } from '../memory/layout';
 import { KeyedQueue } from '../shared/queue';
@@ -13,7 +13,7 @@ import { redactSecrets } from '../shared/secrets';
 import type { ChannelStore } from '../memory/store';
 import { assemblePrompt, AssembledPrompt } from '../prompt/assemble';
 import { BOT_INSTRUCTIONS } from '../prompt/instructions';
-import { clipMessage, InboundMessage, renderUserPart, withoutMessage } from './conversation';
+import { clipMessage, InboundMessage, renderUserPart, storedReplies, withoutMessage } from './conversation';
 import type { ConversationState } from '../shared/conversation';
 import type { ConversationStore, TurnListener } from './conversationStore';
 import type { UsageBook } from './usage';
@@ -73,8 +73,8 @@ export interface ChatReply {
   text: string;
   usage: Usage;
   recall: RecallResult;
-  /** The request as sent, for tests and /recall. */
-  prompt: AssembledPrompt;
+  /** The request as sent, for tests and /recall; absent when the reply was stored before a restart and is only sent again. */
+  prompt?: AssembledPrompt;
 }
 
 /**
@@ -160,7 +160,15 @@ export class ChatEngine {
     return this.o.store.paths(ref).convDir;
   }
 
-  private async turn(ref: ChannelRef, received: InboundMessage[], opts: TurnOptions): Promise<ChatReply> {
+  private async turn(ref: ChannelRef, batch: InboundMessage[], opts: TurnOptions): Promise<ChatReply> {
+    const earlier = storedReplies(this.o.conversations.peek(ref) ?? (await this.o.conversations.get(ref)), batch);
+    if (!earlier.replies.length) return this.newTurn(ref, batch, opts);
+    if (!earlier.rest.length) return { text: earlier.replies.join('\n\n'), usage: emptyUsage(), recall: { text: '', items: [] } };
+    const reply = await this.newTurn(ref, earlier.rest, opts);
+    return { ...reply, text: [...earlier.replies, reply.text].join('\n\n') };
+  }
+
+  private async newTurn(ref: ChannelRef, received: InboundMessage[], opts: TurnOptions): Promise<ChatReply> {
     const store = this.o.store;
     const maxChars = this.o.settings.maxMessageChars ?? DEFAULT_MAX_MESSAGE_CHARS;
     const messages = received.map((m) => clipMessage(m, maxChars));
