@@ -1,9 +1,9 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import type { Readable, Writable } from 'node:stream';
-import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js';
 import { PROJECT_ROOT } from '../../config/load';
 import { parseChannelKeys } from '../../mcp/catalog';
+import { LineTransport } from '../../mcp/lineTransport';
 import { createMinutesMcp } from '../../mcp/server';
 import { dataRootProblem } from '../../memory/dataRoot';
 import { buildRecallService } from '../../recall/service';
@@ -76,7 +76,9 @@ export async function runMcp(opts: McpCliOptions, io: CliIO, signal?: AbortSigna
   if (leftOut.length) io.stderr.write(`minutes mcp: ${leftOut.length} private thread(s) left out: add --include-private to serve them\n`);
 
   const stdin = io.stdin as Readable;
-  const transport = new StdioServerTransport(stdin, io.stdout as Writable);
+  // Not the SDK's stdio transport: a malformed, invalid or over-long line is answered and the
+  // server keeps serving (lineTransport.ts).
+  const transport = new LineTransport({ input: stdin, output: io.stdout as Writable, onRefused: (why) => io.stderr.write(`minutes mcp: ${why}\n`) });
   let stop = (): void => undefined;
   const stopped = new Promise<void>((resolve) => (stop = resolve));
   transport.onclose = stop;
