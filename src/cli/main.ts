@@ -194,9 +194,10 @@ export async function run(argv: string[], io: CliIO = defaultIO()): Promise<numb
     });
   pack
     .command('import <file>')
-    .description('add an exported package, checked (size, format, hash, secrets); a bad file changes nothing')
+    .description('add an exported package, checked (size, format, signature, secrets); a bad file changes nothing')
     .option(...dataDir)
     .option('--server <id>', "into which server: 'local' or a Discord server id (default: the one it was exported from)")
+    .option('--trust', 'take in a file this data root did not sign (another data root exported it); it is marked as imported')
     .action(async (file, opts) => {
       const m = await import('./commands/pack');
       exitCode = await m.runPackImport(file, opts, io);

@@ -22,7 +22,7 @@ export function packagesBody(ctx: ViewCtx, rows: PackageRow[]): string {
     .map(
       (r) =>
         `<tr><td>${esc(r.serverLabel)}</td><td><a href="${esc(ctx.href(`/package/${r.server}/${r.pkg.name}`))}">${esc(r.pkg.name)}</a></td>` +
-        `<td>${esc(r.pkg.title)}</td><td>${esc(r.pkg.source)}</td><td>${r.pkg.items}</td><td>~${r.pkg.tokens}</td></tr>`,
+        `<td>${esc(r.pkg.title)}${r.pkg.imported ? ' <span class="flag">imported with --trust</span>' : ''}</td><td>${esc(r.pkg.source)}</td><td>${r.pkg.items}</td><td>~${r.pkg.tokens}</td></tr>`,
     )
     .join('');
   return `<table><thead><tr><th>Server</th><th>Package</th><th>Title</th><th>Made from</th><th>Items</th><th>Tokens</th></tr></thead><tbody>${tr}</tbody></table>`;
@@ -34,9 +34,12 @@ export function packageBody(e: Explained): string {
     p.intent ? `<p>${esc(p.intent)}</p>` : '',
     `<p>Made from <code>${esc(p.source.channel)}</code> on ${esc(p.created.slice(0, 10))} by ${esc(p.createdBy)}` +
       (p.refreshed ? `; refreshed ${esc(p.refreshed.slice(0, 10))}` : '') +
-      (p.imported ? `; imported from ${esc(p.imported.fromServer)} on ${esc(p.imported.at.slice(0, 10))}` : '') +
+      (p.imported
+        ? `; imported${p.imported.unverified ? ' with --trust' : ''} from ${esc(p.imported.fromServer)} on ${esc(p.imported.at.slice(0, 10))}` +
+          (p.imported.unverified ? ' <span class="flag">Not signed by this data root when it came in.</span>' : '')
+        : '') +
       `. ${p.items.length} of ${p.budget.maxItems} items, ~${e.tokens} of ${p.budget.maxTokens} tokens.` +
-      (e.hashOk ? '' : ' <span class="flag">Edited by hand since Minutes wrote it (its hash does not match).</span>') +
+      (e.hashOk ? '' : ' <span class="flag">Not signed by this data root (edited by hand, copied in, or written before packages were signed).</span>') +
       '</p>',
     `<p>Active in: ${e.activeIn.length ? e.activeIn.map((a) => `<code>${esc(a.conversation)}</code> (since ${esc(a.since.slice(0, 10))}, by ${esc(a.by)})`).join(', ') : 'nowhere'}</p>`,
     `<h2>Recipes</h2><ol>${p.recipes.map((r) => `<li>${esc(describeRecipe(r))}</li>`).join('')}</ol>`,

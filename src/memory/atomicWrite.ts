@@ -40,7 +40,7 @@ export function isTempName(name: string): boolean {
  * file once more just before the rename. A symlinked file is written through to its target (the
  * link stays), with the target's mode and, where permitted, its owner.
  */
-export async function stageWrite(file: string, data: string, o: { durable?: boolean } = {}): Promise<StagedWrite> {
+export async function stageWrite(file: string, data: string, o: { durable?: boolean; mode?: number } = {}): Promise<StagedWrite> {
   // `durable: false` skips the fsyncs (still atomic for readers): for files a power cut may lose
   // because they are made again when missing (a channel's templates), not for anything a person said.
   const durable = o.durable !== false;
@@ -52,7 +52,8 @@ export async function stageWrite(file: string, data: string, o: { durable?: bool
   // Silent on purpose: a missing file or folder is the empty case.
   const st = await fs.stat(real).catch(() => undefined);
   try {
-    const handle = await fs.open(tmp, 'wx', st ? st.mode & 0o7777 : 0o666);
+    // `mode`: a new file's own (a key is made 0600 from the start, never readable for a moment).
+    const handle = await fs.open(tmp, 'wx', st ? st.mode & 0o7777 : (o.mode ?? 0o666));
     try {
       await handle.writeFile(data, 'utf8');
       if (st) {

@@ -49,6 +49,7 @@ export const NAMES = {
   vectors: 'vectors',
   /** Inside the data root's own `.minutes/`. */
   shards: 'shards.json',
+  packageKey: 'package-key',
 } as const;
 
 /** A queue file being worked through is renamed with this suffix (see memory/jsonlQueue.ts). */
@@ -136,6 +137,7 @@ export const DATA_ROOT_TREE: LayoutNode = dir('channels', 'the data root (MINUTE
   ]),
   dir(N.state, "the data root's own state", [
     file(N.shards, 'the shard layout this data root was last started with: total and list (see "Running on several machines")'),
+    file(N.packageKey, 'the key that signs its context packages (made on first use, mode 0600; see "Context packages")'),
   ]),
   dir(N.cache, 'caches', [dir(N.vectors, "recall's sentence vectors (content-addressed; safe to delete)")]),
 ]);
@@ -320,6 +322,11 @@ export function workspaceFiles(root: string): { soul: string; agents: string; me
 /** The shard layout the data root records (memory/shardLayout.ts). */
 export function shardLayoutFile(root: string): string {
   return path.join(root, N.state, N.shards);
+}
+
+/** The key that signs this data root's context packages (memory/packageKey.ts). */
+export function packageKeyFile(root: string): string {
+  return path.join(root, N.state, N.packageKey);
 }
 
 /** The bot's default vector cache (MINUTES_VECTOR_CACHE overrides it). */

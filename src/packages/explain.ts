@@ -8,10 +8,12 @@ import { ContextPackage, describeRecipe, estimateTokens, PackageItem, packageTok
 /**
  * What a package holds and why, for a person (`/pack explain`, `minutes pack explain`) and for a
  * script (`--json`): its items with the recipe that picked each and their provenance, its size
- * against its budget, whether its file is as Minutes wrote it, and where it is active.
+ * against its budget, whether this data root signed its file and whether it is its own or came in
+ * on `--trust`, and where it is active.
  */
 export interface Explained {
   pkg: ContextPackage;
+  /** This data root's key signed the file. */
   hashOk: boolean;
   tokens: number;
   activeIn: { conversation: string; since: string; by: string }[];
@@ -45,6 +47,8 @@ export function explainJson(e: Explained): Record<string, unknown> {
     budget: p.budget,
     size: { items: p.items.length, tokens: e.tokens },
     hashOk: e.hashOk,
+    // This data root's own: signed by it, and not taken in on --trust.
+    own: e.hashOk && p.imported?.unverified !== true,
     recipes: p.recipes.map((r, i) => ({ recipe: i + 1, ...(r.kind === 'query' ? { query: r.query } : { items: r.items }) })),
     activeIn: e.activeIn,
     items: p.items.map((it) => ({ ...it, tokens: estimateTokens(it.text) })),
@@ -59,11 +63,15 @@ export function formatExplain(e: Explained): string {
     `Made from ${p.source.channel}${p.source.privateThread ? ' (a private thread: usable only there)' : ''} on ${p.created.slice(0, 10)} by ${p.createdBy}` +
       (p.refreshed ? `; refreshed ${p.refreshed.slice(0, 10)}` : '') +
       (p.imported
-        ? `; imported from ${p.imported.fromServer === 'local' ? 'the console channels' : `server ${p.imported.fromServer}`} on ${p.imported.at.slice(0, 10)}`
+        ? `; imported${p.imported.unverified ? ' with --trust' : ''} from ${p.imported.fromServer === 'local' ? 'the console channels' : `server ${p.imported.fromServer}`} on ${p.imported.at.slice(0, 10)}` +
+          (p.imported.unverified ? ' (not signed by this data root when it came in)' : '')
         : ''),
   );
   lines.push(`Size: ${p.items.length} of ${p.budget.maxItems} items, ~${e.tokens} of ${p.budget.maxTokens} tokens`);
-  if (!e.hashOk) lines.push('Hash: does not match (the file was edited by hand since Minutes wrote it; /pack refresh rewrites it)');
+  if (!e.hashOk)
+    lines.push(
+      "Signature: not this data root's (the file was edited by hand, copied in, or written before packages were signed; /pack refresh signs it again)",
+    );
   lines.push('Recipes:', ...p.recipes.map((r, i) => `  ${i + 1}. ${describeRecipe(r)}`));
   lines.push(
     e.activeIn.length
@@ -112,7 +120,7 @@ export function formatList(list: PackageSummary[]): string {
     .map((s) =>
       s.problem
         ? `${s.name}: cannot be read (${s.problem})`
-        : `${s.name}: ${s.title} (from ${s.source}${s.privateThread ? ', private thread' : ''}; ${s.items} items, ~${s.tokens} tokens)`,
+        : `${s.name}: ${s.title} (from ${s.source}${s.privateThread ? ', private thread' : ''}${s.imported ? '; imported with --trust' : ''}${s.signed ? '' : '; not signed by this data root'}; ${s.items} items, ~${s.tokens} tokens)`,
     )
     .join('\n');
 }

@@ -1,6 +1,7 @@
 import crypto from 'node:crypto';
 import { z } from 'zod';
 import { FrontMatterError, readFrontMatter, writeFrontMatter } from '../memory/frontMatter';
+import type { PackageKey } from '../memory/packageKey';
 import { schemaProblem } from '../memory/storeErrors';
 import { isPackageName } from '../memory/paths';
 import { PackageError } from './errors';
@@ -12,7 +13,9 @@ import { ContextPackage, MAX_BUDGET, PACKAGE_FORMAT, PackageItem, PackageRecipe,
  *   ---
  *   minutes_package: 1
  *   id: pkg-…            name, title, intent, server, source, created, budget, recipes, size
- *   hash: sha256:…       over the whole file as written without this line
+ *   hash: hmac-sha256:…  over the whole file as written without this line, keyed by the data
+ *                        root's own key (memory/packageKey.ts): a plain hash anyone could
+ *                        recompute after editing an item; this only a writer of this data root
  *   ---
  *   # <title>
  *
@@ -32,9 +35,11 @@ import { ContextPackage, MAX_BUDGET, PACKAGE_FORMAT, PackageItem, PackageRecipe,
  *
  * The file is written by `renderPackage` alone, so a file is valid only if rendering what it parses
  * to gives it back byte for byte: anything else was edited (the hash says so) or is not a package.
+ * A file signed before the key existed (`sha256:`), by another data root, or edited since, parses;
+ * it is just not called signed (`hashOk: false`).
  */
 
-const HASH_PREFIX = 'sha256:';
+const SIGNATURE_PREFIX = 'hmac-sha256:';
 
 const Recipe = z.union([z.strictObject({ query: z.string().min(1) }), z.strictObject({ items: z.array(z.string().min(1)).min(1) })]);
 
@@ -49,7 +54,7 @@ const Manifest = z.strictObject({
   created: z.string(),
   created_by: z.string(),
   refreshed: z.string().optional(),
-  imported: z.strictObject({ from_server: z.string(), at: z.string() }).optional(),
+  imported: z.strictObject({ from_server: z.string(), at: z.string(), unverified: z.literal(true).optional() }).optional(),
   budget: z.strictObject({
     max_items: z.number().int().min(1).max(MAX_BUDGET.maxItems),
     max_tokens: z.number().int().min(1).max(MAX_BUDGET.maxTokens),
@@ -60,18 +65,14 @@ const Manifest = z.strictObject({
 });
 type Manifest = z.infer<typeof Manifest>;
 
-/** The file's text. */
-export function renderPackage(p: ContextPackage): string {
-  return withHash(p, sha256(render(p, undefined)));
+/** The file's text, signed with the data root's key. */
+export function renderPackage(p: ContextPackage, key: PackageKey): string {
+  return render(p, packageSignature(p, key));
 }
 
-/** What a valid file declares as its hash, for a package (the same one renderPackage writes). */
-export function packageHash(p: ContextPackage): string {
-  return HASH_PREFIX + sha256(render(p, undefined));
-}
-
-function withHash(p: ContextPackage, hex: string): string {
-  return render(p, HASH_PREFIX + hex);
+/** What a file this data root wrote declares as its hash, for a package (the one renderPackage writes). */
+export function packageSignature(p: ContextPackage, key: PackageKey): string {
+  return SIGNATURE_PREFIX + crypto.createHmac('sha256', key).update(render(p, undefined), 'utf8').digest('hex');
 }
 
 function render(p: ContextPackage, hash: string | undefined): string {
@@ -86,7 +87,7 @@ function render(p: ContextPackage, hash: string | undefined): string {
     created: p.created,
     created_by: p.createdBy,
     ...(p.refreshed ? { refreshed: p.refreshed } : {}),
-    ...(p.imported ? { imported: { from_server: p.imported.fromServer, at: p.imported.at } } : {}),
+    ...(p.imported ? { imported: { from_server: p.imported.fromServer, at: p.imported.at, ...(p.imported.unverified ? { unverified: true } : {}) } } : {}),
     budget: { max_items: p.budget.maxItems, max_tokens: p.budget.maxTokens },
     recipes: p.recipes.map((r) => (r.kind === 'query' ? { query: r.query } : { items: r.items })),
     size: { items: p.items.length, tokens: packageTokens(p.items) },
@@ -114,11 +115,13 @@ function renderBody(p: ContextPackage): string {
 }
 
 /**
- * The package in a file, checked: its format (manifest, items, and that rendering them gives the
- * file back) and its hash. `strict: false` accepts a file whose hash does not match (a package
- * edited by hand in the data root is still read; explain says so) but never a malformed one.
+ * The package in a file, checked: its format (manifest, items) and its signature against `key`
+ * (`hashOk`; never true without a key). A file whose signature does not verify is still read (a
+ * package edited by hand in the data root; explain says so); `laidOut` says whether rendering it
+ * gives the file back byte for byte (an import insists), which a signed file must. A malformed one
+ * is refused.
  */
-export function parsePackage(text: string, o: { strict?: boolean; label?: string } = {}): { pkg: ContextPackage; hashOk: boolean } {
+export function parsePackage(text: string, o: { key?: PackageKey | null; label?: string } = {}): { pkg: ContextPackage; hashOk: boolean; laidOut: boolean } {
   const label = o.label ?? 'the file';
   const bad = (why: string) => new PackageError('bad-format', `${label} is not a context package Minutes wrote (${why}); export it again from its server`);
   if (!/^---\r?\n/.test(text)) throw bad('no frontmatter manifest at the top');
@@ -142,22 +145,17 @@ export function parsePackage(text: string, o: { strict?: boolean; label?: string
     created: m.created,
     createdBy: m.created_by,
     ...(m.refreshed ? { refreshed: m.refreshed } : {}),
-    ...(m.imported ? { imported: { fromServer: m.imported.from_server, at: m.imported.at } } : {}),
+    ...(m.imported ? { imported: { fromServer: m.imported.from_server, at: m.imported.at, ...(m.imported.unverified ? { unverified: true } : {}) } } : {}),
     budget: { maxItems: m.budget.max_items, maxTokens: m.budget.max_tokens },
     recipes: m.recipes.map((r): PackageRecipe => ('query' in r ? { kind: 'query', query: r.query } : { kind: 'items', items: r.items })),
     items: parseItems(parsed.content, bad),
   };
   if (pkg.items.some((it) => it.recipe > pkg.recipes.length)) throw bad('an item names a recipe the manifest does not have');
-  const hashOk = m.hash === packageHash(pkg);
-  if (!hashOk && o.strict !== false) {
-    throw new PackageError(
-      'hash-mismatch',
-      `${label} was changed after it was written (its hash does not match its contents); export it again from its server`,
-    );
-  }
-  // The hash first: an edited item is reported as an edit, not as a format problem.
-  if (hashOk && renderPackage(pkg) !== text) throw bad('it is not laid out as Minutes writes it');
-  return { pkg, hashOk };
+  const hashOk = !!o.key && sameText(m.hash, packageSignature(pkg, o.key));
+  // With the declared hash as it stands: an edited item's words are an edit (unsigned), not a layout problem.
+  const laidOut = render(pkg, m.hash) === text;
+  if (hashOk && !laidOut) throw bad('it is not laid out as Minutes writes it');
+  return { pkg, hashOk, laidOut };
 }
 
 const META = /^- (channel|file|entry|date|recipe): (.+)$/;
@@ -201,6 +199,9 @@ function parseItems(content: string, bad: (why: string) => PackageError): Packag
   return items;
 }
 
-function sha256(text: string): string {
-  return crypto.createHash('sha256').update(text, 'utf8').digest('hex');
+/** Compared in constant time: how long a refusal takes says nothing about how much of a signature was right. */
+function sameText(a: string, b: string): boolean {
+  const x = Buffer.from(a, 'utf8');
+  const y = Buffer.from(b, 'utf8');
+  return x.length === y.length && crypto.timingSafeEqual(x, y);
 }

@@ -5,6 +5,7 @@ import { ChannelRef, isPackageName, isSnowflake, refLabel } from '../memory/path
 import { exists as pathExists, listFolders } from '../memory/dataFiles';
 import type { ChannelStore } from '../memory/store';
 import { NotUtf8Error } from '../memory/atomicWrite';
+import { PackageKey, packageKey, PackageKeyError, readPackageKey } from '../memory/packageKey';
 import { redactSecrets } from '../shared/secrets';
 import { PackageError } from './errors';
 import { parsePackage, renderPackage } from './format';
@@ -80,7 +81,7 @@ export async function createPackage(deps: PackageDeps, req: CreateRequest): Prom
       recipes,
       items: kept,
     };
-    if (!(await createPackageText(dir, req.name, renderPackage(pkg)))) throw exists(req.name, server);
+    if (!(await createPackageText(dir, req.name, renderPackage(pkg, await signingKey(deps.store))))) throw exists(req.name, server);
     return { pkg, leftOut: left };
   });
 }
@@ -89,7 +90,7 @@ export interface StoredPackage {
   pkg: ContextPackage;
   /** The file's text as stored. */
   text: string;
-  /** False when the file was edited by hand after Minutes wrote it. */
+  /** True only when this data root's key signed the file: false when it was edited by hand, copied in, or written before packages were signed. */
   hashOk: boolean;
 }
 
@@ -101,7 +102,7 @@ export async function readPackage(store: ChannelStore, server: PackageServer, na
   checkName(name);
   const text = await readText(packagesDir(store.root, server), name);
   if (text === null) throw new PackageError('not-found', `no package "${name}" in ${describeServer(server)}: /pack list (or minutes pack list) shows them`);
-  const { pkg, hashOk } = parsePackage(text, { strict: false, label: `package ${name}` });
+  const { pkg, hashOk } = parsePackage(text, { key: await checkingKey(store), label: `package ${name}` });
   if (viewer) checkVisible(pkg, viewer);
   return { pkg, text, hashOk };
 }
@@ -120,6 +121,10 @@ export interface PackageSummary {
   items: number;
   tokens: number;
   privateThread: boolean;
+  /** Taken in on the operator's `--trust`: not signed by this data root when it came. */
+  imported: boolean;
+  /** Signed by this data root's key (false: edited by hand, copied in, or written before packages were signed). */
+  signed: boolean;
   /** Why it could not be read, instead of the fields above (which are then empty). */
   problem?: string;
 }
@@ -130,13 +135,23 @@ export async function listPackages(store: ChannelStore, server: PackageServer, v
   const out: PackageSummary[] = [];
   for (const name of await listPackageNames(dir)) {
     try {
-      const { pkg } = await readPackage(store, server, name);
+      const { pkg, hashOk } = await readPackage(store, server, name);
       if (viewer && pkg.source.privateThread && refLabel(viewer) !== pkg.source.channel) continue;
       const tokens = packageTokens(pkg.items);
-      out.push({ name, title: pkg.title, source: pkg.source.channel, items: pkg.items.length, tokens, privateThread: pkg.source.privateThread === true });
+      out.push({
+        name,
+        title: pkg.title,
+        source: pkg.source.channel,
+        items: pkg.items.length,
+        tokens,
+        privateThread: pkg.source.privateThread === true,
+        imported: pkg.imported?.unverified === true,
+        signed: hashOk,
+      });
     } catch (err) {
       if (viewer) continue;
-      out.push({ name, title: '', source: '', items: 0, tokens: 0, privateThread: false, problem: err instanceof Error ? err.message : String(err) });
+      const problem = err instanceof Error ? err.message : String(err);
+      out.push({ name, title: '', source: '', items: 0, tokens: 0, privateThread: false, imported: false, signed: false, problem });
     }
   }
   return out;
@@ -154,7 +169,7 @@ export interface Refreshed extends Gathered {
 export async function refreshPackage(deps: PackageDeps, server: PackageServer, name: string, viewer?: ChannelRef): Promise<Refreshed> {
   const dir = packagesDir(deps.store.root, server);
   return inQueue(deps.store, dir, async () => {
-    const { pkg, text } = await readPackage(deps.store, server, name, viewer);
+    const { pkg, text, hashOk } = await readPackage(deps.store, server, name, viewer);
     const from = refFromLabel(pkg.source.channel, pkg.source.privateThread);
     if (!from || serverLabel(serverOf(from)) !== pkg.server) {
       throw new PackageError(
@@ -170,7 +185,9 @@ export async function refreshPackage(deps: PackageDeps, server: PackageServer, n
     const same = (a: PackageItem, b: PackageItem | undefined) => !!b && itemKey(a) === itemKey(b) && a.date === b.date && a.recipe === b.recipe;
     const changed = kept.length !== pkg.items.length || kept.some((it, i) => !same(it, pkg.items[i]));
     const next: ContextPackage = changed ? { ...pkg, items: kept, refreshed: now(deps).toISOString() } : pkg;
-    if (changed && !(await replacePackageText(dir, name, text, renderPackage(next)))) throw changedMeanwhile(name);
+    // A file this data root did not sign (edited by hand, or from before packages were signed) is signed again, as it now reads.
+    const rewrite = changed || !hashOk;
+    if (rewrite && !(await replacePackageText(dir, name, text, renderPackage(next, await signingKey(deps.store))))) throw changedMeanwhile(name);
     return { pkg: next, leftOut: left, added, removed, unchanged: kept.length - added.length, changed };
   });
 }
@@ -189,8 +206,28 @@ export async function removePackage(store: ChannelStore, server: PackageServer, 
 export async function addPackage(store: ChannelStore, server: PackageServer, pkg: ContextPackage): Promise<void> {
   const dir = packagesDir(store.root, server);
   await inQueue(store, dir, async () => {
-    if (!(await createPackageText(dir, pkg.name, renderPackage(pkg)))) throw exists(pkg.name, server);
+    if (!(await createPackageText(dir, pkg.name, renderPackage(pkg, await signingKey(store))))) throw exists(pkg.name, server);
   });
+}
+
+/** The data root's key, made on first use: for a write, which a damaged key file stops (it is never replaced). */
+export async function signingKey(store: ChannelStore): Promise<PackageKey> {
+  try {
+    return await packageKey(store.root);
+  } catch (err) {
+    if (err instanceof PackageKeyError) throw new PackageError('bad-key', err.message);
+    throw err;
+  }
+}
+
+/** The key if there is one, for checking a signature; none made here (read-only surfaces call this). A damaged one checks nothing. */
+export async function checkingKey(store: ChannelStore): Promise<PackageKey | null> {
+  try {
+    return await readPackageKey(store.root);
+  } catch (err) {
+    if (err instanceof PackageKeyError) return null;
+    throw err;
+  }
 }
 
 /** Every server of the data root that has a packages folder: the console channels first, then guilds by id. */

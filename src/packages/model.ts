@@ -56,8 +56,11 @@ export interface ContextPackage {
   createdBy: string;
   /** ISO date-time of the last refresh that changed the items. */
   refreshed?: string;
-  /** Set by an import into another server: which server it was exported from, and when it came in. */
-  imported?: { fromServer: string; at: string };
+  /**
+   * Set by an import into another server, or of a file this data root did not sign (`unverified`:
+   * taken on the operator's `--trust`): which server it was exported from, and when it came in.
+   */
+  imported?: { fromServer: string; at: string; unverified?: true };
   budget: PackageBudget;
   recipes: PackageRecipe[];
   items: PackageItem[];

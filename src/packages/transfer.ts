@@ -3,14 +3,17 @@ import type { ChannelStore } from '../memory/store';
 import { containsSecret } from '../shared/secrets';
 import { PackageError } from './errors';
 import { parsePackage } from './format';
-import { addPackage, describeServer, readPackage } from './library';
+import { addPackage, checkingKey, describeServer, readPackage } from './library';
 import { serverFromLabel } from './refs';
 import { ContextPackage, MAX_ITEM_CHARS, MAX_LABEL_CHARS, MAX_PACKAGE_FILE_BYTES } from './model';
 
 /**
  * Moving a package between servers or data roots as one file a person can read: export gives the
- * package file itself, checked; import checks a file (size, UTF-8, format, hash, limits, secrets)
- * before anything is written, and writes it only if no package of that name exists.
+ * package file itself, checked and signed by this data root; import checks a file (size, UTF-8,
+ * format, signature, limits, secrets) before anything is written, and writes it only if no package
+ * of that name exists. A file this data root did not sign (another data root's, edited since, or
+ * exported before packages were signed) comes in only on the operator's word (`trust`), and is
+ * then marked as imported that way for good (explain and list say so).
  */
 
 /** The package as one file; refused for a package of a private thread (its items never leave it). */
@@ -21,8 +24,8 @@ export async function exportPackage(store: ChannelStore, server: PackageServer, 
   }
   if (!hashOk) {
     throw new PackageError(
-      'hash-mismatch',
-      `package ${name} was edited by hand since Minutes wrote it (its hash does not match): refresh it (/pack refresh) before exporting it`,
+      'not-signed',
+      `package ${name} is not signed by this data root (edited by hand, copied in, or written before packages were signed): refresh it (/pack refresh) before exporting it`,
     );
   }
   return text;
@@ -35,6 +38,8 @@ export interface ImportRequest {
   server?: PackageServer;
   /** Where the file came from, for messages. */
   label?: string;
+  /** The operator's word (`--trust`) that a file this data root did not sign may come in, marked as imported. */
+  trust?: boolean;
   clock?: () => Date;
 }
 
@@ -54,7 +59,20 @@ export async function importPackage(store: ChannelStore, req: ImportRequest): Pr
   } catch {
     throw new PackageError('bad-format', `${label} is not UTF-8 text, so it is not a package Minutes exported`);
   }
-  const { pkg } = parsePackage(text, { strict: true, label });
+  const { pkg, hashOk, laidOut } = parsePackage(text, { key: await checkingKey(store), label });
+  // The signature first: an edited item is reported as not signed, not as a format problem.
+  if (!hashOk && !req.trust) {
+    throw new PackageError(
+      'not-signed',
+      `${label} is not signed by this data root (another data root exported it, it was edited since, or it was exported before packages were signed): if you trust where it came from, import it with --trust (it is then marked as imported)`,
+    );
+  }
+  if (!laidOut) {
+    throw new PackageError(
+      'bad-format',
+      `${label} is not a context package Minutes wrote (it is not laid out as Minutes writes it); export it again from its server`,
+    );
+  }
   if (pkg.items.length > pkg.budget.maxItems || pkg.items.some((it) => it.text.length > MAX_ITEM_CHARS)) {
     throw new PackageError(
       'too-large',
@@ -79,8 +97,13 @@ export async function importPackage(store: ChannelStore, req: ImportRequest): Pr
   const server = req.server ?? from;
   const moved = serverLabel(server) !== pkg.server;
   const at = (req.clock ? req.clock() : new Date()).toISOString();
-  // A package imported into another server belongs to that one now; where it came from is kept.
-  const stored: ContextPackage = moved ? { ...pkg, server: serverLabel(server), imported: { fromServer: pkg.server, at } } : pkg;
+  // A package imported into another server belongs to that one now; where it came from is kept. One
+  // taken on trust says so from now on, and keeps saying so when it moves on (the mark is signed).
+  const unverified = !hashOk || pkg.imported?.unverified === true;
+  const stored: ContextPackage =
+    moved || !hashOk
+      ? { ...pkg, server: serverLabel(server), imported: { fromServer: pkg.server, at, ...(unverified ? { unverified: true as const } : {}) } }
+      : pkg;
   try {
     await addPackage(store, server, stored);
   } catch (err) {

@@ -65,7 +65,7 @@ describe('/pack on Discord', () => {
     const at = system.findIndex((b) => b.text.includes('<context_packages>'));
     expect(at).toBeGreaterThanOrEqual(0);
     expect(system[at].text).toContain(
-      `- The orders database moves to Postgres 16 in December [from: ${guild.id}/${orders.id}, MEMORY.md, m-a1b2c3, 2026-11-20]`,
+      `[from: ${guild.id}/${orders.id}, MEMORY.md, m-a1b2c3, 2026-11-20]\n> The orders database moves to Postgres 16 in December`,
     );
     // In the stable part: at or before the last block marked for the cache.
     expect(system.slice(at).some((b) => b.cache_control)).toBe(true);

@@ -33,7 +33,7 @@ beforeEach(() => {
 afterEach(() => tmp.cleanup());
 
 describe('minutes pack', () => {
-  it('create, list, explain --json, export, import elsewhere, export again: the same bytes', async () => {
+  it('create, list, explain --json, export, import elsewhere (on --trust), export again', async () => {
     const created = await pack([
       'create',
       'orders-db',
@@ -74,10 +74,17 @@ describe('minutes pack', () => {
     expect(stdoutExport.stdout).toBe(fs.readFileSync(out, 'utf8'));
 
     const other = path.join(tmp.dir, 'other');
-    const imported = await pack(['import', out, '--data-dir', other]);
-    expect(imported.stdout).toBe(`Imported package orders-db (3 items) into server ${G}.\n`);
+    const imported = await pack(['import', out, '--data-dir', other, '--trust']);
+    expect(imported.stdout).toBe(
+      `Imported package orders-db (3 items) into server ${G}, on --trust: it was not signed by this data root, and is shown as imported.\n`,
+    );
     const again = await pack(['export', 'orders-db', '--data-dir', other, '--server', G]);
-    expect(Buffer.from(again.stdout)).toEqual(fs.readFileSync(out));
+    expect(again.stdout).toBe(fs.readFileSync(path.join(other, G, 'packages', 'orders-db.md'), 'utf8'));
+    expect(again.stdout).toContain('unverified: true');
+    // Back into the data root it came from: another one's signature, so on --trust again.
+    const back = path.join(tmp.dir, 'back.md');
+    fs.writeFileSync(back, again.stdout);
+    expect((await pack(['import', back, '--data-dir', root, '--server', '444444444444444444'])).stderr).toMatch(/is not signed by this data root/);
   });
 
   it('refuses a bad import file with one line on stderr, exit code 2, and the data root unchanged', async () => {
@@ -86,11 +93,7 @@ describe('minutes pack', () => {
     const other = path.join(tmp.dir, 'other');
     fs.mkdirSync(other);
     const cases: [string, string | Buffer, RegExp][] = [
-      [
-        'edited.md',
-        good.replace('moves to Postgres 16', 'moves to Oracle'),
-        /edited\.md was changed after it was written \(its hash does not match its contents\)/,
-      ],
+      ['edited.md', good.replace('moves to Postgres 16', 'moves to Oracle'), /edited\.md is not signed by this data root \(.*\): .*--trust/],
       ['notes.md', '# some notes\n\n- a line\n', /notes\.md is not a context package Minutes wrote \(no frontmatter manifest at the top\)/],
       ['big.md', good + 'x'.repeat(300_000), /big\.md has \d+ bytes, more than a package may \(262144\)/],
     ];

@@ -64,7 +64,7 @@ describe('/pack in console mode', () => {
     expect(stable).toContain('<context_packages>');
     expect(stable).toContain(PACKAGES_NOTE);
     expect(stable).toContain('## Package orders-db: orders-db');
-    expect(stable).toContain('- Constraint: order writes must stay under 50 ms at p99 [from: local/orders-team, MEMORY.md, m-e0a003, 2026-11-02]');
+    expect(stable).toContain('[from: local/orders-team, MEMORY.md, m-e0a003, 2026-11-02]\n> Constraint: order writes must stay under 50 ms at p99\n');
     expect(stable).toContain('the orders database moves to Postgres 16');
     expect(first.lastUserText).not.toContain('<context_packages>');
     // The cache keeps working: the stable part is the same bytes on the next turn, and was read from the cache.

@@ -102,7 +102,7 @@ describe('creating a package', () => {
     const file = path.join(root, 'local', 'packages', 'orders-db.md');
     const text = fs.readFileSync(file, 'utf8');
     expect(text).toMatch(/^---\nminutes_package: 1\n/);
-    expect(text).toMatch(/\nhash: 'sha256:[0-9a-f]{64}'\n---\n# orders-db\n/);
+    expect(text).toMatch(/\nhash: 'hmac-sha256:[0-9a-f]{64}'\n---\n# orders-db\n/);
     expect(text).toContain(
       '### 1. MEMORY.md · m-e0a003\n\n- channel: local/orders-team\n- file: MEMORY.md\n- entry: m-e0a003\n- date: 2026-11-02\n- recipe: 1\n\n> Constraint',
     );
@@ -190,15 +190,19 @@ describe('explain and refresh', () => {
 });
 
 describe('export and import', () => {
-  it('round trip byte for byte: export, import into another data root, export again', async () => {
+  it('export gives the file as stored; another data root takes it on --trust, signed by its own key from then on', async () => {
     await createPackage(deps, { name: 'orders-db', from: channel, query: 'orders database', items: ['CONTEXT.md#key-decisions'], actor: 'al' });
     const exported = await exportPackage(store, { kind: 'discord', guildId: G }, 'orders-db');
     expect(exported).toBe(fs.readFileSync(path.join(root, G, 'packages', 'orders-db.md'), 'utf8'));
     const other = new ChannelStore({ root: path.join(tmp.dir, 'other') });
-    const { server } = await importPackage(other, { bytes: Buffer.from(exported), clock });
+    const { server, pkg } = await importPackage(other, { bytes: Buffer.from(exported), clock, trust: true });
     expect(server).toEqual({ kind: 'discord', guildId: G });
-    expect(await exportPackage(other, server, 'orders-db')).toBe(exported);
-    expect(fs.readFileSync(path.join(tmp.dir, 'other', G, 'packages', 'orders-db.md'), 'utf8')).toBe(exported);
+    const again = await exportPackage(other, server, 'orders-db');
+    expect(again).toBe(fs.readFileSync(path.join(tmp.dir, 'other', G, 'packages', 'orders-db.md'), 'utf8'));
+    // The same package, but marked as taken on trust and signed with the other data root's key.
+    expect(parsePackage(again).pkg).toEqual(pkg);
+    expect(pkg).toEqual({ ...parsePackage(exported).pkg, imported: { fromServer: G, at: '2026-11-25T10:00:00.000Z', unverified: true } });
+    expect(again.replace(/^hash: .*$/m, '').replace(/^imported:\n(?: {2}.*\n)+/m, '')).toBe(exported.replace(/^hash: .*$/m, ''));
   });
 
   it("an import into another server makes it that server's package and says where it came from", async () => {
@@ -210,17 +214,23 @@ describe('export and import', () => {
     await activatePackage({ store, clock }, { target: { kind: 'discord', guildId: G2, channelId: C2 }, name: 'orders-db', actor: 'al' });
   });
 
-  it('refuses a bad file with one line and changes nothing: hash mismatch, bad format, too large, not UTF-8, a secret, a name taken', async () => {
+  it('refuses a bad file with one line and changes nothing: not signed here, bad format, too large, not UTF-8, a secret, a name taken', async () => {
     await createPackage(deps, { name: 'orders-db', from: local, query: 'orders database', actor: 'al' });
     const good = await exportPackage(store, { kind: 'local' }, 'orders-db');
     const other = path.join(tmp.dir, 'other');
     fs.mkdirSync(other);
     const target = new ChannelStore({ root: other });
-    const imp = (text: string | Buffer) => refusal(importPackage(target, { bytes: typeof text === 'string' ? Buffer.from(text) : text, label: 'pkg.md' }));
+    // On --trust, so each refusal below is the file's own problem, not its signature's.
+    const imp = (text: string | Buffer) =>
+      refusal(importPackage(target, { bytes: typeof text === 'string' ? Buffer.from(text) : text, label: 'pkg.md', trust: true }));
 
     const edited = good.replace('moves to Postgres 16', 'moves to Oracle');
     expect(edited).not.toBe(good);
-    expect((await imp(edited)).message).toBe('pkg.md was changed after it was written (its hash does not match its contents); export it again from its server');
+    expect((await refusal(importPackage(target, { bytes: Buffer.from(edited), label: 'pkg.md' }))).message).toMatch(
+      /^pkg\.md is not signed by this data root \(another data root exported it, it was edited since, or it was exported before packages were signed\): if you trust where it came from, import it with --trust/,
+    );
+    // Trusted or not, an edit that breaks the layout (the manifest's size no longer fits the items) is not a package Minutes wrote.
+    expect((await imp(edited)).message).toMatch(/^pkg\.md is not a context package Minutes wrote \(it is not laid out as Minutes writes it\)/);
     expect((await imp('# just some notes\n')).kind).toBe('bad-format');
     expect((await imp(good.replace('## Items', '## Things'))).message).toMatch(/^pkg\.md is not a context package Minutes wrote \(no "## Items" section\)/);
     expect((await imp(good.replace('minutes_package: 1', 'minutes_package: 7'))).message).toMatch(/manifest minutes_package:/);
@@ -229,10 +239,12 @@ describe('export and import', () => {
     expect((await imp(Buffer.from([0x2d, 0x2d, 0x2d, 0x0a, 0xff, 0xfe]))).message).toMatch(/not UTF-8/);
     const withSecret = parsePackage(good).pkg;
     withSecret.items[1].text = 'the staging password is Zq8#kP2!vL9x';
-    expect((await imp(renderPackage(withSecret))).message).toMatch(/^pkg\.md holds what looks like a password, key or private URL \(in item 2\)/);
+    expect((await imp(renderPackage(withSecret, Buffer.alloc(32)))).message).toMatch(
+      /^pkg\.md holds what looks like a password, key or private URL \(in item 2\)/,
+    );
     expect(fs.readdirSync(other)).toEqual([]);
 
-    await importPackage(target, { bytes: Buffer.from(good) });
+    await importPackage(target, { bytes: Buffer.from(good), trust: true });
     const after = snapshot(other);
     expect((await imp(good)).kind).toBe('exists');
     expect(snapshot(other)).toEqual(after);

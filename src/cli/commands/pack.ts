@@ -208,7 +208,7 @@ export async function runPackExport(name: string, opts: PackCommonOptions & { ou
   });
 }
 
-export async function runPackImport(file: string, opts: PackCommonOptions, io: CliIO): Promise<number> {
+export async function runPackImport(file: string, opts: PackCommonOptions & { trust?: boolean }, io: CliIO): Promise<number> {
   return guarded(io, async () => {
     const store = storeFor(opts, io);
     if (!store) return 2;
@@ -225,8 +225,9 @@ export async function runPackImport(file: string, opts: PackCommonOptions, io: C
     if (size > MAX_PACKAGE_FILE_BYTES)
       return fail(io, `${file} has ${size} bytes, more than a package may (${MAX_PACKAGE_FILE_BYTES}): it is not a package Minutes exported`);
     const server = opts.server !== undefined ? parseServer(opts.server) : undefined;
-    const { pkg, server: to } = await importPackage(store, { bytes: fs.readFileSync(abs), server, label: file });
-    io.stdout.write(`Imported package ${pkg.name} (${pkg.items.length} items) into ${describeServer(to)}.\n`);
+    const { pkg, server: to } = await importPackage(store, { bytes: fs.readFileSync(abs), server, label: file, trust: opts.trust === true });
+    const trusted = pkg.imported?.unverified ? ', on --trust: it was not signed by this data root, and is shown as imported' : '';
+    io.stdout.write(`Imported package ${pkg.name} (${pkg.items.length} items) into ${describeServer(to)}${trusted}.\n`);
     return 0;
   });
 }
