@@ -109,6 +109,7 @@ export async function run(argv: string[], io: CliIO = defaultIO()): Promise<numb
     .option('--port <n>', 'port (default 8787)', parseIntArg)
     .option('--host <host>', 'address to bind (default 127.0.0.1; others need MINUTES_DASHBOARD_TOKEN)')
     .option('--include-private', 'show private threads too (left out by default)')
+    .option('--trust-proxy <addresses>', "your reverse proxy's IP address(es), comma-separated: its X-Forwarded-Proto: https makes the token's cookie Secure")
     .option('--semantic <mode>', 'recall meaning for search: off, local or api (default: the config, as the bot)')
     .action(async (opts) => {
       const m = await import('./commands/dashboard');

@@ -1,6 +1,7 @@
 import crypto from 'node:crypto';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
+import type { TLSSocket } from 'node:tls';
 import { auditChannel } from '../condense/audit';
 import { peekJsonlQueue } from '../memory/jsonlQueue';
 import { folderLayout } from '../memory/layout';
@@ -26,6 +27,11 @@ export interface DashboardOptions {
   recall: RecallService;
   /** `--include-private`: private threads are shown too; without it, none is. */
   includePrivate?: boolean;
+  /**
+   * `--trust-proxy`: the addresses of reverse proxies whose `X-Forwarded-Proto` is believed (the
+   * token's cookie is then Secure behind their TLS); anyone else's header is ignored.
+   */
+  trustProxy?: string[];
 }
 
 export function isLoopback(host: string): boolean {
@@ -59,6 +65,26 @@ function tokenOk(req: http.IncomingMessage, url: URL, token: string): boolean {
     const b = Buffer.from(v);
     return b.length === want.length && crypto.timingSafeEqual(b, want);
   });
+}
+
+/** `::ffff:127.0.0.1` (an IPv4 peer on a dual-stack socket) is 127.0.0.1. */
+function peerAddress(address: string | undefined): string {
+  return (address ?? '').replace(/^::ffff:(?=\d+\.\d+\.\d+\.\d+$)/i, '');
+}
+
+/**
+ * Whether the browser reached us over TLS: on a TLS socket, or through a proxy the operator named
+ * that says so. Its own value is the last one: a proxy that appends writes after what the client sent.
+ */
+export function cameOverTls(req: http.IncomingMessage, trustProxy: readonly string[] = []): boolean {
+  if ((req.socket as TLSSocket).encrypted === true) return true;
+  if (!trustProxy.length || !trustProxy.map(peerAddress).includes(peerAddress(req.socket.remoteAddress))) return false;
+  const proto = String(req.headers['x-forwarded-proto'] ?? '')
+    .split(',')
+    .at(-1)!
+    .trim()
+    .toLowerCase();
+  return proto === 'https';
 }
 
 async function unitLabel(root: string, u: Unit): Promise<{ label: string; guild: string }> {
@@ -240,7 +266,10 @@ export function createDashboard(o: DashboardOptions): { server: http.Server; lis
           res.writeHead(401, headers).end('401: a token is required (MINUTES_DASHBOARD_TOKEN: header x-minutes-token, ?token= or cookie)');
           return;
         }
-        headers['set-cookie'] = `minutes_token=${encodeURIComponent(o.token)}; HttpOnly; SameSite=Strict; Path=/`;
+        // Never readable by a page's script, never sent by another site's request, and over TLS
+        // never sent back over plain HTTP (where anyone on the path would read the token).
+        const secure = cameOverTls(req, o.trustProxy) ? '; Secure' : '';
+        headers['set-cookie'] = `minutes_token=${encodeURIComponent(o.token)}; HttpOnly; SameSite=Strict; Path=/${secure}`;
         if (url.searchParams.has('token')) {
           // The cookie carries it from now on: the token leaves the address bar (and the history,
           // and what a reader copies and pastes to someone else).

@@ -1,3 +1,4 @@
+import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import { createDashboard, isLoopback } from '../../dashboard/server';
@@ -17,6 +18,8 @@ export interface DashboardCliOptions {
   host?: string;
   semantic?: string;
   includePrivate?: boolean;
+  /** `--trust-proxy ADDR[,ADDR]`: reverse proxies whose X-Forwarded-Proto is believed. */
+  trustProxy?: string;
 }
 
 export const DEFAULT_PORT = 8787;
@@ -34,6 +37,16 @@ export function dashboardCacheDir(root: string, cacheDir: string): string {
 
 export async function runDashboard(opts: DashboardCliOptions, io: CliIO, signal?: AbortSignal): Promise<number> {
   const host = opts.host ?? '127.0.0.1';
+  const trustProxy = (opts.trustProxy ?? '')
+    .split(',')
+    .map((a) => a.trim())
+    .filter(Boolean);
+  // An address, not a name: a name would be looked up again and again, and could be made to point anywhere.
+  const notIp = trustProxy.find((a) => net.isIP(a) === 0);
+  if (notIp !== undefined) {
+    io.stderr.write(`minutes dashboard: --trust-proxy takes the IP address of your reverse proxy (e.g. 127.0.0.1), not "${notIp}"\n`);
+    return 2;
+  }
   const token = (io.env.MINUTES_DASHBOARD_TOKEN ?? '').trim() || undefined;
   if (token && token.length < MIN_TOKEN_CHARS) {
     io.stderr.write(
@@ -68,7 +81,7 @@ export async function runDashboard(opts: DashboardCliOptions, io: CliIO, signal?
   // A person waits for a search, not a reply: its words' vector is waited for while the model loads
   // (the bot's 150 ms would drop the first searches to words alone).
   const recall = buildRecallService({ semantic: { ...settings.semantic, mode, cacheDir }, logger, queryTimeoutMs: 30_000 });
-  const dash = createDashboard({ root, host, port: opts.port ?? DEFAULT_PORT, token, recall, includePrivate: opts.includePrivate === true });
+  const dash = createDashboard({ root, host, port: opts.port ?? DEFAULT_PORT, token, recall, includePrivate: opts.includePrivate === true, trustProxy });
   let url: string;
   try {
     url = await dash.listen();
