@@ -94,3 +94,68 @@ const gateway = (maxConcurrency: number) => ({
     await expect(waiting).rejects.toThrow();
   });
 });
+
+(mode === 'run' ? describe : describe.skip)('identify turns when Redis stops answering', () => {
+  const queues: IdentifyQueue[] = [];
+  const servers: RedisServer[] = [];
+  afterEach(async () => {
+    await Promise.all(queues.splice(0).map((q) => q.close()));
+    await Promise.all(servers.splice(0).map((s) => s.stop()));
+  });
+
+  /** Log lines that say a shard waits on Redis. */
+  const waiting = (logs: Record<string, unknown>[]) => logs.filter((l) => /cannot take an identify turn/.test(String(l.msg)));
+
+  it('a Redis that accepts but never answers: the shard waits with a bounded retry, logs every interval naming Redis and the shard, and goes once Redis answers', async () => {
+    const redis = await startRedisServer();
+    servers.push(redis);
+    const { logger, logs } = capturedLogger();
+    const q = new IdentifyQueue({ redisUrl: redis.url, token: 'bot-e', logger, timing: { commandTimeoutMs: 300, retryMaxMs: 400, warnEveryMs: 1_000 } });
+    queues.push(q);
+    const throttler = await q.buildThrottler(gateway(2));
+    // Bucket 1's turn is free: the connection is up and working before Redis stops answering.
+    await throttler.waitForIdentify(1, new AbortController().signal);
+    redis.pause();
+    let done = false;
+    const t0 = Date.now();
+    const turn = throttler.waitForIdentify(0, new AbortController().signal).then(() => (done = true));
+    await new Promise((r) => setTimeout(r, 2_600));
+    expect(done).toBe(false);
+    const lines = waiting(logs);
+    // One line when it starts, then one a second (the interval set here; 30 s by default): 3 in 2.6 s.
+    expect(lines.length).toBeGreaterThanOrEqual(2);
+    expect(lines.length).toBeLessThanOrEqual(4);
+    for (const l of lines) {
+      expect(l.redis).toBe(redis.url);
+      expect(String(l.msg)).toMatch(/Redis/);
+      expect(l.waiting).toEqual(['shard 0 (bucket 0)']);
+    }
+    redis.resume();
+    await turn;
+    // The first request, sent before Redis stopped answering, reserved a turn when it woke: at most
+    // that one turn is lost (retries only PING until Redis answers, so they reserve nothing).
+    expect(Date.now() - t0).toBeLessThan(2_600 + IDENTIFY_TURN_MS + 1_500);
+    expect(logs.some((l) => /Redis answers again/.test(String(l.msg)))).toBe(true);
+  }, 20_000);
+
+  it('Redis stopped and started again on its address: the waiting shard takes its turn from the new one', async () => {
+    const redis = await startRedisServer();
+    const { logger, logs } = capturedLogger();
+    const q = new IdentifyQueue({ redisUrl: redis.url, token: 'bot-f', logger, timing: { commandTimeoutMs: 300, retryMaxMs: 400, warnEveryMs: 1_000 } });
+    queues.push(q);
+    const throttler = await q.buildThrottler(gateway(1));
+    await throttler.waitForIdentify(0, new AbortController().signal);
+    await redis.stop();
+    let done = false;
+    const turn = throttler.waitForIdentify(1, new AbortController().signal).then(() => (done = true));
+    await new Promise((r) => setTimeout(r, 1_500));
+    expect(done).toBe(false);
+    expect(waiting(logs).length).toBeGreaterThanOrEqual(1);
+    expect(waiting(logs)[0].waiting).toEqual(['shard 1 (bucket 0)']);
+    // A new Redis knows nothing of the old turns: the shard goes at once.
+    servers.push(await startRedisServer({ port: redis.port }));
+    const t = Date.now();
+    await turn;
+    expect(Date.now() - t).toBeLessThan(3_000);
+  }, 20_000);
+});

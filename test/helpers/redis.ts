@@ -9,6 +9,9 @@ export interface RedisServer {
   url: string;
   port: number;
   stop(): Promise<void>;
+  /** SIGSTOP / SIGCONT: a Redis that accepts connections and commands but does not answer, then answers again. */
+  pause(): void;
+  resume(): void;
 }
 
 export function redisServerOnPath(): boolean {
@@ -40,13 +43,24 @@ export function freePort(): Promise<number> {
   });
 }
 
-export async function startRedisServer(opts: { startTimeoutMs?: number } = {}): Promise<RedisServer> {
-  const port = await freePort();
+/** `port`: start again where a stopped one listened (clients reconnect to the same address). */
+export async function startRedisServer(opts: { startTimeoutMs?: number; port?: number } = {}): Promise<RedisServer> {
+  const port = opts.port ?? (await freePort());
   const child = spawn('redis-server', ['--port', String(port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no', '--loglevel', 'notice'], {
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   await waitForReady(child, opts.startTimeoutMs ?? 5_000);
-  return { url: `redis://127.0.0.1:${port}`, port, stop: () => stopChild(child) };
+  return {
+    url: `redis://127.0.0.1:${port}`,
+    port,
+    stop: () => {
+      // A paused server would not act on SIGTERM.
+      child.kill('SIGCONT');
+      return stopChild(child);
+    },
+    pause: () => child.kill('SIGSTOP'),
+    resume: () => child.kill('SIGCONT'),
+  };
 }
 
 function waitForReady(child: ChildProcess, timeoutMs: number): Promise<void> {
