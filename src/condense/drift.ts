@@ -77,12 +77,12 @@ export function decisionMemoryText(d: Pick<DecisionInForce, 'topic' | 'text'>): 
 }
 
 /** Decisions whose MEMORY.md line a search by meaning found close enough to the message. */
-export function byMeaning(items: { text: string; semantic?: number }[], decisions: DecisionInForce[], min: number): DecisionInForce[] {
+export function byMeaning(items: { text: string; meaning?: number }[], decisions: DecisionInForce[], min: number): DecisionInForce[] {
   const byText = new Map(decisions.map((d) => [normalizeForCompare(decisionMemoryText(d)), d]));
   const out: DecisionInForce[] = [];
   for (const it of items) {
     const d = byText.get(normalizeForCompare(it.text));
-    if (d && (it.semantic ?? 0) >= min && !out.includes(d)) out.push(d);
+    if (d && it.meaning !== undefined && it.meaning >= min && !out.includes(d)) out.push(d);
   }
   return out.slice(0, MAX_CANDIDATES);
 }

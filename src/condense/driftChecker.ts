@@ -23,10 +23,14 @@ const DriftState = z.looseObject({
 type DriftState = z.infer<typeof DriftState>;
 
 /** A search by meaning over a conversation's memory (the recall service's search), for the pre-filter. */
-export type MeaningSearch = (ref: ChannelRef, text: string) => Promise<{ text: string; semantic?: number }[]>;
+export type MeaningSearch = (ref: ChannelRef, text: string) => Promise<{ text: string; meaning?: number }[]>;
 
-/** Cosine from which a decision's MEMORY.md line counts as the same subject as a message that takes a stance. */
-export const DRIFT_MEANING_MIN = 0.5;
+/**
+ * How similar (in the embedder's own units, recall/calibration.ts) a decision's MEMORY.md line must be
+ * to a message that takes a stance to count as the same subject. Why 0.96: the packaged model's cosine
+ * 0.5 on its scale, from the drift bench (bench/drift.js) where lower let unrelated decisions through.
+ */
+export const DRIFT_MEANING_MIN = 0.96;
 
 export interface DriftFinding {
   decision: DecisionInForce;

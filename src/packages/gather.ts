@@ -9,6 +9,7 @@ import type { ChannelStore } from '../memory/store';
 import type { SearchRequest } from '../recall/service';
 import { queryTokens, tokenize } from '../recall/tokenize';
 import type { RecallItem } from '../recall/types';
+import { DEFAULT_TUNING } from '../recall/tuning';
 import { stripInternalMarkers } from '../shared/markers';
 import { redactSecrets } from '../shared/secrets';
 import { PackageError } from './errors';
@@ -30,8 +31,8 @@ export interface GatherDeps {
 const QUERY_MATCHES = 100;
 /** A match scoring under this share of the best one is noise for a package (a word of the channel's name, say). */
 const RELATIVE_FLOOR = 0.2;
-/** A line found by meaning alone joins a package only this close to the query (recall's own floor). */
-const MIN_MEANING = 0.38;
+/** A line found by meaning alone joins a package only this close to the query: recall's own floor, in the embedder's units (recall/tuning.ts). */
+const MIN_MEANING = DEFAULT_TUNING.denseFloor;
 /** A condensation's bookkeeping lines: who, when, where. Provenance, not something to know. */
 const BOOKKEEPING = /^\s*(?:[-*+]\s+)?\*\*(?:(?:Date|Channel|Participants):\*\*|Supersedes:\*\*\s*none\s*$)/i;
 /** Two items sharing this share of the smaller one's words say the same thing: the second is dropped. */
@@ -66,7 +67,7 @@ async function queryItems(deps: GatherDeps, from: ChannelRef, query: string): Pr
   // A package rides in every prompt of its conversations, so it is pickier than a person's search:
   // a line must share a word with the query in its own text (not only in its heading) or be close
   // in meaning, and a condensation's bookkeeping lines (date, channel, people) are never knowledge.
-  const relevant = (h: RecallItem) => !BOOKKEEPING.test(h.text) && (tokenize(entryBody(h.text)).some((t) => terms.has(t)) || (h.semantic ?? 0) >= MIN_MEANING);
+  const relevant = (h: RecallItem) => !BOOKKEEPING.test(h.text) && (tokenize(entryBody(h.text)).some((t) => terms.has(t)) || (h.meaning ?? -Infinity) >= MIN_MEANING);
   const top = hits[0]?.score ?? 0;
   const scored: { score: number; order: number; item: Found }[] = hits
     .filter((h) => h.score >= top * RELATIVE_FLOOR && relevant(h))

@@ -1,6 +1,7 @@
 import type { Index, Scored } from './types';
 import type { RecallTuning } from './tuning';
 import type { DenseView } from './vectors';
+import { Calibration, cosineAt } from './calibration';
 
 /**
  * Words and meaning, one ranking. The lexical scorer (recall.ts) finds entries that share specific
@@ -18,8 +19,10 @@ import type { DenseView } from './vectors';
  * model scores every short, empty message close to every short line, and a channel whose lines all
  * look alike close to everything. So the message must beat what everyday chat scores against *this*
  * channel (`DenseView.chatBar`, from chat lines the product ships), be closer to the channel than to
- * everyday chat, and carry a content word. The same comparison withdraws a weak lexical match from a
- * message that is plainly everyday chat ("cheers mate" against a channel that mentions a mate).
+ * any message about nothing in particular (the shipped null: everyday chat and generic technical
+ * questions, so "regex to match an email address" stays silent in a young technical channel), and
+ * carry a content word. The same comparison withdraws a weak lexical match from a message that is
+ * plainly generic ("cheers mate" against a channel that mentions a mate).
  */
 export type DenseScorer = (index: Index) => DenseView | undefined;
 
@@ -45,12 +48,14 @@ export function fuse(f: FuseInput): Scored[] | undefined {
   const w = Math.min(1, Math.max(0, P.denseWeight));
   let maxCos = -Infinity;
   for (let i = 0; i < cos.length; i++) if (cos[i] > maxCos) maxCos = cos[i];
-  if (!mayspeak(f, maxCos)) return undefined;
+  const cal = f.view.calibration;
+  if (!mayspeak(f, maxCos, cal)) return undefined;
+  // Without the embedder's scale (its null still being embedded), meaning only re-orders: it admits no line.
   if (w === 0 || maxCos === -Infinity) return f.lexical;
 
   const pool = new Map<number, Scored>();
   for (const s of f.lexical) pool.set(s.id, { ...s, semantic: Number.isNaN(cos[s.id]) ? undefined : cos[s.id] });
-  for (const id of topByCosine(cos, P.denseCandidates, P.denseAdmit)) {
+  for (const id of cal ? topByCosine(cos, P.denseCandidates, cosineAt(cal, P.denseAdmit)) : []) {
     if (pool.has(id)) continue;
     if (f.exclude && f.exclude.has(index.cands[id].norm)) continue;
     pool.set(id, { id, score: 0, evidence: 0, matched: 0, lexical: 0, semantic: cos[id] });
@@ -80,18 +85,24 @@ export function fuse(f: FuseInput): Scored[] | undefined {
 }
 
 /**
- * Words opened recall: it speaks unless the message is far closer to everyday chat than to any line
- * of the channel. Words did not: meaning alone opens it only for a message with a content word that
- * clears the floor and the channel's own chat bar, and is not closer to everyday chat than to the
- * channel. Without the shipped chat lines' vectors (the model still loading), meaning alone never opens.
+ * Words opened recall: it speaks unless the message is far closer to the null (everyday chat,
+ * generic technical messages) than to any line of the channel. Words did not: meaning alone opens it
+ * only for a message with a content word that clears the floor and the channel's own chat bar, and
+ * is not closer to the null than to the channel (words are withdrawn only for plain chat: a channel's own
+ * question about its tools shares their words with generic questions about them). Every threshold is in the embedder's own units
+ * (calibration.ts). Without the null's vectors (the model still loading), meaning alone never opens.
  */
-function mayspeak(f: FuseInput, maxCos: number): boolean {
+function mayspeak(f: FuseInput, maxCos: number, cal: Calibration | undefined): boolean {
   const P = f.tuning;
-  const { chat } = f.view;
-  if (f.lexicalGate) return Number.isNaN(chat) || maxCos === -Infinity || chat - maxCos < P.chatVeto;
-  if (!f.content || Number.isNaN(chat) || maxCos < P.denseFloor || maxCos - chat < P.chatMargin) return false;
+  const { chat, tech } = f.view;
+  if (f.lexicalGate) {
+    if (!cal || Number.isNaN(chat) || maxCos === -Infinity) return true;
+    return chat - maxCos < P.chatVeto * cal.sd && tech - maxCos < P.techVeto * cal.sd;
+  }
+  if (!f.content || !cal || Number.isNaN(chat) || maxCos < cosineAt(cal, P.denseFloor)) return false;
+  if (maxCos - chat < P.chatMargin * cal.sd || maxCos - tech < P.techMargin * cal.sd) return false;
   const bar = f.view.chatBar();
-  return !Number.isNaN(bar) && maxCos >= bar + P.chatBarMargin;
+  return !Number.isNaN(bar) && maxCos >= bar + P.chatBarMargin * cal.sd;
 }
 
 /** Ids of the `k` highest cosines at or above `floor` (NaN never qualifies). */

@@ -1,3 +1,4 @@
+import { Calibration, cosineAt, meaningOf } from './calibration';
 import type { Index, RecallItem } from './types';
 import { BM25_K1 } from './lexical';
 import { queryTokens } from './tokenize';
@@ -17,21 +18,24 @@ export interface SearchInput {
   limit?: number;
 }
 
-/** Cosine per candidate (NaN without a vector), when meaning is on. */
-export type SearchCosines = Float32Array | undefined;
+/** Cosine per candidate (NaN without a vector) and the embedder's scale, when meaning is on and calibrated. */
+export type SearchCosines = { cos: Float32Array; calibration: Calibration } | undefined;
 
 export const DEFAULT_SEARCH_LIMIT = 10;
 /**
- * A line found by meaning alone must be at least this close to the query. Lower than recall's
- * floor: a person reads the list and judges it; an unrelated line at the bottom costs a glance.
+ * A line found by meaning alone must be at least this close to the query, in the embedder's own
+ * units (calibration.ts). Lower than recall's floor: a person reads the list and judges it; an
+ * unrelated line at the bottom costs a glance. Why -0.19: the packaged model's cosine 0.3 on its scale.
  */
-const MIN_COSINE = 0.3;
+const MIN_MEANING = -0.19;
 /** Meaning's share of the fused score, as in recall. */
 const DENSE_WEIGHT = DEFAULT_TUNING.denseWeight;
 /** A heading word counts this share of a word in the line (recall itself no longer scores headings). */
 const HEADING_WEIGHT = 0.35;
 
-export function searchIndex(index: Index, input: SearchInput, cos: SearchCosines): RecallItem[] {
+export function searchIndex(index: Index, input: SearchInput, dense: SearchCosines): RecallItem[] {
+  const cos = dense?.cos;
+  const minCos = dense ? cosineAt(dense.calibration, MIN_MEANING) : Infinity;
   const limit = Math.max(1, Math.min(100, input.limit ?? DEFAULT_SEARCH_LIMIT));
   if (index.n === 0 || !input.query.trim()) return [];
   const lexical = new Float64Array(index.n);
@@ -61,7 +65,7 @@ export function searchIndex(index: Index, input: SearchInput, cos: SearchCosines
   const pool: number[] = [];
   for (let id = 0; id < index.n; id++) {
     const c = cos ? cos[id] : NaN;
-    const byMeaning = !Number.isNaN(c) && c >= MIN_COSINE;
+    const byMeaning = !Number.isNaN(c) && c >= minCos;
     if (lexical[id] <= 0 && !byMeaning) continue;
     pool.push(id);
     if (lexical[id] > lexMax) lexMax = lexical[id];
@@ -91,7 +95,7 @@ export function searchIndex(index: Index, input: SearchInput, cos: SearchCosines
       text: c.text,
       score: round(s.score),
       lexical: round(s.lexical),
-      ...(s.semantic !== undefined ? { semantic: round(s.semantic) } : {}),
+      ...(s.semantic !== undefined ? { semantic: round(s.semantic), meaning: round(meaningOf(dense!.calibration, s.semantic)) } : {}),
       ...(c.link ? { link: c.link } : {}),
     });
     if (out.length >= limit) break;

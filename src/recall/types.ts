@@ -14,6 +14,11 @@ export interface RecallItem {
   lexical: number;
   /** Cosine similarity with the message; absent when the entry had no vector (yet) or meaning was off. */
   semantic?: number;
+  /**
+   * The same similarity in the embedder's own units (calibration.ts: standard deviations above what
+   * unrelated texts score), which thresholds compare; absent with `semantic`, or before the scale is known.
+   */
+  meaning?: number;
   /** For a condensation line: the pinned post it came from. */
   link?: string;
 }

@@ -6,6 +6,8 @@ import type { Index } from './types';
 import type { Candidate } from './sources';
 import { hasCjk } from './tokenize';
 import { NULL_CHAT_LINES } from './nullChat';
+import { NULL_TECH_LINES } from './nullTech';
+import { Calibration, calibrate } from './calibration';
 
 /**
  * Vectors for recall candidates: looked up in the content-addressed cache, and embedded in the
@@ -35,14 +37,22 @@ interface IndexVectors {
 }
 
 /**
- * What a message's vector says beside the per-candidate cosines: how close it is to everyday chat,
- * and (computed only when asked, it costs a pass over the channel) the channel's own bar.
+ * What a message's vector says beside the per-candidate cosines: how close it is to messages about
+ * nothing in particular (everyday chat, generic technical questions), the embedder's scale, and
+ * (computed only when asked, it costs a pass over the channel) the channel's own bar.
  */
 export interface DenseView {
   /** Cosine per candidate id; NaN where the candidate has no vector yet. */
   cos: Float32Array;
-  /** The message's highest cosine with the shipped everyday chat lines; NaN until they are embedded. */
+  /**
+   * The message's highest cosine with the shipped everyday chat lines, and with the shipped generic
+   * technical messages; NaN until they are embedded. A message closer to one of those than to any
+   * line of the channel is about nothing the channel knows.
+   */
   chat: number;
+  tech: number;
+  /** The embedder's scale (calibration.ts), from the same null; undefined until it is embedded. */
+  calibration: Calibration | undefined;
   /**
    * The cosine everyday chat reaches against this channel: per shipped chat line its best cosine
    * with the channel's lines, at the 90th percentile. NaN until the chat lines are embedded.
@@ -55,6 +65,9 @@ export interface DenseView {
  * that happens to resemble a channel line does not close meaning for the channel.
  */
 const CHAT_BAR_QUANTILE = 0.9;
+
+/** The null, in the order the bar and the calibration read it: everyday chat first. */
+const NULL_LINES: readonly string[] = [...NULL_CHAT_LINES, ...NULL_TECH_LINES];
 
 /** One background request: big enough to amortise the worker round trip, small enough to keep queries quick. */
 const DEFAULT_BATCH = 64;
@@ -71,8 +84,8 @@ export class CandidateVectors {
   private running: Promise<void> | undefined;
   /** After a failed batch (a 429, a server down), indexing waits until then; queries still work. */
   private pausedUntil = 0;
-  /** The shipped everyday chat lines' vectors (nullChat.ts), once all are embedded. */
-  private chat: Float32Array[] | undefined;
+  /** The shipped null's vectors (everyday chat, then generic technical lines), once all are embedded. */
+  private null: { chat: Float32Array[]; tech: Float32Array[]; calibration: Calibration } | undefined;
 
   constructor(private readonly o: CandidateVectorsOptions) {}
 
@@ -94,13 +107,18 @@ export class CandidateVectors {
     return out;
   }
 
-  /** The cosines, and where the message and this channel stand against everyday chat. */
+  /** The cosines, and where the message and this channel stand against the null. */
   dense(index: Index, query: Float32Array): DenseView {
     const cos = this.cosines(index, query);
-    const chatVecs = this.chatVectors();
-    let chat = NaN;
-    if (chatVecs) for (const v of chatVecs) chat = Number.isNaN(chat) ? dot(v, query) : Math.max(chat, dot(v, query));
-    return { cos, chat, chatBar: () => this.chatBar(index) };
+    const nul = this.nullVectors();
+    const chat = nul ? bestOf(nul.chat, query) : NaN;
+    const tech = nul ? bestOf(nul.tech, query) : NaN;
+    return { cos, chat, tech, calibration: nul?.calibration, chatBar: () => this.chatBar(index) };
+  }
+
+  /** The embedder's scale, once the null is embedded (queued otherwise). */
+  calibration(): Calibration | undefined {
+    return this.nullVectors()?.calibration;
   }
 
   /**
@@ -109,7 +127,7 @@ export class CandidateVectors {
    * line, ~35 ms for 1,000 lines), paid only when meaning alone might open recall.
    */
   private chatBar(index: Index): number {
-    const chatVecs = this.chatVectors();
+    const chatVecs = this.nullVectors()?.chat;
     if (!chatVecs) return NaN;
     const iv = this.vectorsOf(index);
     const known = index.n - iv.missing;
@@ -129,24 +147,25 @@ export class CandidateVectors {
     return value;
   }
 
-  /** The shipped chat lines' vectors, once embedded (queued with the first lines otherwise). */
-  private chatVectors(): Float32Array[] | undefined {
-    if (this.chat) return this.chat;
+  /** The shipped null's vectors and the scale they give, once embedded (queued with the first lines otherwise). */
+  private nullVectors(): CandidateVectors['null'] {
+    if (this.null) return this.null;
     const vecs: Float32Array[] = [];
-    for (const line of NULL_CHAT_LINES) {
+    for (const line of NULL_LINES) {
       const h = textHash(line);
       const v = this.o.cache.get(h);
       if (v) vecs.push(v);
       else if (!this.pending.has(h)) this.pending.set(h, line);
     }
-    if (vecs.length === NULL_CHAT_LINES.length) this.chat = vecs;
-    else this.kick();
-    return this.chat;
+    if (vecs.length === NULL_LINES.length) {
+      this.null = { chat: vecs.slice(0, NULL_CHAT_LINES.length), tech: vecs.slice(NULL_CHAT_LINES.length), calibration: calibrate(vecs) };
+    } else this.kick();
+    return this.null;
   }
 
   /** Queues every candidate of `index` that has no vector, in the background; how many are waiting. */
   queue(index: Index): number {
-    this.chatVectors();
+    this.nullVectors();
     this.vectorsOf(index);
     return this.pending.size;
   }
@@ -154,12 +173,12 @@ export class CandidateVectors {
   /** Reads the cache file now (at start), not on the first message, and queues the chat lines. */
   loadCache(): void {
     void this.o.cache.size;
-    this.chatVectors();
+    this.nullVectors();
   }
 
   /** Queues every candidate of `index` that has no vector; resolves when the queue has drained. */
   indexAll(index: Index): Promise<void> {
-    this.chatVectors();
+    this.nullVectors();
     this.vectorsOf(index);
     return this.running ?? Promise.resolve();
   }
@@ -238,6 +257,12 @@ export class CandidateVectors {
       }
     }
   }
+}
+
+function bestOf(vecs: readonly Float32Array[], query: Float32Array): number {
+  let best = -Infinity;
+  for (const v of vecs) best = Math.max(best, dot(v, query));
+  return best;
 }
 
 function embeddable(c: Candidate): boolean {

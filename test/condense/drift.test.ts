@@ -37,8 +37,8 @@ describe('drift notes: which decisions a message may contradict', () => {
 
   it('maps a match by meaning to the decision whose MEMORY.md line it is, above the floor', () => {
     const items = [
-      { text: 'Decision (Orders database): the orders database moves to Postgres 16', semantic: 0.62 },
-      { text: 'Decision (Release process): releases go out from the release branch on Tuesdays', semantic: 0.3 },
+      { text: 'Decision (Orders database): the orders database moves to Postgres 16', meaning: 1.6 },
+      { text: 'Decision (Release process): releases go out from the release branch on Tuesdays', meaning: -0.2 },
       { text: 'Some other line', semantic: 0.9 },
     ];
     expect(byMeaning(items, [DB, REL], 0.5)).toEqual([DB]);
@@ -79,7 +79,7 @@ describe('drift notes: the checker', () => {
       deps: s.deps,
       meaning: async (_ref, text) => {
         asked.push(text);
-        return [{ text: 'Decision (Orders database): the orders database moves to Postgres 16', semantic: 0.7 }];
+        return [{ text: 'Decision (Orders database): the orders database moves to Postgres 16', meaning: 2 }];
       },
     });
     world.fake.setHandler((req) => {

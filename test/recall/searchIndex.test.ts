@@ -80,10 +80,13 @@ describe('searchIndex', () => {
     expect(items.filter((i) => i.text === LINES[1]).map((i) => i.file)).toEqual(['SESSION.md']);
   });
 
-  test('meaning: a line found by meaning alone needs cosine 0.3; scores fuse 0.7 words and 0.3 meaning, min-max over the matches', () => {
+  test('meaning: a line found by meaning alone needs the floor of its embedder (0.19 deviations under the null mean); scores fuse 0.7 words and 0.3 meaning, min-max over the matches', () => {
     const ix = index({ 'MEMORY.md': memory(LINES) });
     const cos = cosines(ix, { 'Postgres 16': 0.62, 'Kafka carries': 0.3, 'Kafka retention': 0.1, 'Billing exports': 0.29 });
-    const items = searchIndex(ix, { query: 'kafka' }, cos);
+    // An embedder whose unrelated texts score 0.319 ± 0.1: its floor for meaning alone is cosine 0.3.
+    const calibration = { mean: 0.319, sd: 0.1 };
+    const items = searchIndex(ix, { query: 'kafka' }, { cos, calibration });
+    expect(items[2].meaning).toBeCloseTo((0.62 - 0.319) / 0.1, 2);
     expect(items.map((i) => i.text)).toEqual([LINES[1], LINES[2], LINES[0]]);
     const [top, second, meaningOnly] = items;
     // Min-max over the matches: cosines 0.1 (lowest) to 0.62 (highest); words relative to the best.
@@ -96,6 +99,11 @@ describe('searchIndex', () => {
     expect(meaningOnly.semantic).toBe(0.62);
     // 0.29 is below the bar for meaning alone.
     expect(items.some((i) => i.text === LINES[3])).toBe(false);
+    // The same judgements from an embedder on another scale (cosine 0.5 + 0.4c, its null likewise).
+    const scaled = Float32Array.from(cos, (c) => (Number.isNaN(c) ? c : 0.5 + 0.4 * c));
+    const other = searchIndex(ix, { query: 'kafka' }, { cos: scaled, calibration: { mean: 0.5 + 0.4 * 0.319, sd: 0.04 } });
+    expect(other.map((i) => i.text)).toEqual(items.map((i) => i.text));
+    expect(other.map((i) => i.meaning)).toEqual(items.map((i) => i.meaning));
   });
 
   test('a condensation line keeps its pinned post link', () => {

@@ -3,6 +3,9 @@ import path from 'node:path';
 import { createRecall } from '../../src/recall/lexical';
 import type { RecallResult } from '../../src/recall/types';
 import { NULL_CHAT_LINES } from '../../src/recall/nullChat';
+import { NULL_TECH_LINES } from '../../src/recall/nullTech';
+import { Calibration, calibrate, cosineAt } from '../../src/recall/calibration';
+import { DEFAULT_TUNING } from '../../src/recall/tuning';
 import { buildRecallService, createRecallService, RecallService } from '../../src/recall/service';
 import { CandidateVectors } from '../../src/recall/vectors';
 import { VectorCache } from '../../src/embed/vectorCache';
@@ -91,44 +94,67 @@ describe('hybrid recall: words decide whether to speak, meaning adds what words 
   });
 
   /**
-   * An embedder in three dimensions: every message is e1; every memory line is `line` similar to it;
-   * the shipped everyday chat lines (nullChat.ts) are `chat` similar to it and `chatToLines`
-   * similar to every memory line.
+   * An embedder where every message is e1; every memory line is `line` similar to it; every line of
+   * the shipped null (nullChat.ts, nullTech.ts) is `chat` similar to it and `chatToLines` similar to
+   * every memory line, and the null lines differ from each other in further dimensions (a seeded
+   * spread), so the embedder has a scale (calibration.ts) like a real one. `cal` is that scale.
    */
-  function geometric(o: { line: number; chat: number; chatToLines: number }): Embedder {
-    const shipped = new Set(NULL_CHAT_LINES);
-    const d = Float32Array.from([o.line, Math.sqrt(1 - o.line * o.line), 0]);
-    // u·e1 = chat, u·d = chatToLines: solve for u's second component, the rest makes it unit length.
+  function geometric(o: { line: number; chat: number; chatToLines: number }): { embedder: Embedder; cal: Calibration } {
+    const shipped = new Map([...NULL_CHAT_LINES, ...NULL_TECH_LINES].map((t, i) => [t, i]));
+    const K = 24;
+    const d = new Float32Array(3 + K);
+    d.set([o.line, Math.sqrt(1 - o.line * o.line)]);
+    // u·e1 = chat, u·d = chatToLines; the rest of u's length goes to the spread.
     const u1 = (o.chatToLines - o.chat * o.line) / d[1];
-    const u = Float32Array.from([o.chat, u1, Math.sqrt(Math.max(0, 1 - o.chat * o.chat - u1 * u1))]);
-    return {
+    const rest = Math.sqrt(Math.max(0, 1 - o.chat * o.chat - u1 * u1));
+    let seed = 7;
+    const rnd = () => ((seed = (seed * 1103515245 + 12345) % 2147483648) / 2147483648) * 2 - 1;
+    const nullVecs = [...shipped.keys()].map(() => {
+      const w = Array.from({ length: K }, rnd);
+      w[0] += 1.2; // a shared direction: unrelated texts still score above zero, as with real models
+      const n = Math.hypot(...w);
+      const v = new Float32Array(3 + K);
+      v.set([o.chat, u1, 0]);
+      w.forEach((x, k) => (v[3 + k] = (rest * x) / n));
+      return v;
+    });
+    const q = new Float32Array(3 + K);
+    q[0] = 1;
+    const embedder: Embedder = {
       id: `geometric-${o.line}-${o.chat}-${o.chatToLines}`,
       async embed(ts, opts = {}) {
-        return ts.map((t) => (opts.priority === 'query' ? Float32Array.from([1, 0, 0]) : shipped.has(t) ? u : d));
+        return ts.map((t) => (opts.priority === 'query' ? q : shipped.has(t) ? nullVecs[shipped.get(t)!] : d));
       },
       async close() {
         /* nothing */
       },
     };
+    return { embedder, cal: calibrate(nullVecs) };
   }
-  const speaks = async (e: Embedder, line: string): Promise<boolean> => {
-    const { svc } = service(e);
+  const speaks = async (e: { embedder: Embedder }, line: string): Promise<boolean> => {
+    const { svc } = service(e.embedder);
     await svc.indexAll({ channelDirs: [chan] });
     return (await ask(svc, line)).items.length > 0;
   };
   const CHATTY = 'lol that movie was great';
+  /** The cosine at a number of the embedder's null deviations above its mean. */
+  const at = (o: { chat: number; chatToLines: number }, z: number) => cosineAt(geometric({ line: 0.5, ...o }).cal, z);
 
-  test('meaning alone opens recall only past a floor, for a message closer to the channel than to everyday chat', async () => {
-    expect(await speaks(geometric({ line: 0.6, chat: 0.1, chatToLines: 0.1 }), CHATTY)).toBe(true);
-    expect(await speaks(geometric({ line: 0.36, chat: 0.1, chatToLines: 0.1 }), CHATTY)).toBe(false);
-    // As close to the channel as before, but much closer still to everyday chat: a chat line.
-    expect(await speaks(geometric({ line: 0.6, chat: 0.8, chatToLines: 0.1 }), CHATTY)).toBe(false);
+  test("meaning alone opens recall only past a floor (in the embedder's own units), for a message closer to the channel than to the null", async () => {
+    const o = { chat: 0.1, chatToLines: 0.1 };
+    const floor = at(o, DEFAULT_TUNING.denseFloor);
+    expect(floor).toBeGreaterThan(0.2);
+    expect(await speaks(geometric({ line: floor + 0.05, ...o }), CHATTY)).toBe(true);
+    expect(await speaks(geometric({ line: floor - 0.05, ...o }), CHATTY)).toBe(false);
+    // As close to the channel as before, but much closer still to the null: a message about nothing in particular.
+    expect(await speaks(geometric({ line: floor + 0.05, chat: floor + 0.2, chatToLines: 0.1 }), CHATTY)).toBe(false);
   });
 
   test('a channel whose lines everyday chat also scores high against raises its own bar', async () => {
-    // Everyday chat scores 0.58 against every line of this channel: a message at 0.6 does not beat it.
-    expect(await speaks(geometric({ line: 0.6, chat: 0.3, chatToLines: 0.58 }), CHATTY)).toBe(false);
-    expect(await speaks(geometric({ line: 0.6, chat: 0.3, chatToLines: 0.4 }), CHATTY)).toBe(true);
+    const line = at({ chat: 0.1, chatToLines: 0.1 }, DEFAULT_TUNING.denseFloor) + 0.2;
+    // Everyday chat scores just under the message against every line of this channel: it does not beat it.
+    expect(await speaks(geometric({ line, chat: 0.1, chatToLines: line - 0.01 }), CHATTY)).toBe(false);
+    expect(await speaks(geometric({ line, chat: 0.1, chatToLines: line - 0.15 }), CHATTY)).toBe(true);
   });
 
   test('a message with no content word is never opened by meaning alone', async () => {
@@ -148,7 +174,7 @@ describe('hybrid recall: words decide whether to speak, meaning adds what words 
   test('a template placeholder is never a candidate, however close a message is to it', async () => {
     fs.writeFileSync(path.join(chan, 'SESSION.md'), '# Session\n\n## Goal\n\n(no active task)\n\n## Current State\n\n- (none)\n\n_Nothing condensed yet._\n');
     fs.writeFileSync(path.join(chan, 'MEMORY.md'), '# Channel Memory\n\n## Facts\n\n- TBD\n');
-    const { svc } = service(geometric({ line: 0.95, chat: 0.1, chatToLines: 0.1 }));
+    const { svc } = service(geometric({ line: 0.95, chat: 0.1, chatToLines: 0.1 }).embedder);
     await svc.indexAll({ channelDirs: [chan] });
     for (const q of ['ping', 'no active task?', 'what is the task', 'nothing condensed yet']) expect((await ask(svc, q)).items).toEqual([]);
   });
@@ -197,8 +223,8 @@ describe('the vector cache', () => {
     await a.svc.indexAll({ channelDirs: [chan] });
     await a.svc.close();
     const embeddedFirst = first.calls.flatMap((c) => c.texts).length;
-    // The five lines, and the shipped everyday chat lines each channel's bar is measured with.
-    expect(embeddedFirst).toBe(5 + NULL_CHAT_LINES.length);
+    // The five lines, and the shipped null (everyday chat, generic technical) each channel's bar and the embedder's scale are measured with.
+    expect(embeddedFirst).toBe(5 + NULL_CHAT_LINES.length + NULL_TECH_LINES.length);
 
     const again = conceptEmbedder(CONCEPTS);
     const b = service(again, { cacheDir });
@@ -210,7 +236,7 @@ describe('the vector cache', () => {
     const other = conceptEmbedder(CONCEPTS, { id: 'another-model' });
     const c = service(other, { cacheDir });
     await c.svc.indexAll({ channelDirs: [chan] });
-    expect(other.calls.flatMap((x) => x.texts)).toHaveLength(5 + NULL_CHAT_LINES.length);
+    expect(other.calls.flatMap((x) => x.texts)).toHaveLength(5 + NULL_CHAT_LINES.length + NULL_TECH_LINES.length);
     await c.svc.close();
     expect(fs.readdirSync(cacheDir).filter((n) => n.endsWith('.vec'))).toHaveLength(2);
   });

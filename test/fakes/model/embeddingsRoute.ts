@@ -17,10 +17,16 @@ export interface FakeEmbeddings {
   junk: number;
   /** Every request's inputs and model, in arrival order. */
   requests: { model: string; input: string[] }[];
+  /**
+   * Another cosine scale: each vector gets one more dimension holding √shift (the rest scaled by
+   * √(1 − shift)), so two texts' cosine is shift + (1 − shift) × the concept cosine. 0: the plain
+   * concept vectors. A model whose unrelated texts score 0.6 rather than 0 looks like this.
+   */
+  shift: number;
 }
 
 export function fakeEmbeddings(): FakeEmbeddings {
-  return { concepts: {}, dims: 64, fail: 0, junk: 0, requests: [] };
+  return { concepts: {}, dims: 64, fail: 0, junk: 0, requests: [], shift: 0 };
 }
 
 export function sendEmbeddings(state: FakeEmbeddings, raw: string, res: ServerResponse): void {
@@ -48,7 +54,13 @@ export function sendEmbeddings(state: FakeEmbeddings, raw: string, res: ServerRe
   sendJson(res, 200, {
     object: 'list',
     model: body.model,
-    data: (input as string[]).map((t, index) => ({ object: 'embedding', index, embedding: Array.from(conceptVector(t, state.concepts, state.dims)) })),
+    data: (input as string[]).map((t, index) => ({ object: 'embedding', index, embedding: onScale(conceptVector(t, state.concepts, state.dims), state.shift) })),
     usage: { prompt_tokens: 0, total_tokens: 0 },
   });
+}
+
+function onScale(v: Float32Array, shift: number): number[] {
+  if (shift <= 0) return Array.from(v);
+  const k = Math.sqrt(1 - shift);
+  return [...Array.from(v, (x) => x * k), Math.sqrt(shift)];
 }

@@ -1,0 +1,72 @@
+import fs from 'node:fs';
+import path from 'node:path';
+import { PassThrough } from 'node:stream';
+import { run } from '../../src/cli/main';
+import type { CliIO } from '../../src/shared/cliIO';
+import { makeTmpDir } from '../helpers/tmp';
+
+/**
+ * Issue 41 §1, with the real sentence model: the product's own young example channel (a team's
+ * orders service, 33 lines of memory) once recalled its Postgres decision and release checklist for
+ * "regex to match an email address" and a pasted stack trace, because a technical question is closer
+ * by meaning to a technical channel than everyday chat is. Against the shipped technical null
+ * (src/recall/nullTech.ts), those questions stay silent; the channel's own questions, asked in its
+ * words or in others, still recall.
+ */
+const CHANNEL = path.join(__dirname, '..', '..', 'examples', 'local', 'orders-team');
+
+let tmp: ReturnType<typeof makeTmpDir>;
+beforeAll(() => {
+  tmp = makeTmpDir();
+  // A copy: `minutes recall` never writes to the folder, and the test must not depend on that.
+  fs.cpSync(CHANNEL, path.join(tmp.dir, 'orders-team'), { recursive: true });
+});
+afterAll(() => tmp.cleanup());
+
+async function recallEach(queries: string[]): Promise<number[]> {
+  const file = path.join(tmp.dir, 'queries.jsonl');
+  fs.writeFileSync(file, queries.map((q, i) => JSON.stringify({ id: String(i), query: q })).join('\n') + '\n');
+  const stdout = new PassThrough();
+  let out = '';
+  stdout.on('data', (d) => (out += d));
+  const io: CliIO = {
+    stdout,
+    stderr: new PassThrough(),
+    stdin: new PassThrough() as unknown as CliIO['stdin'],
+    env: { LOG_LEVEL: 'warn', MINUTES_VECTOR_CACHE: path.join(tmp.dir, 'vectors') },
+    cwd: tmp.dir,
+  };
+  const argv = [
+    'node',
+    'minutes',
+    'recall',
+    '--channel-dir',
+    path.join(tmp.dir, 'orders-team'),
+    '--queries',
+    file,
+    '--semantic',
+    'local',
+    '--now',
+    '2026-11-28',
+  ];
+  expect(await run(argv, io)).toBe(0);
+  return out
+    .trim()
+    .split('\n')
+    .map((l) => (JSON.parse(l) as { items: unknown[] }).items.length);
+}
+
+test('a young technical channel stays silent on technical questions about nothing it knows, and still answers its own', async () => {
+  const offTopic = [
+    'regex to match an email address',
+    'TypeError: cannot read properties of undefined',
+    '    at Object.<anonymous> (/home/dev/app/index.js:12:5)    at Module._compile (node:internal/modules/cjs/loader:1256:14)',
+    '<script>alert(1)</script>',
+    'console.log(x)',
+    'how do I reverse a list in python',
+  ];
+  const own = ['which database do the orders use?', 'where is the data of the order service kept', 'when does the nightly backup run'];
+  const counts = await recallEach([...offTopic, ...own]);
+  expect(offTopic.filter((_, i) => counts[i] > 0)).toEqual([]);
+  expect(own.filter((_, i) => counts[offTopic.length + i] === 0)).toEqual([]);
+}, 90_000);
