@@ -1,8 +1,6 @@
 import fs from 'node:fs';
 import path from 'node:path';
-import { PassThrough } from 'node:stream';
-import { run } from '../../src/cli/main';
-import type { CliIO } from '../../src/shared/cliIO';
+import { recallQueries } from '../helpers/recallQueries';
 import { makeTmpDir } from '../helpers/tmp';
 
 /**
@@ -33,26 +31,7 @@ beforeAll(() => {
 });
 afterAll(() => tmp.cleanup());
 
-async function recallEach(queries: string[]): Promise<{ id: string; items: unknown[] }[]> {
-  const file = path.join(tmp.dir, 'queries.jsonl');
-  fs.writeFileSync(file, queries.map((q, i) => JSON.stringify({ id: String(i), query: q })).join('\n') + '\n');
-  const stdout = new PassThrough();
-  let out = '';
-  stdout.on('data', (d) => (out += d));
-  const io: CliIO = {
-    stdout,
-    stderr: new PassThrough(),
-    stdin: new PassThrough() as unknown as CliIO['stdin'],
-    env: { LOG_LEVEL: 'warn', MINUTES_VECTOR_CACHE: path.join(tmp.dir, 'vectors') },
-    cwd: tmp.dir,
-  };
-  const argv = ['node', 'minutes', 'recall', '--channel-dir', path.join(tmp.dir, 'it-ops'), '--queries', file, '--semantic', 'local', '--now', '2026-11-20'];
-  expect(await run(argv, io)).toBe(0);
-  return out
-    .trim()
-    .split('\n')
-    .map((l) => JSON.parse(l) as { id: string; items: unknown[] });
-}
+const recallEach = (queries: string[]) => recallQueries({ channelDir: path.join(tmp.dir, 'it-ops'), workDir: tmp.dir, queries, now: '2026-11-20' });
 
 test('a channel of look-alike lines stays silent on everyday chat, and still answers about its lines', async () => {
   const chat = [

@@ -1,8 +1,6 @@
 import fs from 'node:fs';
 import path from 'node:path';
-import { PassThrough } from 'node:stream';
-import { run } from '../../src/cli/main';
-import type { CliIO } from '../../src/shared/cliIO';
+import { recallQueries } from '../helpers/recallQueries';
 import { makeTmpDir } from '../helpers/tmp';
 
 /**
@@ -23,38 +21,8 @@ beforeAll(() => {
 });
 afterAll(() => tmp.cleanup());
 
-async function recallEach(queries: string[]): Promise<number[]> {
-  const file = path.join(tmp.dir, 'queries.jsonl');
-  fs.writeFileSync(file, queries.map((q, i) => JSON.stringify({ id: String(i), query: q })).join('\n') + '\n');
-  const stdout = new PassThrough();
-  let out = '';
-  stdout.on('data', (d) => (out += d));
-  const io: CliIO = {
-    stdout,
-    stderr: new PassThrough(),
-    stdin: new PassThrough() as unknown as CliIO['stdin'],
-    env: { LOG_LEVEL: 'warn', MINUTES_VECTOR_CACHE: path.join(tmp.dir, 'vectors') },
-    cwd: tmp.dir,
-  };
-  const argv = [
-    'node',
-    'minutes',
-    'recall',
-    '--channel-dir',
-    path.join(tmp.dir, 'orders-team'),
-    '--queries',
-    file,
-    '--semantic',
-    'local',
-    '--now',
-    '2026-11-28',
-  ];
-  expect(await run(argv, io)).toBe(0);
-  return out
-    .trim()
-    .split('\n')
-    .map((l) => (JSON.parse(l) as { items: unknown[] }).items.length);
-}
+const recallEach = async (queries: string[]): Promise<number[]> =>
+  (await recallQueries({ channelDir: path.join(tmp.dir, 'orders-team'), workDir: tmp.dir, queries, now: '2026-11-28' })).map((r) => r.items.length);
 
 test('a young technical channel stays silent on technical questions about nothing it knows, and still answers its own', async () => {
   const offTopic = [
