@@ -67,7 +67,8 @@ async function queryItems(deps: GatherDeps, from: ChannelRef, query: string): Pr
   // A package rides in every prompt of its conversations, so it is pickier than a person's search:
   // a line must share a word with the query in its own text (not only in its heading) or be close
   // in meaning, and a condensation's bookkeeping lines (date, channel, people) are never knowledge.
-  const relevant = (h: RecallItem) => !BOOKKEEPING.test(h.text) && (tokenize(entryBody(h.text)).some((t) => terms.has(t)) || (h.meaning ?? -Infinity) >= MIN_MEANING);
+  const relevant = (h: RecallItem) =>
+    !BOOKKEEPING.test(h.text) && (tokenize(entryBody(h.text)).some((t) => terms.has(t)) || (h.meaning ?? -Infinity) >= MIN_MEANING);
   const top = hits[0]?.score ?? 0;
   const scored: { score: number; order: number; item: Found }[] = hits
     .filter((h) => h.score >= top * RELATIVE_FLOOR && relevant(h))

@@ -137,7 +137,11 @@ export function createRecallService(o: RecallServiceOptions): RecallService {
       if (index.n === 0) return [];
       const qv = await queryVector(input.query);
       const calibration = vectors?.calibration();
-      return searchIndex(index, { query: input.query, limit: input.limit }, qv && vectors && calibration ? { cos: vectors.cosines(index, qv), calibration } : undefined);
+      return searchIndex(
+        index,
+        { query: input.query, limit: input.limit },
+        qv && vectors && calibration ? { cos: vectors.cosines(index, qv), calibration } : undefined,
+      );
     },
     async indexAll(input, onQueued) {
       if (!vectors) return;

@@ -54,7 +54,11 @@ export function sendEmbeddings(state: FakeEmbeddings, raw: string, res: ServerRe
   sendJson(res, 200, {
     object: 'list',
     model: body.model,
-    data: (input as string[]).map((t, index) => ({ object: 'embedding', index, embedding: onScale(conceptVector(t, state.concepts, state.dims), state.shift) })),
+    data: (input as string[]).map((t, index) => ({
+      object: 'embedding',
+      index,
+      embedding: onScale(conceptVector(t, state.concepts, state.dims), state.shift),
+    })),
     usage: { prompt_tokens: 0, total_tokens: 0 },
   });
 }
