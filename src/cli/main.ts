@@ -1,3 +1,5 @@
+import fs from 'node:fs';
+import path from 'node:path';
 import { Command, CommanderError, InvalidArgumentError } from 'commander';
 import { PROJECT_ROOT } from '../config/load';
 import type { CliIO } from '../shared/cliIO';
@@ -16,6 +18,7 @@ export async function run(argv: string[], io: CliIO = defaultIO()): Promise<numb
   program
     .name('minutes')
     .description('A Discord bot with per-channel memory. Logs go to stderr; command output to stdout.')
+    .version(packageVersion(), '-V, --version', 'print the version')
     .exitOverride()
     .configureOutput({
       writeOut: (s) => io.stdout.write(s),
@@ -48,6 +51,7 @@ export async function run(argv: string[], io: CliIO = defaultIO()): Promise<numb
     .option('--max-items <n>', 'maximum number of recalled items', parseIntArg)
     .option('--now <date>', 'the current date or date-time (recall does not rank by date; kept for scripts that pass it)')
     .option('--json', 'print the result as one JSON line')
+    .option('--explain', 'also say why: each line\'s words and meaning, or the gate that kept recall silent (with --json: "explain")')
     .option('--semantic <mode>', 'off (words only), local (the packaged sentence model) or api (OpenAI-compatible /v1/embeddings)', 'local')
     .option('--vector-cache <dir>', 'where vectors are cached (default: MINUTES_VECTOR_CACHE, else ~/.cache/minutes/vectors)')
     .action(async (opts) => {
@@ -257,6 +261,11 @@ export async function run(argv: string[], io: CliIO = defaultIO()): Promise<numb
     throw err;
   }
   return exitCode;
+}
+
+/** package.json's, read where the command is installed, so a build and its version never disagree. */
+function packageVersion(): string {
+  return (JSON.parse(fs.readFileSync(path.join(PROJECT_ROOT, 'package.json'), 'utf8')) as { version: string }).version;
 }
 
 /** A count, 'auto' or a list of ids: which one it must be depends on --total-shards (commands/start.ts). */
