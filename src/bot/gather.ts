@@ -1,14 +1,13 @@
 import { Collection, DiscordAPIError, Message, TextBasedChannel, RESTJSONErrorCodes, SendableChannels } from 'discord.js';
 import type { PinOutcome, Poster, TranscriptMessage } from '../condense/types';
 import type { Logger } from '../log/logger';
+import { condensationMarkIn } from '../shared/markers';
 import { NO_PINGS } from './client';
 
 /** Discord returns at most 100 messages a page. */
 const PAGE = 100;
 /** A bound against runaway threads: far beyond any discussion a person would condense. */
 const MAX_MESSAGES = 10_000;
-/** The text the Secretary puts on its posts; how a resumed run and pin rotation recognise them. */
-export const CONDENSATION_MARK = 'minutes:cond:';
 
 type Fetchable = TextBasedChannel & { messages: { fetch(o: { limit: number; before?: string; after?: string }): Promise<Collection<string, Message>> } };
 
@@ -89,7 +88,8 @@ export function discordPoster(channel: SendableChannels, botId: string, logger: 
   const ch = channel as Fetchable;
   return {
     async findByMarker(marker) {
-      const hit = (m: Message) => m.author.id === botId && m.content.includes(marker);
+      // The mark is hidden in newer posts and a visible line in older ones: both are read.
+      const hit = (m: Message) => m.author.id === botId && condensationMarkIn(m.content) === marker;
       // Silent on purpose: gone, or not visible to the bot: treated as absent.
       const pins = await pinned().catch(() => [] as Message[]);
       const fromPins = pins.find(hit);
@@ -115,7 +115,7 @@ export function discordPoster(channel: SendableChannels, botId: string, logger: 
         if (err.code !== RESTJSONErrorCodes.MaximumNumberOfPinsReachedForTheChannel) throw err;
       }
       // Pins are full: make room by unpinning the bot's oldest condensation, never a person's pin.
-      const ours = (await pinned()).filter((m) => m.author.id === botId && m.content.includes(CONDENSATION_MARK)).sort(bySnowflake);
+      const ours = (await pinned()).filter((m) => m.author.id === botId && condensationMarkIn(m.content) !== undefined).sort(bySnowflake);
       const oldest = ours[0];
       if (!oldest) return 'full-none-ours' satisfies PinOutcome;
       await oldest.unpin();

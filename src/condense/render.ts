@@ -1,4 +1,5 @@
 import { FrontMatterError, frontMatterOrError, writeFrontMatter } from '../memory/frontMatter';
+import { hiddenCondensationMark } from '../shared/markers';
 import { MARKER_PREFIX } from './transcript';
 import type { CondensationDraft, CondensationFacts } from './types';
 
@@ -89,12 +90,13 @@ export function markerFor(key: string): string {
 }
 
 /**
- * The Discord post: the condensation plus a small marker line carrying the ledger key, under
- * 2,000 characters. The fields people skim (participants, date, decision) stay; rationale and
- * action items are clipped first. The file always keeps the full text.
+ * The Discord post: the condensation, under 2,000 characters, with the ledger key hidden at the end
+ * of its heading (zero-width characters: a resumed run finds its post by it, people see nothing; it
+ * sits mid-text, where nothing trims it). The fields people skim (participants, date, decision)
+ * stay; rationale and action items are clipped first. The file always keeps the full text.
  */
 export function renderPost(inp: RenderInput, key: string, max = DISCORD_MAX): string {
-  const marker = `\n-# ${markerFor(key)}`;
+  const marker = hiddenCondensationMark(key.slice(0, 12));
   const fits = (s: string) => s.length + marker.length <= max;
   let caps: Caps = {};
   let body = renderCondensation(inp, caps);
@@ -109,7 +111,8 @@ export function renderPost(inp: RenderInput, key: string, max = DISCORD_MAX): st
     body = renderCondensation(inp, caps);
   }
   if (!fits(body)) body = body.slice(0, max - marker.length - 1) + '…';
-  return body + marker;
+  const eol = body.indexOf('\n');
+  return eol < 0 ? body + marker : body.slice(0, eol) + marker + body.slice(eol);
 }
 
 export function slugify(topic: string): string {

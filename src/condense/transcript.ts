@@ -1,13 +1,13 @@
 import crypto from 'node:crypto';
 import { utcDate } from '../memory/entries';
 import { isSnowflake } from '../memory/paths';
+import { condensationMarkIn } from '../shared/markers';
 import type { CondensationFacts, TranscriptMessage } from './types';
 
 /** Where our own posts and injected blocks are recognised, so they never feed a condensation. */
 const RECALL_BLOCK = /<recalled_memory\b[^>]*>[\s\S]*?(?:<\/recalled_memory>|$)/gi;
 export const CONDENSATION_HEADING = /^\s*##\s*📝\s*Condensation:/u;
 export const MARKER_PREFIX = 'minutes:cond:';
-const MARKER_LINE = /^-#\s*minutes:cond:[0-9a-f]+\s*$/m;
 
 /**
  * The human part of a discussion: bots' messages dropped, recall blocks cut out of what people
@@ -17,7 +17,7 @@ export function humanMessages(messages: TranscriptMessage[]): TranscriptMessage[
   const out: TranscriptMessage[] = [];
   for (const m of messages) {
     if (m.isBot) continue;
-    if (CONDENSATION_HEADING.test(m.content) || MARKER_LINE.test(m.content)) continue;
+    if (CONDENSATION_HEADING.test(m.content) || condensationMarkIn(m.content)) continue;
     const content = m.content.replace(RECALL_BLOCK, '').trim();
     if (!content) continue;
     out.push({ ...m, content });

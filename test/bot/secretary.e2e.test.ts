@@ -3,6 +3,8 @@ import matter from 'gray-matter';
 import path from 'node:path';
 import type { FakeRequest } from '../fakes/model/types';
 import type { FakeChannel, FakeGuild, FakeUser } from '../fakes/discord/state';
+import { humanMessages, ledgerKey } from '../../src/condense/transcript';
+import { condensationMarkIn } from '../../src/shared/markers';
 import { BotHarness, startCast } from '../helpers/botHarness';
 
 /**
@@ -252,6 +254,54 @@ describe('the Secretary on Discord', () => {
     const dir = path.join(h.dataDir, guild.id, forum.id, 'condensations');
     await h.discord.waitFor(() => (fs.existsSync(dir) && fs.readdirSync(dir).length === 1 ? true : undefined), 5000, 'filed under the forum folder');
     expect(starter.id).toBeDefined();
+  });
+
+  it('the post carries its ledger key where people do not see it; an older post with the visible marker line is still found, not posted again', async () => {
+    const thread = h.discord.createThread(general.id, { name: 'deploys', ownerId: alice.id });
+    const ids = discuss(thread, [
+      [alice, 'When do we deploy?'],
+      [bo, 'we decide: deploys happen before noon'],
+    ]);
+    h.discord.react(thread.id, ids[0], alice.id, '📝');
+    const post = await h.discord.waitForBotMessage(general.id, { match: (m) => m.content.includes('📝 Condensation'), timeoutMs: 8000 });
+    // Nothing a person reads names the marker (Discord shows zero-width characters as nothing).
+    expect(post.content).not.toContain('minutes:cond');
+    expect(post.content.split('\n').pop()).toMatch(/^\*\*/);
+    const human = (threadId: string) =>
+      humanMessages(
+        h.discord
+          .messagesIn(threadId)
+          .filter((m) => m.type === 0)
+          .map((m) => ({
+            id: m.id,
+            authorId: m.authorId,
+            authorName: '',
+            at: new Date(m.createdAt),
+            content: m.content,
+            isBot: m.authorId === h.discord.bot.id,
+          })),
+      );
+    expect(condensationMarkIn(post.content)).toBe(`minutes:cond:${ledgerKey(human(thread.id)).slice(0, 12)}`);
+
+    // A post from before this change (a run that died right after posting it): found by its visible line and pinned, not posted again.
+    const t2 = h.discord.createThread(general.id, { name: 'reviews', ownerId: alice.id });
+    const b = discuss(t2, [
+      [alice, 'Who reviews?'],
+      [bo, 'we decide: two reviewers per change'],
+    ]);
+    const key = ledgerKey(human(t2.id)).slice(0, 12);
+    const old = h.discord.userSays(
+      general.id,
+      h.discord.bot.id,
+      `## 📝 Condensation: Reviews\n**Decision:** two reviewers per change\n-# minutes:cond:${key}`,
+      {
+        dispatch: false,
+      },
+    );
+    h.discord.react(t2.id, b[0], alice.id, '📝');
+    await h.discord.waitFor(() => (h.discord.message(old.id).pinned ? true : undefined), 8000, 'the older post pinned');
+    await new Promise((r) => setTimeout(r, 300));
+    expect(condensationPosts()).toHaveLength(2);
   });
 
   it("pins full: the bot's oldest condensation is unpinned, a person's pin is untouched", async () => {

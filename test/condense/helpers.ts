@@ -8,6 +8,7 @@ import { foldCondensation, type FoldInput } from '../../src/condense/fold';
 import type { SideTaskDeps } from '../../src/llm/sideTask';
 import type { FakeModelServer } from '../fakes/model/server';
 import type { FakeRequest } from '../fakes/model/types';
+import { condensationMarkIn } from '../../src/shared/markers';
 
 /**
  * A scripted Secretary model: reads the transcript it is shown and answers like a careful model.
@@ -69,7 +70,7 @@ export class FakePoster implements Poster {
   pinOutcome: PinOutcome = 'pinned';
   private seq = 0;
   async findByMarker(marker: string): Promise<{ messageId: string } | null> {
-    const p = this.posts.find((x) => x.content.includes(marker));
+    const p = this.posts.find((x) => condensationMarkIn(x.content) === marker);
     return p ? { messageId: p.messageId } : null;
   }
   async post(content: string): Promise<{ messageId: string; url: string }> {

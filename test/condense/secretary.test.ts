@@ -12,6 +12,7 @@ import type { ChannelStore } from '../../src/memory/store';
 import { startFakeModelServer, FakeModelServer } from '../fakes/model/server';
 import { manualClock } from '../helpers/runtime';
 import { makeTmpDir } from '../helpers/tmp';
+import { hiddenCondensationMark } from '../../src/shared/markers';
 import { FakePoster, msgs, secretaryModel, sideDeps } from './helpers';
 
 const channel: ChannelRef = { kind: 'discord', guildId: '100000000000000001', channelId: '200000000000000002' };
@@ -94,7 +95,8 @@ describe('the Secretary pipeline', () => {
       ].join('\n'),
     );
     expect(poster.posts).toHaveLength(1);
-    expect(poster.posts[0].content).toBe(`${r.body}\n-# minutes:cond:${r.key.slice(0, 12)}`);
+    const [heading, ...rest] = r.body.split('\n');
+    expect(poster.posts[0].content).toBe([`${heading}${hiddenCondensationMark(r.key.slice(0, 12))}`, ...rest].join('\n'));
     expect(poster.pins).toEqual([poster.posts[0].messageId]);
 
     expect(condFiles()).toEqual(['2026-11-20-database-choice.md']);
