@@ -2,15 +2,19 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { Worker } from 'node:worker_threads';
 import type { Logger } from '../log/logger';
+import { admits, batchMs, nextQueryBatch, updatedSpeed, type WaitingQuery } from './queryBatch';
 import { oneLineReason, type EmbedOptions, type Embedder, type OnMeaningUnavailable } from './types';
 import { USE_LITE_ID } from './useLite';
 import type { EmbedRequest, WorkerReply } from './worker';
 
 /**
  * The main thread's side of the embedding worker. One request is in the worker at a time and
- * queries jump the queue (those waiting together go as one batch), so a reply's query waits for at
- * most one document batch, never for a whole indexing run. The worker is started on first use and
- * never keeps the process alive.
+ * queries jump the queue, so a reply's query waits for at most one document batch, never for a
+ * whole indexing run. Queries go to the model together: those asked within a moment of each other
+ * (GATHER_MS) or while a batch runs make one batch, each caller getting its own vector, since a
+ * batch costs the model far less than the same texts one by one (queryBatch.ts). A query never
+ * waits past its `maxWaitMs`: refused at once when the queue says it would, rejected when it has.
+ * The worker is started on first use and never keeps the process alive.
  *
  * Failure is contained: a model that cannot load makes every call reject at once (recall then scores
  * lexically; logged once); a worker that crashes is restarted on the next call, at most
@@ -33,13 +37,17 @@ export interface WorkerEmbedderOptions {
  */
 const DEFAULT_BATCH = 8;
 /**
- * Queries waiting together go to the worker as one batch (a batch costs ~half as much per text as
- * one at a time). Beyond this many waiting, a new query is refused at once: during a burst across
- * many channels, recall goes by words rather than make every reply wait for the model.
+ * The most queries in one batch, and waiting. Beyond this many waiting, a new query is refused at
+ * once: during a burst across many channels, recall goes by words rather than make every reply
+ * wait for the model (32 texts take ~150 ms, a turn's whole wait).
  */
 const MAX_WAITING_QUERIES = 32;
-/** Before the first measurement: a warm model on two cores (a cold one takes longer, once). */
-const INITIAL_MS_PER_TEXT = 15;
+/**
+ * How long a query asked of an idle model waits for others: the turns of a burst ask within a
+ * millisecond or two of each other (issue 41 §5: 18 queries in 8 ms), and each one that joins saves
+ * the batch's fixed ~12 ms, against at most this for a query asked alone.
+ */
+const GATHER_MS = 2;
 /** A crash loop (out of memory, a broken WASM build) should not respawn threads forever. */
 const MAX_RESTARTS = 3;
 
@@ -47,6 +55,8 @@ interface Job {
   texts: string[];
   resolve(v: Float32Array[]): void;
   reject(e: Error): void;
+  /** When the caller stops waiting (performance.now()); Infinity for documents and unbounded queries. */
+  deadline: number;
 }
 
 export class WorkerEmbedder implements Embedder {
@@ -57,13 +67,15 @@ export class WorkerEmbedder implements Embedder {
   private restarts = 0;
   private closed = false;
   private nextId = 1;
-  private inFlight: { reqId: number; jobs: Job[] } | undefined;
+  private inFlight: { reqId: number; jobs: Job[]; sentAt?: number } | undefined;
   private readonly queries: Job[] = [];
   private readonly documents: Job[] = [];
   private readonly batch: number;
-  /** Measured milliseconds per text (moving average), for the wait a new query would have. */
-  private msPerText = INITIAL_MS_PER_TEXT;
-  private sentAt = 0;
+  /** The model's measured speed against queryBatch.ts's reference (moving average; 1 = as measured there). */
+  private speed = 1;
+  /** Whether this worker's first batch is done: it loads kernels, so it is never a measure of speed. */
+  private warmed = false;
+  private gathering: NodeJS.Timeout | undefined;
 
   constructor(private readonly o: WorkerEmbedderOptions) {
     this.id = o.id ?? USE_LITE_ID;
@@ -74,43 +86,65 @@ export class WorkerEmbedder implements Embedder {
     if (this.closed) return Promise.reject(new Error('the embedding worker is closed'));
     if (this.failure) return Promise.reject(this.failure);
     if (texts.length === 0) return Promise.resolve([]);
-    if (opts.priority === 'query' && (this.queries.length >= MAX_WAITING_QUERIES || this.expectedWaitMs(texts.length) > (opts.maxWaitMs ?? Infinity))) {
-      return Promise.reject(new Error('the embedding worker is busy'));
-    }
+    const isQuery = opts.priority === 'query';
+    const now = performance.now();
+    const deadline = isQuery ? now + (opts.maxWaitMs ?? Infinity) : Infinity;
+    if (isQuery && (this.queries.length >= MAX_WAITING_QUERIES || !this.admits(now, texts.length, deadline))) return Promise.reject(busy());
     const { signal } = opts;
     if (signal?.aborted) return Promise.reject(signal.reason);
     const parts: Promise<Float32Array[]>[] = [];
-    const queue = opts.priority === 'query' ? this.queries : this.documents;
+    const queue = isQuery ? this.queries : this.documents;
     const mine: Job[] = [];
-    for (let i = 0; i < texts.length; i += this.batch) {
+    // A query is one job (it goes with the others waiting); documents go in batches of `batch`.
+    const size = isQuery ? texts.length : this.batch;
+    for (let i = 0; i < texts.length; i += size) {
       parts.push(
         new Promise<Float32Array[]>((resolve, reject) => {
-          const job = { texts: texts.slice(i, i + this.batch), resolve, reject };
+          const job = { texts: texts.slice(i, i + size), resolve, reject, deadline };
           mine.push(job);
           queue.push(job);
         }),
       );
     }
+    if (Number.isFinite(deadline)) {
+      // Its caller has gone on without it by then: queued, it is dropped; in the worker, its part
+      // of the batch's answer is ignored.
+      const timer = setTimeout(() => this.drop(mine, queue, busy()), deadline - now);
+      timer.unref();
+      void Promise.allSettled(parts).then(() => clearTimeout(timer));
+    }
     if (signal) {
       // A query whose reply went ahead without it (its wait ran out) is not embedded: under a burst
       // that work would only delay the queries still waiting. A batch already in the worker finishes.
-      const drop = () => {
-        for (const job of mine) {
-          const at = queue.indexOf(job);
-          if (at < 0) continue;
-          queue.splice(at, 1);
-          job.reject(signal.reason instanceof Error ? signal.reason : new Error('the embedding was no longer wanted'));
-        }
-      };
+      const drop = () => this.drop(mine, queue, signal.reason instanceof Error ? signal.reason : new Error('the embedding was no longer wanted'), true);
       signal.addEventListener('abort', drop, { once: true });
       void Promise.allSettled(parts).then(() => signal.removeEventListener('abort', drop));
+    }
+    if (isQuery && !this.inFlight && !this.gathering) {
+      this.gathering = setTimeout(() => {
+        this.gathering = undefined;
+        this.pump();
+      }, GATHER_MS);
+      this.gathering.unref();
     }
     this.pump();
     return Promise.all(parts).then((all) => all.flat());
   }
 
+  /** Rejects these jobs; those still queued leave the queue, those in the worker too unless `queuedOnly`. */
+  private drop(jobs: Job[], queue: Job[], err: Error, queuedOnly = false): void {
+    for (const job of jobs) {
+      const at = queue.indexOf(job);
+      if (at >= 0) queue.splice(at, 1);
+      else if (queuedOnly) continue;
+      job.reject(err);
+    }
+  }
+
   async close(): Promise<void> {
     this.closed = true;
+    clearTimeout(this.gathering);
+    this.gathering = undefined;
     this.failAll(new Error('the embedding worker is closed'));
     const w = this.worker;
     this.worker = undefined;
@@ -125,12 +159,26 @@ export class WorkerEmbedder implements Embedder {
     w.on('exit', (code) => this.onExit(w, new Error(`the embedding worker exited (code ${code})`)));
     this.worker = w;
     this.ready = false;
+    this.warmed = false;
     return w;
   }
 
   private pump(): void {
-    if (this.closed || this.failure || this.inFlight) return;
-    const jobs = this.queries.length > 0 ? this.queries.splice(0, MAX_WAITING_QUERIES) : this.documents.splice(0, 1);
+    // Documents wait while queries gather, too: they would hold the model for a batch.
+    if (this.closed || this.failure || this.inFlight || this.gathering) return;
+    let jobs: Job[];
+    if (this.queries.length > 0) {
+      // Before the model is ready its speed is unknown: every waiting query goes, each bound by its timer.
+      const speed = this.ready ? this.speed : 0;
+      const { take, late } = nextQueryBatch(this.queries.map(waiting), performance.now(), speed, MAX_WAITING_QUERIES);
+      const gone = new Set([...take, ...late]);
+      const lateJobs = late.map((i) => this.queries[i]);
+      jobs = take.map((i) => this.queries[i]);
+      this.queries.splice(0, this.queries.length, ...this.queries.filter((_, i) => !gone.has(i)));
+      for (const j of lateJobs) j.reject(busy());
+    } else {
+      jobs = this.documents.splice(0, 1);
+    }
     if (jobs.length === 0) return;
     const w = this.worker ?? this.start();
     const reqId = this.nextId++;
@@ -138,16 +186,18 @@ export class WorkerEmbedder implements Embedder {
     if (this.ready) this.send(w);
   }
 
-  /** The texts ahead of a new query (half the batch in flight, on average, plus queued queries) and its own. */
-  private expectedWaitMs(own: number): number {
-    const inFlight = this.inFlight ? this.inFlight.jobs.reduce((n, j) => n + j.texts.length, 0) / 2 : 0;
-    const queued = this.queries.reduce((n, j) => n + j.texts.length, 0);
-    return (inFlight + queued + own) * this.msPerText;
+  /** Whether a new query of `own` texts is likely embedded before its deadline (queryBatch.ts). */
+  private admits(now: number, own: number, deadline: number): boolean {
+    // Before the model has answered once, its speed is unknown (it may be loading): the timer bounds the wait.
+    if (!this.ready) return true;
+    const cur = this.inFlight;
+    const inFlightEnd = cur?.sentAt === undefined ? undefined : cur.sentAt + batchMs(this.speed, textsOf(cur.jobs));
+    return admits({ now, inFlightEnd, waiting: this.queries.map(waiting), own, deadline, speed: this.speed });
   }
 
   private send(w: Worker): void {
     const cur = this.inFlight!;
-    this.sentAt = performance.now();
+    cur.sentAt = performance.now();
     w.postMessage({ reqId: cur.reqId, texts: cur.jobs.flatMap((j) => j.texts) } satisfies EmbedRequest);
   }
 
@@ -167,15 +217,16 @@ export class WorkerEmbedder implements Embedder {
     if (!cur || cur.reqId !== m.reqId) return;
     this.inFlight = undefined;
     if (m.type === 'result') {
-      const n = cur.jobs.reduce((k, j) => k + j.texts.length, 0);
-      if (n > 0) this.msPerText = 0.8 * this.msPerText + 0.2 * ((performance.now() - this.sentAt) / n);
+      if (this.warmed && cur.sentAt !== undefined) this.speed = updatedSpeed(this.speed, textsOf(cur.jobs), performance.now() - cur.sentAt);
+      this.warmed = true;
       let at = 0;
       for (const j of cur.jobs) {
         j.resolve(m.vectors.slice(at, at + j.texts.length));
         at += j.texts.length;
       }
     } else {
-      for (const j of cur.jobs) j.reject(new Error(`embedding failed: ${m.error}`));
+      const err = new Error(`embedding failed: ${oneLineReason(m.error)}`);
+      for (const j of cur.jobs) j.reject(err);
     }
     this.pump();
   }
@@ -214,6 +265,12 @@ export class WorkerEmbedder implements Embedder {
     for (const j of this.documents.splice(0)) j.reject(err);
   }
 }
+
+const textsOf = (jobs: readonly Job[]): number => jobs.reduce((n, j) => n + j.texts.length, 0);
+const waiting = (j: Job): WaitingQuery => ({ texts: j.texts.length, deadline: j.deadline });
+
+/** What a query's caller hears when the model cannot embed it in time: recall then goes by words. */
+const busy = (): Error => new Error('the embedding worker is busy');
 
 /**
  * The compiled worker next to this file; when this file runs from TypeScript sources (jest), the

@@ -1,0 +1,88 @@
+/**
+ * The decisions of the embedding worker's queue (workerEmbedder.ts), pure so they are tested alone:
+ * how long the model will take for a batch, whether a new query can be embedded within its wait,
+ * and which waiting queries go to the model together.
+ *
+ * A batch costs a fixed part plus a part per text. Warm USE-lite on the two-core machine of
+ * docs/benchmarks.md (2026-11-28, other work running): 1 text 17 ms, 2 texts 16 ms, 8 texts 36 ms,
+ * 32 texts 147 ms; so 12 ms + 4.3 ms a text. Twelve queries of concurrent turns cost ~64 ms as one
+ * batch, ~200 ms one by one. The shape is kept and one factor, `speed`, is measured: the machine's
+ * load (or another model) scales every batch alike.
+ */
+
+/** The fixed part of a batch at speed 1 (see above). */
+export const BATCH_FIXED_MS = 12;
+/** Each text's part at speed 1 (see above). */
+export const PER_TEXT_MS = 4.3;
+
+/** Milliseconds the model is expected to take for a batch of `texts` at this speed. */
+export function batchMs(speed: number, texts: number): number {
+  return speed * (BATCH_FIXED_MS + PER_TEXT_MS * texts);
+}
+
+/**
+ * The speed after a batch of `texts` took `tookMs`: a moving average, so a single slow batch (a
+ * garbage collection, a busy core) moves it a fifth of the way.
+ */
+export function updatedSpeed(speed: number, texts: number, tookMs: number): number {
+  if (!(texts > 0) || !(tookMs >= 0)) return speed;
+  return 0.8 * speed + 0.2 * (tookMs / batchMs(1, texts));
+}
+
+/**
+ * When the model should be free: the batch in flight's expected end. One that is already late by
+ * some time is expected to need as much again (a model stuck on a slow batch refuses new queries
+ * rather than admit them on a stale estimate).
+ */
+export function freeAt(now: number, inFlightEnd: number | undefined): number {
+  if (inFlightEnd === undefined) return now;
+  return inFlightEnd >= now ? inFlightEnd : now + (now - inFlightEnd);
+}
+
+/** A query waiting for the model: its texts and when its caller stops waiting (Infinity: never). */
+export interface WaitingQuery {
+  texts: number;
+  deadline: number;
+}
+
+/**
+ * Whether a new query of `own` texts is likely embedded before `deadline`: after the batch in
+ * flight, in one batch with the queries already waiting.
+ */
+export function admits(o: {
+  now: number;
+  inFlightEnd: number | undefined;
+  waiting: readonly WaitingQuery[];
+  own: number;
+  deadline: number;
+  speed: number;
+}): boolean {
+  const queued = o.waiting.reduce((n, q) => n + q.texts, 0);
+  return freeAt(o.now, o.inFlightEnd) + batchMs(o.speed, queued + o.own) <= o.deadline;
+}
+
+/**
+ * Which waiting queries (indices, in order) go to the model at `now`: the longest run from the
+ * front whose batch is expected to end before every member's deadline, at most `max`; `late` are
+ * those that cannot make their deadline even alone (their callers are told at once). The others
+ * wait for the next batch.
+ */
+export function nextQueryBatch(waiting: readonly WaitingQuery[], now: number, speed: number, max: number): { take: number[]; late: number[] } {
+  const take: number[] = [];
+  const late: number[] = [];
+  let texts = 0;
+  let deadline = Infinity;
+  for (let i = 0; i < waiting.length; i++) {
+    const q = waiting[i];
+    if (now + batchMs(speed, q.texts) > q.deadline) {
+      late.push(i);
+      continue;
+    }
+    const by = Math.min(deadline, q.deadline);
+    if (take.length >= max || now + batchMs(speed, texts + q.texts) > by) break;
+    take.push(i);
+    texts += q.texts;
+    deadline = by;
+  }
+  return { take, late };
+}

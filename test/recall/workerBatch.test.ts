@@ -1,0 +1,87 @@
+import fs from 'node:fs';
+import path from 'node:path';
+import { WorkerEmbedder } from '../../src/embed/workerEmbedder';
+import { capturedLogger } from '../helpers/botHarness';
+
+/**
+ * Queries of concurrent turns go to the sentence model together (issue 41 §5), through the real
+ * worker thread and a fake model (fixtures/batchModel.js) that logs each call's texts.
+ */
+const model = path.join(__dirname, 'fixtures', 'batchModel.js');
+// eslint-disable-next-line @typescript-eslint/no-require-imports
+const logFile: string = (require(model) as { logFile(): string }).logFile();
+const calls = (): string[][] =>
+  fs
+    .readFileSync(logFile, 'utf8')
+    .split('\n')
+    .filter(Boolean)
+    .map((l) => JSON.parse(l) as string[]);
+const query = (maxWaitMs?: number) => ({ priority: 'query' as const, maxWaitMs });
+
+/** An embedder whose thread has run the model once (its first call is the slow, cold one). */
+async function warm(): Promise<WorkerEmbedder> {
+  const e = new WorkerEmbedder({ logger: capturedLogger().logger, modelModule: model, id: 'batch-test' });
+  await e.embed(['warm 0'], { priority: 'document' });
+  fs.rmSync(logFile, { force: true });
+  return e;
+}
+
+describe('queries asked together', () => {
+  let e: WorkerEmbedder | undefined;
+  afterEach(async () => {
+    await e?.close();
+    e = undefined;
+    fs.rmSync(logFile, { force: true });
+  });
+
+  test('N concurrent queries make one model call with the N texts, and each caller gets its own vector', async () => {
+    e = await warm();
+    const asked = Array.from({ length: 12 }, (_, i) => e!.embed([`q${i}`], query()));
+    const got = await Promise.all(asked);
+    expect(calls()).toEqual([Array.from({ length: 12 }, (_, i) => `q${i}`)]);
+    expect(got.map((v) => v.map((x) => x[0]))).toEqual(Array.from({ length: 12 }, (_, i) => [i]));
+  });
+
+  test('the cold first batch of a thread does not count as the model’s speed: queries after it are not refused', async () => {
+    // The warm-up takes 400 ms for one text; judged by it, six queries would seem to need seconds.
+    e = await warm();
+    const got = await Promise.all(Array.from({ length: 6 }, (_, i) => e!.embed([`q${i}`], query(150))));
+    expect(got.map((v) => v[0][0])).toEqual([0, 1, 2, 3, 4, 5]);
+    expect(calls()).toHaveLength(1);
+  });
+
+  test('queries arriving while a batch runs go together in the next one; documents wait for them', async () => {
+    e = await warm();
+    const first = e.embed(['SLOW 150 q1'], query());
+    await new Promise((r) => setTimeout(r, 40));
+    const doc = e.embed(['d9'], { priority: 'document' });
+    const later = [2, 3, 4].map((i) => e!.embed([`q${i}`], query()));
+    await Promise.all([first, doc, ...later]);
+    expect(calls()).toEqual([['SLOW 150 q1'], ['q2', 'q3', 'q4'], ['d9']]);
+  });
+
+  test('a slow batch does not make a query wait past its bound, and the embedder goes on after it', async () => {
+    e = await warm();
+    // A batch the speed so far says is quick, that takes 600 ms.
+    const slow = e.embed(['SLOW 600 q1'], query(150));
+    const t0 = performance.now();
+    await expect(slow).rejects.toThrow(/busy/);
+    expect(performance.now() - t0).toBeLessThan(150 + 80);
+    // A query asked while it runs is answered or refused within its own bound too.
+    const t1 = performance.now();
+    await e.embed(['q2'], query(150)).catch(() => undefined);
+    expect(performance.now() - t1).toBeLessThan(150 + 80);
+    // Once the slow batch is done, queries are embedded again.
+    await new Promise((r) => setTimeout(r, 600));
+    await expect(e.embed(['q3'], query(150))).resolves.toEqual([Float32Array.of(3, 0, 0, 0)]);
+  });
+
+  test('a failed batch rejects every query in it, with the reason on one line', async () => {
+    e = await warm();
+    const asked = ['q1', 'q2 BOOM', 'q3', 'q4'].map((t) => e!.embed([t], query(150)));
+    const settled = await Promise.allSettled(asked);
+    const reasons = settled.map((s) => (s.status === 'rejected' ? (s.reason as Error).message : 'resolved'));
+    expect(reasons).toEqual(Array(4).fill('embedding failed: the model choked on its input at embed (batchModel.js:1:1)'));
+    expect(calls()).toHaveLength(1);
+  });
+});
