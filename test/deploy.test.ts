@@ -162,8 +162,8 @@ describe('the production install', () => {
     }
   });
 
-  it('the README names the one production path the check in CI runs', () => {
-    const readme = read('README.md');
+  it('the manual (docs/operations.md) names the one production path the check in CI runs', () => {
+    const readme = read('docs/operations.md');
     expect(readme).toContain('## Running in production');
     expect(readme).toContain('npm ci && npm run build && npm prune --omit=dev');
     expect(read('.ci/production')).toContain('npm prune --omit=dev');

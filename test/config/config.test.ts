@@ -58,8 +58,8 @@ describe('configuration', () => {
     expect(ConfigFileSchema.safeParse(example).success).toBe(true);
   });
 
-  it('every limits.* field is in the README with its meaning, and 0 (accepted for the two rate limits) says it means no limit', () => {
-    const readme = fs.readFileSync(path.join(PROJECT_ROOT, 'README.md'), 'utf8');
+  it('every limits.* field is in docs/configuration.md with its meaning, and 0 (accepted for the two rate limits) says it means no limit', () => {
+    const readme = fs.readFileSync(path.join(PROJECT_ROOT, 'docs', 'configuration.md'), 'utf8');
     const limits = ConfigFileSchema.shape.limits.unwrap().shape;
     for (const [field, schema] of Object.entries(limits)) {
       const line = readme.split('\n').find((l) => l.includes(`\`limits.${field}\``));

@@ -17,14 +17,14 @@ import {
 import { assertValidRef, isLocalName } from '../../src/memory/paths';
 import type { ChannelRef } from '../../src/memory/paths';
 
-const README = path.join(__dirname, '..', '..', 'README.md');
+const README = path.join(__dirname, '..', '..', 'docs', 'memory.md'); // the data root's page of the manual, linked from README.md
 const EXAMPLES = path.join(__dirname, '..', '..', 'examples');
 const ROOT = '/data-root';
 const G = '111111111111111111';
 const C = '222222222222222222';
 const T = '333333333333333333';
 
-/** The paths README's "Where memory lives" block lists: one name a line, two spaces of indent a level. */
+/** The paths docs/memory.md's "Where memory lives" block lists: one name a line, two spaces of indent a level. */
 export function readmeLayoutPaths(readme: string): string[] {
   const section = readme.slice(readme.indexOf('## Where memory lives'));
   const block = /```\n([\s\S]*?)```/.exec(section)?.[1] ?? '';
@@ -61,12 +61,12 @@ function inTree(treePath: string, tree: Set<string>): boolean {
 describe('the data root has one layout (src/memory/layout.ts)', () => {
   const tree = new Set(layoutPaths());
 
-  it('README\'s "Where memory lives" lists every path the layout names, and nothing else', () => {
+  it('docs/memory.md\'s "Where memory lives" lists every path the layout names, and nothing else', () => {
     const listed = readmeLayoutPaths(fs.readFileSync(README, 'utf8'));
     expect([...listed].sort()).toEqual([...tree].sort());
   });
 
-  it('the README check sees a missing line and an extra one (so it cannot pass by reading nothing)', () => {
+  it('the docs/memory.md check sees a missing line and an extra one (so it cannot pass by reading nothing)', () => {
     const readme = fs.readFileSync(README, 'utf8');
     const missing = readme.replace(/\n\s+noticed\.json[^\n]*/, '');
     expect(readmeLayoutPaths(missing)).not.toContain('channels/<guildId>/<channelId>/.minutes/noticed.json');
