@@ -9,6 +9,8 @@ export interface Markdown {
   (src: string, o?: { links?: LinkTarget }): string;
   /** The text a reader sees, without markup: for snippets. */
   text(src: string): string;
+  /** The same, keeping a line per paragraph, list item or line break: for a multi-line block. */
+  lines(src: string): string;
 }
 
 /** A scheme (https:, mailto:) or a fragment: the link means the same on the dashboard. */
@@ -47,13 +49,18 @@ export function createMarkdown(): Markdown {
     return defaultClose(tokens, idx, opts, env, self);
   };
   const render = (src: string, o: { links?: LinkTarget } = {}): string => md.render(stripInternalMarkers(src), { links: o.links } satisfies RenderEnv);
-  render.text = (src: string): string =>
+  const plain = (src: string): string =>
     render(src)
-      .replace(/<br>|<\/(?:p|li|h\d|tr|blockquote|pre)>/g, ' ')
+      .replace(/<br>|<\/(?:p|li|h\d|tr|blockquote|pre)>/g, '\n')
       .replace(/<[^>]*>/g, '')
-      .replace(/&(lt|gt|quot|amp|#39);/g, (_m, e: string) => ({ lt: '<', gt: '>', quot: '"', amp: '&', '#39': "'" })[e] ?? '')
-      .replace(/\s+/g, ' ')
-      .trim();
+      .replace(/&(lt|gt|quot|amp|#39);/g, (_m, e: string) => ({ lt: '<', gt: '>', quot: '"', amp: '&', '#39': "'" })[e] ?? '');
+  render.text = (src: string): string => plain(src).replace(/\s+/g, ' ').trim();
+  render.lines = (src: string): string =>
+    plain(src)
+      .split('\n')
+      .map((l) => l.replace(/\s+/g, ' ').trim())
+      .filter(Boolean)
+      .join('\n');
   return render;
 }
 
@@ -78,7 +85,7 @@ export function safeHref(u: string | undefined): string | null {
 const CSS = `body{font:15px/1.45 system-ui,sans-serif;margin:0;color:#222}header{background:#2c3e50;color:#fff;padding:.6em 1em}
 header a{color:#fff;margin-right:1em}main{padding:1em 1.5em;max-width:1100px}table{border-collapse:collapse}td,th{padding:.2em .6em;border-bottom:1px solid #ddd;text-align:left}
 .flag{color:#b03a2e}.muted{color:#777}del{color:#999}.score{font-family:monospace;color:#555}.chain li{margin:.2em 0}
-pre{white-space:pre-wrap;background:#f6f6f6;padding:.6em}section{margin-bottom:1.5em}`;
+pre{white-space:pre-wrap;background:#f6f6f6;padding:.6em}section{margin-bottom:1.5em}.nowrap{white-space:nowrap}`;
 
 /** A whole page. A token, when one is in use, rides in its cookie: never in a link or a form. */
 export function page(title: string, body: string): string {

@@ -8,7 +8,7 @@ import { folderLayout } from '../memory/layout';
 import type { RecallService } from '../recall/service';
 import { ChannelStore } from '../memory/store';
 import { SignedCache, unitSignature } from './cache';
-import { Condensation, listUnits, ParseCache, readCondensations, readKnowledge, readMemory, readNames, Unit } from './data';
+import { Condensation, listUnits, Names, ParseCache, readCondensations, readKnowledge, readMemory, readNames, Unit } from './data';
 import { readTextOrNull as readText } from '../memory/dataFiles';
 import { createMarkdown, page } from './html';
 import { channelBody, condensationBody, HomeRow, homeBody, searchBody, SearchHit, ViewCtx } from './views';
@@ -139,19 +139,21 @@ export function createDashboard(o: DashboardOptions): { server: http.Server; lis
     const rows: PackageRow[] = [];
     for (const server of await serversWithPackages(o.root)) {
       const id = server.kind === 'local' ? 'local' : server.guildId;
-      const serverLabel = server.kind === 'local' ? 'console' : ((await readNames(o.root, server.guildId)).guild ?? server.guildId);
-      for (const pkg of await listPackages(store, server)) if (!pkg.privateThread && !pkg.problem) rows.push({ server: id, serverLabel, pkg });
+      const names: Names = server.kind === 'local' ? { channels: {} } : await readNames(o.root, server.guildId);
+      const serverLabel = server.kind === 'local' ? 'console' : (names.guild ?? server.guildId);
+      for (const pkg of await listPackages(store, server)) if (!pkg.privateThread && !pkg.problem) rows.push({ server: id, serverLabel, names, pkg });
     }
     return rows;
   }
 
-  async function packagePage(serverId: string, name: string): Promise<string | null> {
+  async function packagePage(ctx: ViewCtx, serverId: string, name: string): Promise<string | null> {
     const server = serverFromLabel(serverId);
     if (!server || !isPackageName(name)) return null;
     const row = (await packageRows()).find((r) => r.server === serverId && r.pkg.name === name);
     if (!row) return null;
     const e = await explainPackage(store, server, name);
-    return page(`Package ${name}: ${e.pkg.title}`, packageBody(e));
+    // A package made without a title has its name for one: said once.
+    return page(e.pkg.title && e.pkg.title !== name ? `Package ${name}: ${e.pkg.title}` : `Package ${name}`, packageBody(ctx, e, row.names));
   }
 
   // Rendering 300 condensations to text on every search doubled its time: kept while a body is unchanged.
@@ -210,7 +212,7 @@ export function createDashboard(o: DashboardOptions): { server: http.Server; lis
       return search(ctx, (url.searchParams.get('q') ?? '').trim().slice(0, 500), url.searchParams.get('in') ?? '');
     }
     if (segs[0] === 'packages' && segs.length === 1) return page('Context packages', packagesBody(ctx, await packageRows()));
-    if (segs[0] === 'package' && segs.length === 3) return packagePage(segs[1]!, segs[2]!);
+    if (segs[0] === 'package' && segs.length === 3) return packagePage(ctx, segs[1]!, segs[2]!);
     if (segs[0] !== 'channel') return null;
     const rest = segs.slice(1);
     const ci = rest.indexOf('c');

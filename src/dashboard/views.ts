@@ -29,7 +29,7 @@ export function homeBody(ctx: ViewCtx, rows: HomeRow[]): string {
     .map(
       (r) =>
         `<tr><td>${esc(r.guildLabel)}</td><td><a href="${esc(ctx.href(`/channel/${r.unit.key}`))}">${esc(r.label)}</a></td>` +
-        `<td>${r.decisions}</td><td>${esc(r.newest ?? '—')}</td><td class="flag">${r.flags.map(esc).join('<br>')}</td></tr>`,
+        `<td>${r.decisions}</td><td class="nowrap">${esc(r.newest ?? '—')}</td><td class="flag">${r.flags.map(esc).join('<br>')}</td></tr>`,
     )
     .join('');
   return `<table><thead><tr><th>Server</th><th>Channel</th><th>Decisions</th><th>Newest</th><th>Audit</th></tr></thead><tbody>${tr}</tbody></table>`;
@@ -105,7 +105,7 @@ export function channelBody(
     .slice(0, 2000)
     .map((m) => {
       const text = esc(m.text);
-      return `<tr><td class="muted">${esc(m.id ?? '')}</td><td>${m.superseded ? `<del>${text}</del> → ${esc(m.supersededBy ?? '')}` : text}</td><td class="muted">${esc(m.source ?? '')}</td><td class="muted">${esc(m.date ?? '')}</td></tr>`;
+      return `<tr><td class="muted nowrap">${esc(m.id ?? '')}</td><td>${m.superseded ? `<del>${text}</del> → ${esc(m.supersededBy ?? '')}` : text}</td><td class="muted">${esc(m.source ?? '')}</td><td class="muted nowrap">${esc(m.date ?? '')}</td></tr>`;
     })
     .join('');
   return (
@@ -131,7 +131,7 @@ function knowledgeSections(ctx: ViewCtx, u: Unit, conds: Condensation[], questio
   const qs = questions
     .map(
       (q) =>
-        `<tr><td class="muted">${esc(q.id)}</td><td>${esc(q.text)}</td><td>${esc(q.askedBy ?? '')}</td><td class="muted">${esc(q.opened)}</td><td>${from(q.file)}</td></tr>`,
+        `<tr><td class="muted nowrap">${esc(q.id)}</td><td>${esc(q.text)}</td><td>${esc(q.askedBy ?? '')}</td><td class="muted nowrap">${esc(q.opened)}</td><td>${from(q.file)}</td></tr>`,
     )
     .join('');
   const pbs = playbooks
@@ -194,7 +194,7 @@ export function searchBody(ctx: ViewCtx, q: string, scope: string, semantic: str
         .map(
           (i) =>
             `<tr><td class="score">${i.score.toFixed(3)}</td><td class="score">${i.lexical.toFixed(3)}</td><td class="score">${i.semantic === undefined ? '—' : i.semantic.toFixed(3)}</td>` +
-            `<td>${h.injected.has(i.text) ? 'yes' : ''}</td><td>${esc(path.basename(i.file))}</td><td>${esc(i.text)}</td></tr>`,
+            `<td>${h.injected.has(i.text) ? 'yes' : ''}</td><td class="nowrap">${esc(path.basename(i.file))}</td><td>${esc(ctx.md.text(i.text))}</td></tr>`,
         )
         .join('');
       const injection = h.injected.size

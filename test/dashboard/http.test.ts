@@ -62,7 +62,7 @@ describe('dashboard over HTTP', () => {
     expect(r.body).toContain('Acme');
     expect(r.body).toContain('#backend');
     expect(r.body).toContain(`/channel/${ids.channelKey}`);
-    expect(r.body).toMatch(/#backend<\/a><\/td><td>16<\/td><td>2025-03-09<\/td>/);
+    expect(r.body).toMatch(/#backend<\/a><\/td><td>16<\/td><td class="nowrap">2025-03-09<\/td>/);
     expect(r.body).toContain('local/sandbox');
   });
 
@@ -138,7 +138,7 @@ describe('dashboard over HTTP', () => {
     for (const row of rows) expect(row.toLowerCase()).toContain('service');
     const full = await rawGet(dash.url, `/search?q=${encodeURIComponent('which database does the orders service use postgres')}&in=${ids.channelKey}`);
     expect(full.body).toMatch(/The bot would inject \d+ lines? for this text \(marked\)\./);
-    expect(full.body).toMatch(/<td>yes<\/td><td>[^<]+<\/td><td>[^<]*Postgres 16/);
+    expect(full.body).toMatch(/<td>yes<\/td><td class="nowrap">[^<]+<\/td><td>[^<]*Postgres 16/);
   });
 
   it('the condensation page shows the frontmatter and both directions of supersession', async () => {

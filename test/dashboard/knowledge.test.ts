@@ -44,7 +44,7 @@ describe('the dashboard shows open questions and playbooks', () => {
     try {
       const html = await (await fetch(`${dash.url}channel/local/orders`)).text();
       expect(html).toContain('<h2>Open questions (1)</h2>');
-      expect(html).toMatch(/<td>who signs off a &lt;b&gt;hotfix&lt;\/b&gt;\?<\/td><td>al<\/td><td class="muted">2026-11-10<\/td>/);
+      expect(html).toMatch(/<td>who signs off a &lt;b&gt;hotfix&lt;\/b&gt;\?<\/td><td>al<\/td><td class="muted nowrap">2026-11-10<\/td>/);
       // The answered one is no longer listed as open (MEMORY.md below still records how it was answered).
       expect(/<section id="questions">[\s\S]*?<\/section>/.exec(html)![0]).not.toContain('do we keep the staging soak');
       expect(html).toContain('<h2>Playbooks (1)</h2><div id="playbook-cut-a-release"><h3>Cut a release</h3>');
