@@ -13,7 +13,7 @@ try {
 } catch {
   process.stdout.write(
     'minutes: TypeScript is not installed (dev dependencies omitted), so dist/ was not built.\n' +
-      'minutes: for a production install run `npm ci && npm run build && npm prune --omit=dev` (see "Running in production" in README.md).\n',
+      'minutes: for a production install run `npm ci && npm run build && npm prune --omit=dev` (see "Running in production" in docs/operations.md).\n',
   );
   process.exit(0);
 }

@@ -6,7 +6,7 @@ import type { FakeReply } from '../fakes/model/types';
 import { makeTmpDir } from '../helpers/tmp';
 
 /**
- * The README's promise: console mode gives up 9 s after the end of its input, however the input
+ * docs/cli.md's promise: console mode gives up 9 s after the end of its input, however the input
  * ends and whatever the model does. Each case runs the real `bin/minutes.js chat` (compiled) as a
  * child process against a fake model server that never answers (or keeps asking to retry later).
  */
