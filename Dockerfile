@@ -22,6 +22,8 @@ COPY package.json package-lock.json ./
 COPY scripts/prepare.js scripts/prepare.js
 RUN npm ci --omit=dev --no-audit --no-fund && npm cache clean --force
 COPY bin ./bin
+# The packaged model's vectors for recall's null lines (a new data root need not embed them).
+COPY assets ./assets
 COPY --from=build /app/dist ./dist
 RUN mkdir -p /data && chown node:node /data
 # The image's unprivileged user; the bot needs no root and writes only under /data.

@@ -2,6 +2,7 @@ import type { Logger } from '../log/logger';
 import type { Embedder } from '../embed/types';
 import { dot } from '../embed/types';
 import { textHash, VectorCache } from '../embed/vectorCache';
+import { readPackagedVectors } from '../embed/packagedVectors';
 import type { Index } from './types';
 import type { Candidate } from './sources';
 import { hasCjk } from './tokenize';
@@ -67,7 +68,15 @@ export interface DenseView {
 const CHAT_BAR_QUANTILE = 0.9;
 
 /** The null, in the order the bar and the calibration read it: everyday chat first. */
-const NULL_LINES: readonly string[] = [...NULL_CHAT_LINES, ...NULL_TECH_LINES];
+export const NULL_LINES: readonly string[] = [...NULL_CHAT_LINES, ...NULL_TECH_LINES];
+const NULL_HASHES = NULL_LINES.map(textHash);
+/** The name of the null's shipped vectors (assets/vectors/). */
+export const NULL_VECTORS_NAME = 'recall-null';
+
+/** Names this exact list of null lines: shipped vectors made for another list are not used. */
+export function nullDigest(): string {
+  return textHash(NULL_HASHES.join('\n'));
+}
 
 /** One background request: big enough to amortise the worker round trip, small enough to keep queries quick. */
 const DEFAULT_BATCH = 64;
@@ -86,6 +95,7 @@ export class CandidateVectors {
   private pausedUntil = 0;
   /** The shipped null's vectors (everyday chat, then generic technical lines), once all are embedded. */
   private null: { chat: Float32Array[]; tech: Float32Array[]; calibration: Calibration } | undefined;
+  private packagedTried = false;
 
   constructor(private readonly o: CandidateVectorsOptions) {}
 
@@ -150,6 +160,7 @@ export class CandidateVectors {
   /** The shipped null's vectors and the scale they give, once embedded (queued with the first lines otherwise). */
   private nullVectors(): CandidateVectors['null'] {
     if (this.null) return this.null;
+    this.usePackagedNull();
     const vecs: Float32Array[] = [];
     for (const line of NULL_LINES) {
       const h = textHash(line);
@@ -161,6 +172,19 @@ export class CandidateVectors {
       this.null = { chat: vecs.slice(0, NULL_CHAT_LINES.length), tech: vecs.slice(NULL_CHAT_LINES.length), calibration: calibrate(vecs) };
     } else this.kick();
     return this.null;
+  }
+
+  /**
+   * Once: the null's vectors shipped with the package for this model (embed/packagedVectors.ts) go
+   * into the cache, so a new data root need not embed them; a file for other lines is ignored.
+   */
+  private usePackagedNull(): void {
+    if (this.packagedTried) return;
+    this.packagedTried = true;
+    if (this.o.cache.get(NULL_HASHES[NULL_HASHES.length - 1]) && this.o.cache.get(NULL_HASHES[0])) return;
+    const shipped = readPackagedVectors(NULL_VECTORS_NAME, this.o.embedder.id);
+    if (!shipped || shipped.digest !== nullDigest() || shipped.vectors.length !== NULL_HASHES.length) return;
+    this.o.cache.putMany(NULL_HASHES.map((hash, i) => ({ hash, vector: shipped.vectors[i] })));
   }
 
   /** Queues every candidate of `index` that has no vector, in the background; how many are waiting. */
