@@ -30,6 +30,16 @@ export function updatedSpeed(speed: number, texts: number, tookMs: number): numb
 }
 
 /**
+ * The speed once a batch of `texts` has run `elapsedMs` without an answer (a query of it gave up
+ * waiting): at least that slow. A model starved of CPU (its thread runs at nice 10, and the machine
+ * may be busy) is known slow from the first query it lets down, not only once its batch is done.
+ */
+export function speedAtLeast(speed: number, texts: number, elapsedMs: number): number {
+  if (!(texts > 0) || !(elapsedMs >= 0)) return speed;
+  return Math.max(speed, elapsedMs / batchMs(1, texts));
+}
+
+/**
  * When the model should be free: the batch in flight's expected end. One that is already late by
  * some time is expected to need as much again (a model stuck on a slow batch refuses new queries
  * rather than admit them on a stale estimate).

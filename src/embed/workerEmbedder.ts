@@ -2,7 +2,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { Worker } from 'node:worker_threads';
 import type { Logger } from '../log/logger';
-import { admits, batchMs, nextQueryBatch, updatedSpeed, type WaitingQuery } from './queryBatch';
+import { admits, batchMs, nextQueryBatch, speedAtLeast, updatedSpeed, type WaitingQuery } from './queryBatch';
 import { oneLineReason, type EmbedOptions, type Embedder, type OnMeaningUnavailable } from './types';
 import { USE_LITE_ID } from './useLite';
 import type { EmbedRequest, WorkerReply } from './worker';
@@ -48,6 +48,13 @@ const MAX_WAITING_QUERIES = 32;
  * the batch's fixed ~12 ms, against at most this for a query asked alone.
  */
 const GATHER_MS = 2;
+/**
+ * A model judged too slow for any query's wait is given one anyway, when idle and its speed was last
+ * measured this long ago: otherwise a judgment made under a passing load (a burst, another process)
+ * would stand for good, since refused queries measure nothing. At most one turn in this long waits
+ * out its bound for it.
+ */
+const PROBE_AFTER_MS = 5_000;
 /** A crash loop (out of memory, a broken WASM build) should not respawn threads forever. */
 const MAX_RESTARTS = 3;
 
@@ -76,6 +83,7 @@ export class WorkerEmbedder implements Embedder {
   /** Whether this worker's first batch is done: it loads kernels, so it is never a measure of speed. */
   private warmed = false;
   private gathering: NodeJS.Timeout | undefined;
+  private measuredAt = 0;
 
   constructor(private readonly o: WorkerEmbedderOptions) {
     this.id = o.id ?? USE_LITE_ID;
@@ -109,7 +117,7 @@ export class WorkerEmbedder implements Embedder {
     if (Number.isFinite(deadline)) {
       // Its caller has gone on without it by then: queued, it is dropped; in the worker, its part
       // of the batch's answer is ignored.
-      const timer = setTimeout(() => this.drop(mine, queue, busy()), deadline - now);
+      const timer = setTimeout(() => this.giveUp(mine, queue), deadline - now);
       timer.unref();
       void Promise.allSettled(parts).then(() => clearTimeout(timer));
     }
@@ -129,6 +137,15 @@ export class WorkerEmbedder implements Embedder {
     }
     this.pump();
     return Promise.all(parts).then((all) => all.flat());
+  }
+
+  /** A query's wait is over: it is rejected, and a batch holding it is known to be at least this slow. */
+  private giveUp(jobs: Job[], queue: Job[]): void {
+    const cur = this.inFlight;
+    if (cur?.sentAt !== undefined && this.warmed && jobs.some((j) => cur.jobs.includes(j))) {
+      this.speed = speedAtLeast(this.speed, textsOf(cur.jobs), performance.now() - cur.sentAt);
+    }
+    this.drop(jobs, queue, busy());
   }
 
   /** Rejects these jobs; those still queued leave the queue, those in the worker too unless `queuedOnly`. */
@@ -168,9 +185,11 @@ export class WorkerEmbedder implements Embedder {
     if (this.closed || this.failure || this.inFlight || this.gathering) return;
     let jobs: Job[];
     if (this.queries.length > 0) {
-      // Before the model is ready its speed is unknown: every waiting query goes, each bound by its timer.
-      const speed = this.ready ? this.speed : 0;
-      const { take, late } = nextQueryBatch(this.queries.map(waiting), performance.now(), speed, MAX_WAITING_QUERIES);
+      // Before the model is ready its speed is unknown, and a probe is to measure it: every waiting
+      // query goes (at most MAX_WAITING_QUERIES), each bound by its timer.
+      const now = performance.now();
+      const speed = this.ready && !this.probing(now) ? this.speed : 0;
+      const { take, late } = nextQueryBatch(this.queries.map(waiting), now, speed, MAX_WAITING_QUERIES);
       const gone = new Set([...take, ...late]);
       const lateJobs = late.map((i) => this.queries[i]);
       jobs = take.map((i) => this.queries[i]);
@@ -191,8 +210,14 @@ export class WorkerEmbedder implements Embedder {
     // Before the model has answered once, its speed is unknown (it may be loading): the timer bounds the wait.
     if (!this.ready) return true;
     const cur = this.inFlight;
+    if (!cur && this.queries.length === 0 && this.probing(now)) return true;
     const inFlightEnd = cur?.sentAt === undefined ? undefined : cur.sentAt + batchMs(this.speed, textsOf(cur.jobs));
     return admits({ now, inFlightEnd, waiting: this.queries.map(waiting), own, deadline, speed: this.speed });
+  }
+
+  /** Whether the speed is old enough that the model is tried whatever it says (PROBE_AFTER_MS). */
+  private probing(now: number): boolean {
+    return now - this.measuredAt > PROBE_AFTER_MS;
   }
 
   private send(w: Worker): void {
@@ -217,7 +242,10 @@ export class WorkerEmbedder implements Embedder {
     if (!cur || cur.reqId !== m.reqId) return;
     this.inFlight = undefined;
     if (m.type === 'result') {
-      if (this.warmed && cur.sentAt !== undefined) this.speed = updatedSpeed(this.speed, textsOf(cur.jobs), performance.now() - cur.sentAt);
+      if (this.warmed && cur.sentAt !== undefined) {
+        this.speed = updatedSpeed(this.speed, textsOf(cur.jobs), performance.now() - cur.sentAt);
+        this.measuredAt = performance.now();
+      }
       this.warmed = true;
       let at = 0;
       for (const j of cur.jobs) {

@@ -1,5 +1,5 @@
 import fc from 'fast-check';
-import { admits, batchMs, freeAt, nextQueryBatch, updatedSpeed, type WaitingQuery } from '../../src/embed/queryBatch';
+import { admits, batchMs, freeAt, nextQueryBatch, speedAtLeast, updatedSpeed, type WaitingQuery } from '../../src/embed/queryBatch';
 
 /** The embedding queue's decisions (src/embed/queryBatch.ts), alone. */
 describe('which waiting queries go to the model together', () => {
@@ -48,6 +48,12 @@ describe('the model’s speed and a new query’s chances', () => {
     expect(updatedSpeed(1, 8, 2 * batchMs(1, 8))).toBeCloseTo(1.2);
     expect(updatedSpeed(1, 0, 50)).toBe(1);
     expect(updatedSpeed(1, 3, NaN)).toBe(1);
+  });
+
+  test('a batch that has run past a query’s wait makes the model at least that slow', () => {
+    expect(speedAtLeast(1, 1, 163)).toBeCloseTo(10);
+    expect(speedAtLeast(12, 1, 163)).toBe(12);
+    expect(speedAtLeast(1, 0, 163)).toBe(1);
   });
 
   test('a batch running late is expected to need as long again', () => {
