@@ -1,3 +1,4 @@
+import path from 'node:path';
 import readline from 'node:readline';
 import type { Runtime } from '../app/runtime';
 import { contextCommand, forgetCommand, memoryCommand, newCommand, recallCommand, statusCommand, CommandContext } from '../chat/commands';
@@ -32,6 +33,7 @@ export interface ConsoleOptions {
 export const HELP = [
   'Type a message to talk to the model. Commands:',
   '  /recall <text>         what recall would inject for that text, with its scores',
+  "  /recall --explain <text>  the same, and why: each line's words and meaning, or what kept recall silent",
   "  /memory                the channel's MEMORY.md entries",
   '  /memory forget <id>    remove one entry (the reply quotes it)',
   "  /context               the channel's CONTEXT.md",
@@ -129,6 +131,7 @@ export async function runConsole(o: ConsoleOptions): Promise<void> {
       switch (cmd) {
         case '/recall':
           await indexed;
+          if (rest[0] === '--explain') return recallCommand(ctx, ref, arg.slice('--explain'.length).trim(), true);
           return recallCommand(ctx, ref, arg);
         case '/help':
           return HELP;
@@ -165,7 +168,7 @@ export async function runConsole(o: ConsoleOptions): Promise<void> {
     let note: string | null = null;
     const checking = drift
       ?.check(ref, message)
-      .then((f) => (f ? driftLine(f.decision, { console: true }) : null))
+      .then((f) => (f ? driftLine(f.decision, { consoleDir: path.resolve(paths.channelDir) }) : null))
       .catch((err: unknown) => {
         runtime.logger.warn({ err }, 'drift check failed');
         return null;

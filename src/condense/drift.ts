@@ -120,16 +120,24 @@ function plain(text: string, max = 200): string {
   return t.length <= max ? t : `${t.slice(0, max - 1).trimEnd()}…`;
 }
 
+/** A path as one shell word: as it is when it needs no quoting, else in single quotes. */
+function shellWord(s: string): string {
+  return /^[\w./@%+=:,-]+$/.test(s) ? s : `'${s.replace(/'/g, `'\\''`)}'`;
+}
+
 /**
  * The one line a drift note is: what the decision in force says, when it was made, where it is
  * (the pinned post's link on Discord; the condensation file in the console), and how to record a
- * new one. Discord's small text, never a ping (the transport sends it without mentions).
+ * new one: in the console a command that works as printed, from any folder (the channel's folder,
+ * absolute: `minutes condense` needs it). Discord's small text, never a ping (the transport sends
+ * it without mentions).
  */
-export function driftLine(d: DecisionInForce, where: { link?: string } | { console: true }): string {
+export function driftLine(d: DecisionInForce, where: { link?: string } | { consoleDir: string }): string {
   const said = `a decision in force since ${d.date}: “${plain(d.text)}”`;
-  if ('console' in where) {
+  if ('consoleDir' in where) {
     const file = d.file ? ` (${NAMES.condensations}/${d.file})` : '';
-    return `(This differs from ${said}${file}. If that has changed, condense this discussion to record the new decision: minutes condense --apply.)`;
+    const command = `minutes condense --channel-dir ${shellWord(where.consoleDir)} --apply`;
+    return `(This differs from ${said}${file}. If that has changed, condense this discussion to record the new decision: ${command}.)`;
   }
   const src = where.link ? ` — <${where.link}>` : d.file ? ` — ${NAMES.condensations}/${d.file}` : '';
   return `-# This differs from ${said}${src}. If that has changed, record the new decision: react 📝 or run /condense.`;

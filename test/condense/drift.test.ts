@@ -51,7 +51,14 @@ describe('drift notes: which decisions a message may contradict', () => {
     expect(driftLine({ ...DB, text: 'ping <@123> and @everyone about `it`' }, {})).toContain(
       '“ping and everyone about it” — condensations/2026-11-16-d-0000000001.md.',
     );
-    expect(driftLine(DB, { console: true })).toContain('(condensations/2026-11-16-d-0000000001.md)');
+    expect(driftLine(DB, { consoleDir: '/srv/minutes/channels/local/orders' })).toContain('(condensations/2026-11-16-d-0000000001.md)');
+    // The command works as printed: the channel's folder, quoted for the shell when it needs it.
+    expect(driftLine(DB, { consoleDir: '/srv/minutes/channels/local/orders' })).toContain(
+      'minutes condense --channel-dir /srv/minutes/channels/local/orders --apply.)',
+    );
+    expect(driftLine(DB, { consoleDir: "/home/o'neil/my data/local/orders" })).toContain(
+      `minutes condense --channel-dir '/home/o'\\''neil/my data/local/orders' --apply.)`,
+    );
   });
 });
 
