@@ -3,6 +3,7 @@ import readline from 'node:readline';
 import type { Runtime } from '../app/runtime';
 import { contextCommand, forgetCommand, memoryCommand, newCommand, recallCommand, statusCommand, CommandContext } from '../chat/commands';
 import { ModelError } from '../llm/errors';
+import { ModelCallsStoppedError } from '../llm/shutdown';
 import { type ChannelRef } from '../memory/paths';
 import { recallDirs } from '../memory/layout';
 import { packCommand, PackCommandContext } from '../chat/packCommands';
@@ -62,6 +63,9 @@ export function printable(text: string): string {
   return text.replace(/[\u0000-\u0008\u000b-\u001f\u007f]/g, '');
 }
 
+/** Control and format characters (NUL, escape, zero-width space, …) and spaces: what a line holding only these shows. */
+const INVISIBLE = /[\p{Cc}\p{Cf}\s]/gu;
+
 /** `/memroy` is a mistyped command; `/etc/hosts is wrong` is a message that starts with a path. */
 const COMMAND_LIKE = /^\/[a-z]+$/i;
 
@@ -104,6 +108,9 @@ export async function runConsole(o: ConsoleOptions): Promise<void> {
     o.output.write(`${escapeBlock(printable(text).replace(/\s+$/, ''))}\n`);
     if (!o.interactive) o.output.write(`${SEPARATOR}\n`);
   };
+  // Input ended (Ctrl-D) while a line was being answered: no prompt after its answer.
+  let inputEnded = false;
+  rl.once('close', () => (inputEnded = true));
   if (o.interactive) o.output.write('> ');
   for await (const raw of rl) {
     if (o.stop?.aborted) break;
@@ -112,9 +119,10 @@ export async function runConsole(o: ConsoleOptions): Promise<void> {
       write(await handleLine(line));
     } catch (err) {
       write(`error: ${oneLineError(err)}`);
-      runtime.logger.error({ err }, 'console line failed');
+      // Cut short by the end of input's budget: its one warning says so, a stack would not help.
+      if (!(err instanceof ModelCallsStoppedError)) runtime.logger.error({ err }, 'console line failed');
     }
-    if (o.interactive) o.output.write('> ');
+    if (o.interactive && !inputEnded) o.output.write('> ');
   }
   o.stop?.removeEventListener('abort', stopReading);
   // A check still running writes its record before the runtime closes (its line has no reply left to go under).
@@ -122,7 +130,8 @@ export async function runConsole(o: ConsoleOptions): Promise<void> {
 
   async function handleLine(line: string): Promise<string> {
     const trimmed = line.trim();
-    if (!trimmed) return 'error: empty message; type a message, or /help for the commands';
+    // A line of NUL bytes or other invisible characters is as empty as a blank one.
+    if (!trimmed.replace(INVISIBLE, '')) return 'error: empty message; type a message, or /help for the commands';
     // Read from the raw line: a leading space turns a would-be command into a message.
     const [first] = line.split(/\s+/);
     if (COMMAND_LIKE.test(first)) {

@@ -9,6 +9,14 @@ export interface StoppableModelClient extends ModelClient {
   abortAll(reason: string): void;
 }
 
+/** A call refused or cut short because the process is stopping: expected, the stop's own line says so. */
+export class ModelCallsStoppedError extends Error {
+  constructor(reason: string) {
+    super(`model calls stopped: ${reason}`);
+    this.name = 'ModelCallsStoppedError';
+  }
+}
+
 export function stoppable(inner: ModelClient): StoppableModelClient {
   let stopped: Error | undefined;
   /** The calls in flight, each with its own controller. */
@@ -34,7 +42,7 @@ export function stoppable(inner: ModelClient): StoppableModelClient {
     close: () => inner.close(),
     abortAll(reason: string) {
       if (stopped) return;
-      stopped = new Error(`model calls stopped: ${reason}`);
+      stopped = new ModelCallsStoppedError(reason);
       for (const ac of inFlight) ac.abort(stopped);
     },
   };

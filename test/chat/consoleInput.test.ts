@@ -1,5 +1,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
+import { PassThrough } from 'node:stream';
+import { runChat } from '../../src/cli/commands/chat';
 import { startFakeModelServer, FakeModelServer } from '../fakes/model/server';
 import { blocks, runCli } from '../helpers/cli';
 import { makeTmpDir } from '../helpers/tmp';
@@ -70,4 +72,46 @@ describe('/memory on Discord too', () => {
     expect(out).toContain('[m-aaaaaa] The deploy [2Jkey is in vault');
     expect(out).not.toMatch(/[\u0000-\u0008\u000b-\u001f\u007f]/);
   });
+});
+
+describe('console input that is not a message', () => {
+  it('a line of NUL bytes or other control characters is refused like a blank line; nothing goes to the model', async () => {
+    fake.enqueue('a real reply');
+    const r = await runCli(['chat', '--channel', 'c'], { env, cwd: tmp.dir, input: ['\u0000\u0000\u0000', '', ' \u0007\u001b\u200b ', 'hello'] });
+    const b = blocks(r.stdout);
+    expect(b.slice(0, 3)).toEqual([
+      'error: empty message; type a message, or /help for the commands',
+      'error: empty message; type a message, or /help for the commands',
+      'error: empty message; type a message, or /help for the commands',
+    ]);
+    expect(b[3]).toBe('a real reply');
+    expect(chats()).toHaveLength(1);
+  });
+
+  it('Ctrl-D at a terminal while the model hangs: one line on stderr, no stack, no prompt left after it', async () => {
+    fake.setHandler(() => ({ broken: 'hang' }));
+    const stdin = Object.assign(new PassThrough(), { isTTY: true });
+    const stdout = new PassThrough();
+    const stderr = new PassThrough();
+    let out = '';
+    let err = '';
+    stdout.on('data', (d) => (out += d));
+    stderr.on('data', (d) => (err += d));
+    stdin.write('hello?\n');
+    const code = runChat(
+      { channel: 'tty', shutdownBudgetMs: 300 },
+      // Pretty logs, as a person at a terminal gets them.
+      { stdin, stdout, stderr, env: { ...env, LOG_FORMAT: 'pretty' }, cwd: tmp.dir },
+    );
+    for (let i = 0; i < 400 && !chats().length; i++) await new Promise((r) => setTimeout(r, 25));
+    expect(chats()).toHaveLength(1);
+    stdin.end();
+    expect(await code).toBe(1);
+    const lines = err.split('\n').filter(Boolean);
+    expect(lines[0]).toMatch(/^Minutes console: /);
+    expect(lines.slice(1)).toHaveLength(1);
+    expect(lines[1]).toMatch(/did not finish|gave up|exiting/);
+    // The prompt, the line's one-line error, and nothing after it.
+    expect(out).toMatch(/^> error: [^\n]+\n$/);
+  }, 20_000);
 });
