@@ -41,6 +41,8 @@ export interface ChannelAudit {
   unfolded: string[];
   /** Condensation files whose front matter is not YAML or does not parse: skipped everywhere, never run (one line each). */
   malformed: string[];
+  /** Decisions in force whose condensation file is gone (deleted by hand): CONTEXT.md's link to it leads nowhere. */
+  missing: { file: string; decisionId: string }[];
   staleLines: StaleLine[];
   /** Action items open longer than the configured age (reported; they do not make the audit fail). */
   staleActions: ActionItem[];
@@ -186,6 +188,7 @@ export async function auditChannel(o: AuditOptions): Promise<ChannelAudit> {
     contextFixed: false,
     unfolded: [],
     malformed: [],
+    missing: [],
     staleLines: [],
     staleActions: [],
     staleQuestions: [],
@@ -199,6 +202,11 @@ export async function auditChannel(o: AuditOptions): Promise<ChannelAudit> {
   const unfolded = await unfoldedCondensations(store, ref, data, report.malformed);
   if (unfolded instanceof MalformedStateError) return { ...report, context: unfolded.message };
   report.unfolded = unfolded;
+  // A missing file or folder is the empty case.
+  const filed = new Set(await listNames(p.condensations));
+  report.missing = data.decisions
+    .filter((d) => d.kind === 'decision' && !d.supersededBy && d.file && !filed.has(d.file))
+    .map((d) => ({ file: d.file!, decisionId: d.id }));
 
   if (!ref.privateThread) {
     // By content only: a copy (`cp -r`) or a `touch` changes file times, never what a file says.
@@ -292,7 +300,7 @@ export async function listChannelRefs(root: string): Promise<ChannelRef[]> {
 }
 
 export function auditIsClean(a: ChannelAudit): boolean {
-  return !a.context && a.unfolded.length === 0 && a.malformed.length === 0 && a.staleLines.length === 0;
+  return !a.context && a.unfolded.length === 0 && a.malformed.length === 0 && a.missing.length === 0 && a.staleLines.length === 0;
 }
 
 /** Human-readable lines for one channel's audit. */
@@ -302,6 +310,11 @@ export function formatAudit(a: ChannelAudit): string[] {
   for (const u of a.unfolded)
     out.push(`${a.channel}: condensations/${u} is not folded into CONTEXT.md (an interrupted condensation; it is retried from the ledger)`);
   for (const m of a.malformed) out.push(`${a.channel}: ${m}`);
+  for (const m of a.missing) {
+    out.push(
+      `${a.channel}: condensations/${m.file} of decision ${m.decisionId} in force is missing (CONTEXT.md links to it) — restore it from a backup or version control (the pinned post has its text), or condense the discussion again`,
+    );
+  }
   for (const s of a.staleLines) {
     out.push(
       `${a.channel}: ${s.file}:${s.line} still states superseded decision ${s.decisionId} (replaced by ${s.replacedBy}): "${s.text}"${s.fixed ? ' — marked superseded' : ''}` +

@@ -119,6 +119,7 @@ export function createDashboard(o: DashboardOptions): { server: http.Server; lis
           if (a.context) f.push(`CONTEXT.md stale: ${a.context}`);
           if (a.unfolded.length) f.push(`${a.unfolded.length} condensation(s) not folded in`);
           if (a.malformed.length) f.push(`${a.malformed.length} condensation(s) with malformed front matter (not read)`);
+          if (a.missing.length) f.push(`${a.missing.length} decision(s) in force whose condensation file is missing (minutes audit names them)`);
           if (a.staleLines.length) f.push(`${a.staleLines.length} line(s) restate superseded decisions`);
           const waiting = await queuedThreads(u.dir);
           if (waiting) f.push(`${waiting} resolved thread(s) never condensed (found by the bot's audit; its sweep condenses them)`);

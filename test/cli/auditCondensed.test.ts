@@ -4,6 +4,7 @@ import path from 'node:path';
 import { runCli } from '../helpers/cli';
 import { condensedChannel } from '../helpers/condensedChannel';
 import { makeTmpDir } from '../helpers/tmp';
+import { startDashboard } from '../dashboard/helpers';
 
 /**
  * A channel made only by Minutes itself (`minutes condense --apply`, twice: a decision, then one
@@ -41,6 +42,31 @@ describe('audit of a channel made by minutes condense', () => {
     expect(r.code).toBe(1);
     expect(r.stdout).toMatch(/local\/orders: MEMORY\.md:\d+ still states superseded decision d-[0-9a-f]{10} .*"The orders database tables are kept in MySQL"/);
     expect(r.stdout.trim().split('\n')).toHaveLength(1);
+  });
+
+  it("reports, in one line with the fix, a decision in force whose condensation file was deleted; a superseded one's is not its business", async () => {
+    await buildChannel();
+    const ctx = JSON.parse(fs.readFileSync(path.join(chan, '.minutes', 'context.json'), 'utf8')) as { decisions: { file?: string; supersededBy?: string }[] };
+    const current = ctx.decisions.find((d) => !d.supersededBy && d.file)!.file!;
+    const replaced = ctx.decisions.find((d) => d.supersededBy && d.file)!.file!;
+    fs.rmSync(path.join(chan, 'condensations', replaced));
+    expect((await audit()).code).toBe(0);
+    fs.rmSync(path.join(chan, 'condensations', current));
+    const r = await audit();
+    expect(r.code).toBe(1);
+    const lines = r.stdout.trim().split('\n');
+    expect(lines).toHaveLength(1);
+    expect(lines[0]).toMatch(
+      new RegExp(`^local/orders: condensations/${current.replace(/\./g, '\\.')} of decision d-[0-9a-f]{10} in force is missing .*— restore it`),
+    );
+    // The dashboard's home page, whose link to it would answer 404, flags it too.
+    const dash = await startDashboard(root);
+    try {
+      const home = await (await fetch(dash.url)).text();
+      expect(home).toContain('1 decision(s) in force whose condensation file is missing');
+    } finally {
+      await dash.close();
+    }
   });
 
   it('an action item with its due date in its words shows the date once', async () => {

@@ -83,7 +83,11 @@ export async function runAudit(opts: AuditCliOptions, io: CliIO): Promise<number
   const remaining = audits.some(
     (a) =>
       !auditIsClean(a) &&
-      ((a.context && !a.contextFixed) || a.unfolded.length > 0 || a.malformed.length > 0 || a.staleLines.some((s) => !s.fixed && !s.unfixable)),
+      ((a.context && !a.contextFixed) ||
+        a.unfolded.length > 0 ||
+        a.malformed.length > 0 ||
+        a.missing.length > 0 ||
+        a.staleLines.some((s) => !s.fixed && !s.unfixable)),
   );
   return remaining || missing > 0 ? 1 : 0;
 }
