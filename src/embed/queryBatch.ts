@@ -8,6 +8,12 @@
  * 32 texts 147 ms; so 12 ms + 4.3 ms a text. Twelve queries of concurrent turns cost ~64 ms as one
  * batch, ~200 ms one by one. The shape is kept and one factor, `speed`, is measured: the machine's
  * load (or another model) scales every batch alike.
+ *
+ * In the load bench's burst (`node bench/load.js --channels 40 --messages 5`, same machine) the
+ * model's thread, at nice 10, got a fraction of a core: batches took 2.4× to 5× these times, and
+ * consecutive ones differed by up to 2×. Hence a batch is planned to end within half of the wait
+ * left (PLAN_MARGIN): one that misses costs each of its turns the whole wait and yields nothing,
+ * one planned small costs a vector.
  */
 
 /** The fixed part of a batch at speed 1 (see above). */
@@ -15,18 +21,23 @@ export const BATCH_FIXED_MS = 12;
 /** Each text's part at speed 1 (see above). */
 export const PER_TEXT_MS = 4.3;
 
+/** How many times its expected length a batch is planned to have (see above). */
+export const PLAN_MARGIN = 2;
+/**
+ * How much of the speed the last batch sets. The model's share of the cores moves within a burst
+ * (see above): the last batch says the most about the next one.
+ */
+const SPEED_WEIGHT = 0.5;
+
 /** Milliseconds the model is expected to take for a batch of `texts` at this speed. */
 export function batchMs(speed: number, texts: number): number {
   return speed * (BATCH_FIXED_MS + PER_TEXT_MS * texts);
 }
 
-/**
- * The speed after a batch of `texts` took `tookMs`: a moving average, so a single slow batch (a
- * garbage collection, a busy core) moves it a fifth of the way.
- */
+/** The speed after a batch of `texts` took `tookMs`: a moving average (SPEED_WEIGHT). */
 export function updatedSpeed(speed: number, texts: number, tookMs: number): number {
   if (!(texts > 0) || !(tookMs >= 0)) return speed;
-  return 0.8 * speed + 0.2 * (tookMs / batchMs(1, texts));
+  return (1 - SPEED_WEIGHT) * speed + SPEED_WEIGHT * (tookMs / batchMs(1, texts));
 }
 
 /**
@@ -56,8 +67,8 @@ export interface WaitingQuery {
 }
 
 /**
- * Whether a new query of `own` texts is likely embedded before `deadline`: after the batch in
- * flight, in one batch with the queries already waiting.
+ * Whether a new query of `own` texts is planned to be embedded before `deadline` (PLAN_MARGIN):
+ * after the batch in flight, in one batch with the queries already waiting.
  */
 export function admits(o: {
   now: number;
@@ -68,31 +79,36 @@ export function admits(o: {
   speed: number;
 }): boolean {
   const queued = o.waiting.reduce((n, q) => n + q.texts, 0);
-  return freeAt(o.now, o.inFlightEnd) + batchMs(o.speed, queued + o.own) <= o.deadline;
+  const wait = freeAt(o.now, o.inFlightEnd) - o.now + batchMs(o.speed, queued + o.own);
+  return o.now + PLAN_MARGIN * wait <= o.deadline;
 }
 
 /**
  * Which waiting queries (indices, in order) go to the model at `now`: the longest run from the
- * front whose batch is expected to end before every member's deadline, at most `max`; `late` are
- * those that cannot make their deadline even alone (their callers are told at once). The others
- * wait for the next batch.
+ * front whose batch is planned to end before every member's deadline (PLAN_MARGIN), at most `max`.
+ * `late` are those that cannot make their deadline alone, now or in the batch after this one: their
+ * callers are told at once rather than wait for nothing. The others wait for the next batch.
  */
 export function nextQueryBatch(waiting: readonly WaitingQuery[], now: number, speed: number, max: number): { take: number[]; late: number[] } {
   const take: number[] = [];
   const late: number[] = [];
+  const fits = (ms: number, deadline: number) => now + PLAN_MARGIN * ms <= deadline;
   let texts = 0;
   let deadline = Infinity;
-  for (let i = 0; i < waiting.length; i++) {
+  let i = 0;
+  for (; i < waiting.length; i++) {
     const q = waiting[i];
-    if (now + batchMs(speed, q.texts) > q.deadline) {
+    if (!fits(batchMs(speed, q.texts), q.deadline)) {
       late.push(i);
       continue;
     }
     const by = Math.min(deadline, q.deadline);
-    if (take.length >= max || now + batchMs(speed, texts + q.texts) > by) break;
+    if (take.length >= max || !fits(batchMs(speed, texts + q.texts), by)) break;
     take.push(i);
     texts += q.texts;
     deadline = by;
   }
+  const thisBatch = take.length ? batchMs(speed, texts) : 0;
+  for (; i < waiting.length; i++) if (!fits(thisBatch + batchMs(speed, waiting[i].texts), waiting[i].deadline)) late.push(i);
   return { take, late };
 }
