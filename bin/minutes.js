@@ -13,6 +13,12 @@ try {
   }
   throw err;
 }
+// A reader that stops early (`minutes shards plan … | head`) closes the pipe: like any Unix tool,
+// end quietly with success rather than with an EPIPE stack.
+process.stdout.on('error', (err) => {
+  if (err && err.code === 'EPIPE') process.exit(0);
+  throw err;
+});
 main.run(process.argv).then(
   (code) => {
     process.exitCode = typeof code === 'number' ? code : 0;

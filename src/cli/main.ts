@@ -243,7 +243,7 @@ export async function run(argv: string[], io: CliIO = defaultIO()): Promise<numb
   shards
     .command('check')
     .description("whether a data root holds only the servers of the shards it records (exit 1 when it holds others')")
-    .requiredOption('--data-dir <dir>', 'the data root')
+    .option('--data-dir <dir>', 'the data root (default: MINUTES_DATA_DIR, else ./channels)')
     .option('--json', 'print one JSON line: {"dataDir", "total", "shards", "guilds", "strays": [{"guild", "bytes", "shard"}]}')
     .action(async (opts) => {
       const m = await import('./commands/shards');

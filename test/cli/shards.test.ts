@@ -1,3 +1,4 @@
+import { spawn } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
 import { shardLayoutFile } from '../../src/memory/layout';
@@ -165,6 +166,17 @@ describe('minutes shards check', () => {
     expect(JSON.parse(json.stdout).strays).toEqual([{ guild: guildAt(3), bytes: 5, shard: 3 }]);
   });
 
+  it('without --data-dir it checks the data root every other command uses: MINUTES_DATA_DIR, else ./channels', async () => {
+    const data = dataRoot(path.join(tmp.dir, 'elsewhere'), { [guildAt(1)]: 1 }, { total: 2, shards: [1] });
+    const r = await cli(['shards', 'check'], { MINUTES_DATA_DIR: data });
+    expect({ code: r.code, stderr: r.stderr }).toEqual({ code: 0, stderr: '' });
+    expect(r.stdout).toMatch(new RegExp(`^${data} runs shards 1 of 2: 1 server folder of its own`));
+    dataRoot(path.join(tmp.dir, 'channels'), { [guildAt(0)]: 1 }, { total: 2, shards: [0] });
+    const byDefault = await cli(['shards', 'check']);
+    expect(byDefault.code).toBe(0);
+    expect(byDefault.stdout.startsWith(`${path.join(tmp.dir, 'channels')} runs shards 0 of 2`)).toBe(true);
+  });
+
   it('a data root with no record says so (exit 1); a broken record or a wrong folder is one line on stderr (exit 2)', async () => {
     const data = dataRoot(path.join(tmp.dir, 'data'), { [guildAt(0)]: 1 });
     const none = await cli(['shards', 'check', '--data-dir', data]);
@@ -181,4 +193,24 @@ describe('minutes shards check', () => {
     expect(wrong.code).toBe(2);
     expect(wrong.stderr).toMatch(/^minutes shards check: .* is one channel's folder, not a data root/);
   });
+});
+
+describe('minutes shards plan | head', () => {
+  it('a reader that stops early (a closed stdout) ends the command quietly, exit 0', async () => {
+    // The real command, its stdout a pipe closed after the first chunk, as `| head -c 10` does (over 1 MB of plan: more than a pipe holds).
+    const child = spawn(
+      process.execPath,
+      [path.join(__dirname, '..', '..', 'bin', 'minutes.js'), 'shards', 'plan', '--total', '200000', '--hosts', '4', '--json'],
+      {
+        cwd: tmp.dir,
+        env: { PATH: process.env.PATH, HOME: tmp.dir },
+        stdio: ['ignore', 'pipe', 'pipe'],
+      },
+    );
+    let stderr = '';
+    child.stderr!.on('data', (d) => (stderr += d));
+    child.stdout!.once('data', () => child.stdout!.destroy());
+    const code = await new Promise<number | null>((r) => child.on('exit', (c) => r(c)));
+    expect({ code, stderr }).toEqual({ code: 0, stderr: '' });
+  }, 20_000);
 });

@@ -6,6 +6,7 @@ import { serverFolders } from '../../memory/serverFolders';
 import { describeLayout, formatShardList, readShardLayout, type ShardLayout } from '../../memory/shardLayout';
 import { StoreError } from '../../memory/storeErrors';
 import type { CliIO } from '../../shared/cliIO';
+import { settingsFor } from './common';
 
 /**
  * `minutes shards plan` and `minutes shards check`: read-only looks at data roots for running the
@@ -71,8 +72,10 @@ function planText(plan: ShardPlan, dirs: string[]): string {
   return `${lines.join('\n')}\n`;
 }
 
-export async function runShardsCheck(opts: { dataDir: string; json?: boolean }, io: CliIO): Promise<number> {
-  const dir = path.resolve(io.cwd, opts.dataDir);
+export async function runShardsCheck(opts: { dataDir?: string; json?: boolean }, io: CliIO): Promise<number> {
+  // The data root every other command uses (MINUTES_DATA_DIR, the config's, else ./channels) unless named.
+  const dir = opts.dataDir !== undefined ? path.resolve(io.cwd, opts.dataDir) : settingsFor(io, [])?.dataDir;
+  if (dir === undefined) return 2;
   const problem = dataRootProblem(dir);
   if (problem) {
     io.stderr.write(`minutes shards check: ${problem}\n`);
