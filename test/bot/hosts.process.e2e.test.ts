@@ -11,18 +11,10 @@ import { shardLayoutFile } from '../../src/memory/layout';
 import type { FakeChannel, FakeGuild, FakeUser } from '../fakes/discord/state';
 import { BotHarness, startHarness } from '../helpers/botHarness';
 import { runCli } from '../helpers/cli';
-import { REDIS_MISSING_MESSAGE, redisTestMode, startRedisServer, type RedisServer } from '../helpers/redis';
+import { redisSuite, startRedisServer, type RedisServer } from '../helpers/redis';
 
 const BIN = path.join(__dirname, '../../bin/minutes.js');
-const mode = redisTestMode();
-
-if (mode === 'fail') {
-  test('redis-server is available for the several-hosts tests', () => {
-    throw new Error(REDIS_MISSING_MESSAGE);
-  });
-} else if (mode === 'skip') {
-  console.warn(`[skipped] several-hosts tests: ${REDIS_MISSING_MESSAGE} (CI fails instead of skipping)`);
-}
+const runs = redisSuite('several-hosts tests');
 
 type Place = { guild: FakeGuild; channel: FakeChannel; user: FakeUser };
 type Host = { child: ChildProcess; exited: Promise<number | null>; logs: () => Record<string, unknown>[]; stderr: () => string };
@@ -39,7 +31,7 @@ function alive(pid: number): boolean {
 /** The server folders (snowflake names) of a data root. */
 const serverFolders = (root: string) => (fs.existsSync(root) ? fs.readdirSync(root).filter((n) => /^\d+$/.test(n)) : []);
 
-(mode === 'run' ? describe : describe.skip)('two hosts, one shard each, one Redis', () => {
+(runs ? describe : describe.skip)('two hosts, one shard each, one Redis', () => {
   let h: BotHarness;
   let redis: RedisServer;
   let a: Place;

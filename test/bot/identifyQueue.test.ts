@@ -1,27 +1,19 @@
 import { IDENTIFY_TURN_MS, IdentifyQueue } from '../../src/bot/identifyQueue';
-import { freePort, REDIS_MISSING_MESSAGE, redisTestMode, startRedisServer, type RedisServer } from '../helpers/redis';
+import { freePort, redisSuite, startRedisServer, type RedisServer } from '../helpers/redis';
 import { capturedLogger } from '../helpers/botHarness';
 
 /**
  * Identify turns through a real Redis: separate IdentifyQueues (each its own connection, as on
  * separate hosts) share one bot's turns, per concurrency bucket.
  */
-const mode = redisTestMode();
-
-if (mode === 'fail') {
-  test('redis-server is available for the identify-turn tests', () => {
-    throw new Error(REDIS_MISSING_MESSAGE);
-  });
-} else if (mode === 'skip') {
-  console.warn(`[skipped] identify-turn tests: ${REDIS_MISSING_MESSAGE} (CI fails instead of skipping)`);
-}
+const runs = redisSuite('identify-turn tests');
 
 /** What discord.js's gateway manager hands the throttler builder. */
 const gateway = (maxConcurrency: number) => ({
   fetchGatewayInformation: async () => ({ session_start_limit: { max_concurrency: maxConcurrency } }),
 });
 
-(mode === 'run' ? describe : describe.skip)('identify turns shared through Redis', () => {
+(runs ? describe : describe.skip)('identify turns shared through Redis', () => {
   let redis: RedisServer;
   const queues: IdentifyQueue[] = [];
   const queue = (token: string, redisUrl = redis.url) => {
@@ -95,7 +87,7 @@ const gateway = (maxConcurrency: number) => ({
   });
 });
 
-(mode === 'run' ? describe : describe.skip)('identify turns when Redis stops answering', () => {
+(runs ? describe : describe.skip)('identify turns when Redis stops answering', () => {
   const queues: IdentifyQueue[] = [];
   const servers: RedisServer[] = [];
   afterEach(async () => {

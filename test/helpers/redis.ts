@@ -1,5 +1,6 @@
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import net from 'node:net';
+import { noteSkipped } from './skippedSuites';
 
 /**
  * A private redis-server for one test file: its own free port on 127.0.0.1, no persistence
@@ -28,7 +29,25 @@ export function redisTestMode(env: Record<string, string | undefined> = process.
   return env.CI ? 'fail' : 'skip';
 }
 
-export const REDIS_MISSING_MESSAGE = 'redis-server is not on PATH: install it (apt-get install -y redis-server) to run the shared-limit tests.';
+export const REDIS_MISSING_MESSAGE = 'redis-server is not on PATH: install it (apt-get install -y redis-server) to run the Redis tests.';
+
+/**
+ * The start of a Redis suite (`what`: "shared-limit tests"): whether its tests run. In CI without
+ * redis-server one failing test says why; off CI the suite is skipped and noted, and the run's last
+ * line names every suite skipped and why (test/helpers/skippedSuites.ts). Each suite that runs
+ * starts its own private redis-server (startRedisServer).
+ */
+export function redisSuite(what: string): boolean {
+  const mode = redisTestMode();
+  if (mode === 'fail') {
+    test(`redis-server is available for the ${what}`, () => {
+      throw new Error(REDIS_MISSING_MESSAGE);
+    });
+  } else if (mode === 'skip') {
+    noteSkipped(what, 'redis-server is not on PATH (apt-get install -y redis-server runs them; in CI they fail instead)');
+  }
+  return mode === 'run';
+}
 
 /** A port that was free a moment ago (bind :0, read it, release it). */
 export function freePort(): Promise<number> {

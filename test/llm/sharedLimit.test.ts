@@ -1,6 +1,6 @@
 import { spawn, type ChildProcessWithoutNullStreams } from 'node:child_process';
 import path from 'node:path';
-import { REDIS_MISSING_MESSAGE, redisTestMode, startRedisServer, type RedisServer } from '../helpers/redis';
+import { redisSuite, startRedisServer, type RedisServer } from '../helpers/redis';
 import { startFakeModelServer, type FakeModelServer } from '../fakes/model/server';
 import type { LimiterConfig } from '../../src/llm/limiter';
 
@@ -9,17 +9,9 @@ import type { LimiterConfig } from '../../src/llm/limiter';
  * through one Redis. The fake model server (in this process) sees every request from both.
  */
 const ROOT = path.resolve(__dirname, '../..');
-const mode = redisTestMode();
+const runs = redisSuite('shared-limit tests');
 
-if (mode === 'fail') {
-  test('redis-server is available for the shared-limit tests', () => {
-    throw new Error(REDIS_MISSING_MESSAGE);
-  });
-} else if (mode === 'skip') {
-  console.warn(`[skipped] shared-limit tests: ${REDIS_MISSING_MESSAGE} (CI fails instead of skipping)`);
-}
-
-(mode === 'run' ? describe : describe.skip)('limit shared through Redis by two processes', () => {
+(runs ? describe : describe.skip)('limit shared through Redis by two processes', () => {
   let redis: RedisServer;
   let fake: FakeModelServer;
   let procs: { name: string; child: ChildProcessWithoutNullStreams; lines: ReturnType<typeof readLines> }[] = [];
