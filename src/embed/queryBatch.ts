@@ -34,10 +34,14 @@ export function batchMs(speed: number, texts: number): number {
   return speed * (BATCH_FIXED_MS + PER_TEXT_MS * texts);
 }
 
-/** The speed after a batch of `texts` took `tookMs`: a moving average (SPEED_WEIGHT). */
-export function updatedSpeed(speed: number, texts: number, tookMs: number): number {
-  if (!(texts > 0) || !(tookMs >= 0)) return speed;
-  return (1 - SPEED_WEIGHT) * speed + SPEED_WEIGHT * (tookMs / batchMs(1, texts));
+/**
+ * The speed after a batch of `texts` took `tookMs`: a moving average (SPEED_WEIGHT), or that batch's
+ * alone when there is no speed to average with.
+ */
+export function updatedSpeed(speed: number | undefined, texts: number, tookMs: number): number {
+  if (!(texts > 0) || !(tookMs >= 0)) return speed ?? 1;
+  const sample = tookMs / batchMs(1, texts);
+  return speed === undefined ? sample : (1 - SPEED_WEIGHT) * speed + SPEED_WEIGHT * sample;
 }
 
 /**

@@ -49,12 +49,15 @@ const MAX_WAITING_QUERIES = 32;
  */
 const GATHER_MS = 2;
 /**
- * A model judged too slow for any query's wait is given one anyway, when idle and its speed was last
- * measured this long ago: otherwise a judgment made under a passing load (a burst, another process)
- * would stand for good, since refused queries measure nothing. At most one turn in this long waits
- * out its bound for it.
+ * How long a measured speed holds. Older, it says nothing of the machine now: the model's share of
+ * the cores moves with the load (in the load bench's burst a batch took 2.4× to 8× its idle time,
+ * and a first batch of 20 planned on the idle speed made 20 turns each wait out their bound for
+ * nothing; each such turn's reply then missed the first second of Discord's REST budget and held
+ * its channel's next turn ~1 s). So with no fresh speed, one query goes alone and those asked while
+ * it runs go by words; its answer sets the speed. This also lets a model judged too slow be tried
+ * again, since refused queries measure nothing.
  */
-const PROBE_AFTER_MS = 5_000;
+const SPEED_FRESH_MS = 5_000;
 /** A crash loop (out of memory, a broken WASM build) should not respawn threads forever. */
 const MAX_RESTARTS = 3;
 
@@ -83,7 +86,7 @@ export class WorkerEmbedder implements Embedder {
   /** Whether this worker's first batch is done: it loads kernels, so it is never a measure of speed. */
   private warmed = false;
   private gathering: NodeJS.Timeout | undefined;
-  private measuredAt = 0;
+  private measuredAt = -Infinity;
 
   constructor(private readonly o: WorkerEmbedderOptions) {
     this.id = o.id ?? USE_LITE_ID;
@@ -143,7 +146,9 @@ export class WorkerEmbedder implements Embedder {
   private giveUp(jobs: Job[], queue: Job[]): void {
     const cur = this.inFlight;
     if (cur?.sentAt !== undefined && this.warmed && jobs.some((j) => cur.jobs.includes(j))) {
-      this.speed = speedAtLeast(this.speed, textsOf(cur.jobs), performance.now() - cur.sentAt);
+      const now = performance.now();
+      this.speed = speedAtLeast(this.fresh(now) ? this.speed : 0, textsOf(cur.jobs), now - cur.sentAt);
+      this.measuredAt = now;
     }
     this.drop(jobs, queue, busy());
   }
@@ -188,7 +193,7 @@ export class WorkerEmbedder implements Embedder {
       // Before the model is ready its speed is unknown, and a probe is to measure it: every waiting
       // query goes (at most MAX_WAITING_QUERIES), each bound by its timer.
       const now = performance.now();
-      const speed = this.ready && !this.probing(now) ? this.speed : 0;
+      const speed = this.ready && this.fresh(now) ? this.speed : 0;
       const { take, late } = nextQueryBatch(this.queries.map(waiting), now, speed, MAX_WAITING_QUERIES);
       const gone = new Set([...take, ...late]);
       const lateJobs = late.map((i) => this.queries[i]);
@@ -207,17 +212,18 @@ export class WorkerEmbedder implements Embedder {
 
   /** Whether a new query of `own` texts is likely embedded before its deadline (queryBatch.ts). */
   private admits(now: number, own: number, deadline: number): boolean {
-    // Before the model has answered once, its speed is unknown (it may be loading): the timer bounds the wait.
-    if (!this.ready) return true;
+    // Before the model has answered once, its speed is unknown (it may be loading): the timer bounds
+    // the wait. A query with no bound waits as long as it takes.
+    if (!this.ready || deadline === Infinity) return true;
     const cur = this.inFlight;
-    if (!cur && this.queries.length === 0 && this.probing(now)) return true;
+    if (!this.fresh(now)) return !cur && this.queries.length === 0;
     const inFlightEnd = cur?.sentAt === undefined ? undefined : cur.sentAt + batchMs(this.speed, textsOf(cur.jobs));
     return admits({ now, inFlightEnd, waiting: this.queries.map(waiting), own, deadline, speed: this.speed });
   }
 
-  /** Whether the speed is old enough that the model is tried whatever it says (PROBE_AFTER_MS). */
-  private probing(now: number): boolean {
-    return now - this.measuredAt > PROBE_AFTER_MS;
+  /** Whether the measured speed still holds (SPEED_FRESH_MS); if not, one query goes alone to measure it. */
+  private fresh(now: number): boolean {
+    return now - this.measuredAt <= SPEED_FRESH_MS;
   }
 
   private send(w: Worker): void {
@@ -243,7 +249,9 @@ export class WorkerEmbedder implements Embedder {
     this.inFlight = undefined;
     if (m.type === 'result') {
       if (this.warmed && cur.sentAt !== undefined) {
-        this.speed = updatedSpeed(this.speed, textsOf(cur.jobs), performance.now() - cur.sentAt);
+        // A stale speed is not averaged with: it described another moment's machine.
+        const was = this.fresh(cur.sentAt) ? this.speed : undefined;
+        this.speed = updatedSpeed(was, textsOf(cur.jobs), performance.now() - cur.sentAt);
         this.measuredAt = performance.now();
       }
       this.warmed = true;

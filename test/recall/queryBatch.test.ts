@@ -58,6 +58,8 @@ describe('the model’s speed and a new query’s chances', () => {
   test('a batch that takes three times the reference moves the speed halfway there; nonsense does not move it', () => {
     expect(updatedSpeed(1, 8, 3 * batchMs(1, 8))).toBeCloseTo(2);
     expect(updatedSpeed(1, 0, 50)).toBe(1);
+    // With no speed to average with (a stale one), the batch's own.
+    expect(updatedSpeed(undefined, 8, 3 * batchMs(1, 8))).toBeCloseTo(3);
     expect(updatedSpeed(1, 3, NaN)).toBe(1);
   });
 

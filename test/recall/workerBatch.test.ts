@@ -18,10 +18,11 @@ const calls = (): string[][] =>
     .map((l) => JSON.parse(l) as string[]);
 const query = (maxWaitMs?: number) => ({ priority: 'query' as const, maxWaitMs });
 
-/** An embedder whose thread has run the model once (its first call is the slow, cold one). */
+/** An embedder whose thread has run the model once (its first call is the slow, cold one), and then a query, which measures its speed. */
 async function warm(): Promise<WorkerEmbedder> {
   const e = new WorkerEmbedder({ logger: capturedLogger().logger, modelModule: model, id: 'batch-test' });
   await e.embed(['warm 0'], { priority: 'document' });
+  await e.embed(['warm 1'], query(150));
   fs.rmSync(logFile, { force: true });
   return e;
 }
@@ -48,6 +49,22 @@ describe('queries asked together', () => {
     const got = await Promise.all(Array.from({ length: 6 }, (_, i) => e!.embed([`q${i}`], query(150))));
     expect(got.map((v) => v[0][0])).toEqual([0, 1, 2, 3, 4, 5]);
     expect(calls()).toHaveLength(1);
+  });
+
+  test('with no measured speed, one query goes alone and those asked while it runs go by words at once', async () => {
+    e = new WorkerEmbedder({ logger: capturedLogger().logger, modelModule: model, id: 'batch-test' });
+    await e.embed(['warm 0'], { priority: 'document' });
+    fs.rmSync(logFile, { force: true });
+    const t0 = performance.now();
+    const asked = [0, 1, 2].map((i) => e!.embed([`q${i}`], query(150)));
+    await expect(asked[1]).rejects.toThrow(/busy/);
+    await expect(asked[2]).rejects.toThrow(/busy/);
+    expect(performance.now() - t0).toBeLessThan(30);
+    await expect(asked[0]).resolves.toEqual([Float32Array.of(0, 0, 0, 0)]);
+    // Its answer measured the model: now queries asked together go together.
+    const more = await Promise.all([3, 4, 5].map((i) => e!.embed([`q${i}`], query(150))));
+    expect(more.map((v) => v[0][0])).toEqual([3, 4, 5]);
+    expect(calls()).toEqual([['q0'], ['q3', 'q4', 'q5']]);
   });
 
   test('queries arriving while a batch runs go together in the next one; documents wait for them', async () => {
