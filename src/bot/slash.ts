@@ -11,7 +11,8 @@ export function slashCommandDefinitions() {
     new SlashCommandBuilder()
       .setName('recall')
       .setDescription('Show exactly what memory would be injected for this text')
-      .addStringOption((o) => o.setName('query').setDescription('the text to recall for').setRequired(true)),
+      .addStringOption((o) => o.setName('query').setDescription('the text to recall for').setRequired(true))
+      .addBooleanOption((o) => o.setName('explain').setDescription("also why: each line's words and meaning, or what kept recall silent")),
     new SlashCommandBuilder()
       .setName('memory')
       .setDescription("This channel's durable memory")
@@ -174,7 +175,7 @@ async function run(
   const { commands, actor, ref } = o;
   switch (name) {
     case 'recall':
-      return commands(ref, actor, { name: 'recall', query: ix.options.getString('query', true) });
+      return commands(ref, actor, { name: 'recall', query: ix.options.getString('query', true), explain: ix.options.getBoolean('explain') ?? false });
     case 'memory show':
       return commands(ref, actor, { name: 'memory' });
     case 'memory forget':

@@ -1,6 +1,7 @@
 import { statOrNull } from '../memory/dataFiles';
 import { parseMemory } from '../memory/entries';
 import type { RecallItem } from '../recall/types';
+import { renderExplanation } from '../recall/explainText';
 import type { ChannelRef } from '../memory/paths';
 import type { ChannelStore } from '../memory/store';
 import { StoreError } from '../memory/storeErrors';
@@ -31,7 +32,8 @@ export interface CommandContext {
  * the answer comes back as text.
  */
 export type ChannelCommand =
-  | { name: 'recall'; query: string }
+  /** `explain`: also why each line came, or which gate kept recall silent (recall/explanation.ts). */
+  | { name: 'recall'; query: string; explain?: boolean }
   | { name: 'memory' }
   /** `who` is required: a forget is judged on who asks (chat/forgetting.ts), never allowed by default. */
   | { name: 'forget'; id: string; who: Forgetter }
@@ -47,7 +49,7 @@ export function runChannelCommand(ctx: Omit<CommandContext, 'actor'>, ref: Chann
   const c: CommandContext = { ...ctx, actor };
   switch (command.name) {
     case 'recall':
-      return recallCommand(c, ref, command.query);
+      return recallCommand(c, ref, command.query, command.explain);
     case 'memory':
       return memoryCommand(c, ref);
     case 'forget':
@@ -61,9 +63,12 @@ export function runChannelCommand(ctx: Omit<CommandContext, 'actor'>, ref: Chann
   }
 }
 
-export async function recallCommand(ctx: CommandContext, ref: ChannelRef, query: string): Promise<string> {
+export async function recallCommand(ctx: CommandContext, ref: ChannelRef, query: string, explain = false): Promise<string> {
   if (!query.trim()) return 'Usage: /recall <text>: shows exactly what would be injected for that text.';
-  const { block, result } = await ctx.engine.recallFor(ref, query);
+  const { block, result } = await ctx.engine.recallFor(ref, query, { explain });
+  // Why, in place of the scores: the same lines with their words and meaning, or the gate that closed.
+  if (explain)
+    return `${block ? `${block}\n\n` : ''}${result.explain ? renderExplanation(result.explain) : "No explanation: recall could not read this channel's memory files."}`;
   if (block) return `${block}\n\n${recallScores(result.items)}`;
   // Injection abstained; the person searching still gets what memory has on it.
   const matches = await ctx.engine.searchFor(ref, query, SEARCH_MATCHES);

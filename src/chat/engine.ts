@@ -136,8 +136,8 @@ export class ChatEngine {
    * up to 5 s for the text's vector (a turn waits ~150 ms, then goes by words): a person asking
    * `/recall` should see what meaning finds, also on a busy machine.
    */
-  async recallFor(ref: ChannelRef, query: string): Promise<{ result: RecallResult; block: string }> {
-    return this.runRecall(ref, query, this.channelContext(ref), RECALL_COMMAND_WAIT_MS);
+  async recallFor(ref: ChannelRef, query: string, opts: { explain?: boolean } = {}): Promise<{ result: RecallResult; block: string }> {
+    return this.runRecall(ref, query, this.channelContext(ref), RECALL_COMMAND_WAIT_MS, opts.explain);
   }
 
   /** A person's explicit search of this conversation's memory: ranked matches, never abstaining. */
@@ -302,7 +302,13 @@ export class ChatEngine {
     return notes;
   }
 
-  private async runRecall(ref: ChannelRef, query: string, context: string | null, queryWaitMs?: number): Promise<{ result: RecallResult; block: string }> {
+  private async runRecall(
+    ref: ChannelRef,
+    query: string,
+    context: string | null,
+    queryWaitMs?: number,
+    explain?: boolean,
+  ): Promise<{ result: RecallResult; block: string }> {
     const exclude = new Set(
       (context ?? '')
         .split('\n')
@@ -317,6 +323,7 @@ export class ChatEngine {
       maxItems: this.o.settings.recallMaxItems,
       exclude,
       queryWaitMs,
+      ...(explain ? { explain } : {}),
     });
     return { result, block: renderRecallBlock(result) };
   }

@@ -1,7 +1,8 @@
 import type { Index, Scored } from './types';
 import type { RecallTuning } from './tuning';
 import type { DenseView } from './vectors';
-import { Calibration, cosineAt } from './calibration';
+import { cosineAt } from './calibration';
+import type { Silence } from './explanation';
 
 /**
  * Words and meaning, one ranking. The lexical scorer (recall.ts) finds entries that share specific
@@ -46,10 +47,9 @@ export function fuse(f: FuseInput): Scored[] | undefined {
   const { index } = f;
   const { cos } = f.view;
   const w = Math.min(1, Math.max(0, P.denseWeight));
-  let maxCos = -Infinity;
-  for (let i = 0; i < cos.length; i++) if (cos[i] > maxCos) maxCos = cos[i];
+  const maxCos = bestCosine(cos);
   const cal = f.view.calibration;
-  if (!mayspeak(f, maxCos, cal)) return undefined;
+  if (meaningSilence(f, maxCos) !== undefined) return undefined;
   // Without the embedder's scale (its null still being embedded), meaning only re-orders: it admits no line.
   if (w === 0 || maxCos === -Infinity) return f.lexical;
 
@@ -84,6 +84,13 @@ export function fuse(f: FuseInput): Scored[] | undefined {
   return out.sort((a, b) => b.score - a.score || f.tie(a.id, b.id));
 }
 
+/** The message's best cosine with a line of the channel (-Infinity when no line has a vector yet). */
+export function bestCosine(cos: Float32Array): number {
+  let maxCos = -Infinity;
+  for (let i = 0; i < cos.length; i++) if (cos[i] > maxCos) maxCos = cos[i];
+  return maxCos;
+}
+
 /**
  * Words opened recall: it speaks unless the message is far closer to the null (everyday chat,
  * generic technical messages) than to any line of the channel. Words did not: meaning alone opens it
@@ -91,18 +98,23 @@ export function fuse(f: FuseInput): Scored[] | undefined {
  * is not closer to the null than to the channel (words are withdrawn only for plain chat: a channel's own
  * question about its tools shares their words with generic questions about them). Every threshold is in the embedder's own units
  * (calibration.ts). Without the null's vectors (the model still loading), meaning alone never opens.
+ * Undefined when recall may speak; otherwise the gate that closed it (an explanation names it).
  */
-function mayspeak(f: FuseInput, maxCos: number, cal: Calibration | undefined): boolean {
+export function meaningSilence(f: Pick<FuseInput, 'lexicalGate' | 'view' | 'content' | 'tuning'>, maxCos: number): Silence | undefined {
   const P = f.tuning;
-  const { chat, tech } = f.view;
+  const { chat, tech, calibration: cal } = f.view;
   if (f.lexicalGate) {
-    if (!cal || Number.isNaN(chat) || maxCos === -Infinity) return true;
-    return chat - maxCos < P.chatVeto * cal.sd && tech - maxCos < P.techVeto * cal.sd;
+    if (!cal || Number.isNaN(chat) || maxCos === -Infinity) return undefined;
+    if (!(chat - maxCos < P.chatVeto * cal.sd)) return 'chat-veto';
+    return tech - maxCos < P.techVeto * cal.sd ? undefined : 'tech-veto';
   }
-  if (!f.content || !cal || Number.isNaN(chat) || maxCos < cosineAt(cal, P.denseFloor)) return false;
-  if (maxCos - chat < P.chatMargin * cal.sd || maxCos - tech < P.techMargin * cal.sd) return false;
+  if (!f.content) return 'no-content-word';
+  if (!cal || Number.isNaN(chat)) return 'meaning-unscaled';
+  if (maxCos < cosineAt(cal, P.denseFloor)) return 'meaning-below-floor';
+  if (maxCos - chat < P.chatMargin * cal.sd) return 'closer-to-chat';
+  if (maxCos - tech < P.techMargin * cal.sd) return 'closer-to-tech';
   const bar = f.view.chatBar();
-  return !Number.isNaN(bar) && maxCos >= bar + P.chatBarMargin * cal.sd;
+  return !Number.isNaN(bar) && maxCos >= bar + P.chatBarMargin * cal.sd ? undefined : 'below-chat-bar';
 }
 
 /** Ids of the `k` highest cosines at or above `floor` (NaN never qualifies). */

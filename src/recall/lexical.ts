@@ -9,6 +9,7 @@ import { TopK } from './topK';
 import { DenseScorer, fuse } from './fusion';
 import { DEFAULT_TUNING, RecallTuning } from './tuning';
 import { rareQueryStems } from './rareWords';
+import { buildExplanation, newTrace, ScoreTrace } from './explain';
 
 /**
  * Targeted recall: before each model call, the few entries of the channel's memory that matter for
@@ -202,13 +203,26 @@ function buildIndex(cands: Candidate[]): Index {
 }
 
 function score(index: Index, input: RecallInput, P: RecallTuning, dense?: DenseScorer): RecallResult {
+  if (!input.explain) return decide(index, input, P, dense);
+  // Asked why (minutes recall --explain, /recall explain:true): the same decision, traced.
+  const trace = newTrace();
+  const result = decide(index, input, P, dense, trace);
+  return { ...result, explain: buildExplanation(trace, index, P, input.query) };
+}
+
+function decide(index: Index, input: RecallInput, P: RecallTuning, dense?: DenseScorer, trace?: ScoreTrace): RecallResult {
   const empty: RecallResult = { text: '', items: [] };
-  if (index.n === 0 || !input.query) return empty;
+  const silent = (why: NonNullable<ScoreTrace['silence']>): RecallResult => {
+    if (trace) trace.silence = why;
+    return empty;
+  };
+  if (index.n === 0) return silent('empty-channel');
+  if (!input.query) return silent('empty-message');
   const budget = input.budgetChars ?? DEFAULT_BUDGET_CHARS;
   const maxItems = input.maxItems ?? (P.charsPerItem > 0 ? Math.max(DEFAULT_MAX_ITEMS, Math.round(budget / P.charsPerItem)) : DEFAULT_MAX_ITEMS);
-  if (budget <= 0 || maxItems <= 0) return empty;
+  if (budget <= 0 || maxItems <= 0) return silent('empty-message');
   const terms = queryTokens(input.query.length > 20_000 ? input.query.slice(0, 20_000) : input.query);
-  if (terms.length === 0) return empty;
+  if (terms.length === 0) return silent('no-words');
 
   const { n, cands } = index;
   // Accumulate in the index's scratch arrays (recall is synchronous, so they are never shared).
@@ -220,7 +234,10 @@ function score(index: Index, input: RecallInput, P: RecallTuning, dense?: DenseS
   const { postStart, postIds, postTfs } = index;
   for (const t of terms) {
     const tid = index.termIds.get(t);
-    if (tid === undefined) continue;
+    if (tid === undefined) {
+      trace?.words.push({ word: t, lines: 0, evidence: 0, rare: false });
+      continue;
+    }
     const from = postStart[tid];
     const to = postStart[tid + 1];
     const df = to - from;
@@ -231,7 +248,12 @@ function score(index: Index, input: RecallInput, P: RecallTuning, dense?: DenseS
     // channel uses it, so it keeps at least `rareFloor`.
     if (isWeakToken(t)) spec *= P.weakFactor;
     else if (t.length >= 3 || (t.length >= 2 && hasCjk(t))) spec = Math.max(spec, P.rareFloor);
-    if (rare && df <= P.rareDfMax && rare.has(t)) rareWord = true;
+    const rareHere = rare !== undefined && df <= P.rareDfMax && rare.has(t);
+    if (rareHere) rareWord = true;
+    if (trace) {
+      trace.words.push({ word: t, lines: df, evidence: spec, rare: rareHere });
+      if (rareHere) trace.rareWord ??= t;
+    }
     stamp++;
     const k1p = idf * (BM25_K1 + 1);
     for (let k = from; k < to; k++) {
@@ -281,14 +303,16 @@ function score(index: Index, input: RecallInput, P: RecallTuning, dense?: DenseS
   const tie = (x: number, y: number) => cands[x].rank - cands[y].rank || x - y;
   let ranked = top.sorted(tie);
   const view = dense?.(index);
+  if (trace) Object.assign(trace, { best, gate, view });
   if (view) {
     const content = terms.some((t) => isContentWord(t));
+    if (trace) trace.content = content;
     const fused = fuse({ index, lexical: ranked, lexicalGate: gate, view, content, exclude, tuning: P, tie });
     if (!fused) return empty;
     ranked = fused;
-  } else if (!gate) return empty;
+  } else if (!gate) return silent('words-below-gate');
   if (ranked.length === 0) return empty;
-  return pack(index, ranked, budget, maxItems);
+  return pack(index, ranked, budget, maxItems, trace?.taken);
 }
 
 /** A word that names something: not common in the language, not a bare number, 3+ letters (or CJK). */

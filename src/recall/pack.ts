@@ -60,9 +60,10 @@ function renderedLength(cands: Candidate[], list: Scored[]): number {
  * in precedence (SESSION > MEMORY > condensations > workspace > HISTORY), in which case it takes the
  * other's place at the other's score. The text groups items under one header line per group (see
  * groupOf), files in precedence order and entries in document order, so the model reads them where
- * they came from and tag-free paragraphs still carry their provenance.
+ * they came from and tag-free paragraphs still carry their provenance. `out`, when given (an
+ * explanation asked for), receives the packed candidates in the items' order.
  */
-export function pack(index: Index, ranked: Scored[], budget: number, maxItems: number): RecallResult {
+export function pack(index: Index, ranked: Scored[], budget: number, maxItems: number, out?: Scored[]): RecallResult {
   const cands = index.cands;
   const taken: Scored[] = [];
   const byText = new Map<string, number>();
@@ -130,6 +131,7 @@ export function pack(index: Index, ranked: Scored[], budget: number, maxItems: n
     for (const m of g.members) {
       const c = cands[m.id];
       parts.push(c.text);
+      out?.push(m);
       items.push({
         file: c.file,
         heading: c.heading,

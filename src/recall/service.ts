@@ -122,7 +122,10 @@ export function createRecallService(o: RecallServiceOptions): RecallService {
       if (!qv || !vectors) {
         // The lines are still queued for the background (the model may be loading right now).
         if (any && vectors) vectors.queue(index);
-        return o.lexical.recallIn(index, input);
+        const byWords = o.lexical.recallIn(index, input);
+        // With meaning configured, an explanation says it was missing, not off.
+        if (byWords.explain && vectors && any) byWords.explain.semantic = 'unavailable';
+        return byWords;
       }
       return o.lexical.recallIn(index, input, (ix) => vectors.dense(ix, qv));
     },

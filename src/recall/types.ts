@@ -1,4 +1,5 @@
 import type { Candidate } from './sources';
+import type { RecallExplanation } from './explanation';
 
 /**
  * The shapes recall's parts share: what a caller asks and gets back, the index, a scored candidate.
@@ -27,6 +28,8 @@ export interface RecallResult {
   /** The block body as injected; '' when recall abstains. */
   text: string;
   items: RecallItem[];
+  /** Why it injected these lines or stayed silent; only when the input asked (`explain`). */
+  explain?: RecallExplanation;
 }
 
 export interface RecallInput {
@@ -46,6 +49,11 @@ export interface RecallInput {
    * answer into words only.
    */
   queryWaitMs?: number;
+  /**
+   * Return why (RecallResult.explain): a person asking (`minutes recall --explain`, `/recall
+   * explain:true`). Never set on a turn: the decision is the same, traced.
+   */
+  explain?: boolean;
 }
 
 export interface Index {

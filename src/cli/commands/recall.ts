@@ -5,6 +5,7 @@ import type { RecallResult } from '../../recall/types';
 import type { RecallService } from '../../recall/service';
 import { openRecall } from './recallSetup';
 import { renderRecallBlock } from '../../prompt/recallBlock';
+import { renderExplanation } from '../../recall/explainText';
 import { jsonLines } from '../../shared/jsonLines';
 
 /**
@@ -16,6 +17,8 @@ import { jsonLines } from '../../shared/jsonLines';
  *   --query TEXT [--json]   the block as injected (or one JSON line with --json)
  *   --queries FILE.jsonl    one {"id","query"} per line in; exactly one JSON line per query out:
  *                           {"id","text","items":[{"file","heading","text","score","lexical","semantic"?}]}
+ *   --explain               also why (recall/explanation.ts): printed after the block, or as
+ *                           "explain" in each JSON line
  *   --semantic off|local|api  words only, or words and meaning (default local: the packaged model).
  *                           Vectors are cached by content in --vector-cache (default
  *                           MINUTES_VECTOR_CACHE, else ~/.cache/minutes/vectors), so a second run
@@ -31,6 +34,7 @@ export interface RecallCliOptions {
   maxItems?: number;
   now?: string;
   json?: boolean;
+  explain?: boolean;
   semantic?: string;
   vectorCache?: string;
 }
@@ -104,13 +108,22 @@ async function answer(
 ): Promise<number> {
   const { opts, io, queries, hasQueries } = a;
   const run = (q: string): Promise<RecallResult> =>
-    recall.recall({ channelDirs: [a.channelDir], workspaceDir: a.workspaceDir, query: q, now: a.now, budgetChars: opts.budgetChars, maxItems: opts.maxItems });
+    recall.recall({
+      channelDirs: [a.channelDir],
+      workspaceDir: a.workspaceDir,
+      query: q,
+      now: a.now,
+      budgetChars: opts.budgetChars,
+      maxItems: opts.maxItems,
+      ...(opts.explain ? { explain: true } : {}),
+    });
+  const why = (r: RecallResult) => (opts.explain && r.explain ? { explain: r.explain } : {});
 
   if (hasQueries) {
     let buf = '';
     for (const q of queries) {
       const r = await run(q.query);
-      buf += JSON.stringify({ id: q.id, text: r.text, items: r.items }) + '\n';
+      buf += JSON.stringify({ id: q.id, text: r.text, items: r.items, ...why(r) }) + '\n';
       if (buf.length > 1 << 16) {
         io.stdout.write(buf);
         buf = '';
@@ -122,11 +135,16 @@ async function answer(
 
   const r = await run(queries[0].query);
   if (opts.json) {
-    io.stdout.write(JSON.stringify({ text: r.text, items: r.items }) + '\n');
-  } else if (r.text) {
-    io.stdout.write(renderRecallBlock(r) + '\n');
-  } else {
-    io.stderr.write('minutes recall: nothing recalled\n');
+    io.stdout.write(JSON.stringify({ text: r.text, items: r.items, ...why(r) }) + '\n');
+    return 0;
+  }
+  if (r.text) io.stdout.write(renderRecallBlock(r) + '\n');
+  else io.stderr.write('minutes recall: nothing recalled\n');
+  if (opts.explain) {
+    // Recall itself failed (an unreadable folder, logged above) when there is no explanation.
+    io.stdout.write(
+      `${r.text ? '\n' : ''}${r.explain ? renderExplanation(r.explain) : 'No explanation: recall could not read the folders (see the log above).'}\n`,
+    );
   }
   return 0;
 }

@@ -1,0 +1,187 @@
+import fs from 'node:fs';
+import path from 'node:path';
+import fc from 'fast-check';
+import { createRecall } from '../../src/recall/lexical';
+import type { DenseView } from '../../src/recall/vectors';
+import type { Index, RecallInput } from '../../src/recall/types';
+import { DEFAULT_TUNING } from '../../src/recall/tuning';
+import { renderExplanation } from '../../src/recall/explainText';
+import { makeTmpDir } from '../helpers/tmp';
+
+/**
+ * Issue 41 §3: recall says why it injected each line or stayed silent, naming the gate that decided,
+ * with the figures it used. Meaning is a hand-made view here (cosines on a scale of mean 0, sd 1, so
+ * the embedder's units are the cosines themselves): each gate of fusion.ts is reached on purpose.
+ * The real model's explanations are in explainModel.test.ts.
+ */
+const NOW = new Date('2026-11-20T00:00:00Z');
+const LINES = [
+  '- [m-aa0001] The orders service stores its data in Postgres 16 on db-1. [from: #ops, 2026-11-01]',
+  '- [m-aa0002] Releases go out from the release branch on Tuesdays. [from: #ops, 2026-11-02]',
+  '- [m-aa0003] Buildkite runs the nightly backup job for the orders database. [from: #ops, 2026-11-03]',
+  '- [m-aa0004] Order writes must stay under 50 ms at p99. [from: #dev, 2026-11-04]',
+];
+
+let tmp: ReturnType<typeof makeTmpDir>;
+let chan: string;
+beforeEach(() => {
+  tmp = makeTmpDir();
+  chan = path.join(tmp.dir, 'chan');
+  fs.mkdirSync(chan, { recursive: true });
+  fs.writeFileSync(path.join(chan, 'MEMORY.md'), ['# Channel Memory', '', '## Facts', ...LINES].join('\n') + '\n');
+});
+afterEach(() => tmp.cleanup());
+
+/** Meaning as given: the best line (id 0 unless said), the message against chat and technical nulls, the channel's bar. */
+function view(o: { best: number; chat: number; tech: number; bar: number; bestId?: number }): (index: Index) => DenseView {
+  return (index) => {
+    const cos = new Float32Array(index.n).fill(-0.5);
+    cos[o.bestId ?? 0] = o.best;
+    return { cos, chat: o.chat, tech: o.tech, calibration: { mean: 0, sd: 1 }, chatBar: () => o.bar };
+  };
+}
+
+const input = (query: string, explain = true): RecallInput => ({ channelDirs: [chan], query, now: NOW, explain });
+const T = DEFAULT_TUNING;
+
+describe('the explanation names the gate that decided', () => {
+  test('words only: a chat line stays below the evidence gate, with each word and its evidence', () => {
+    const r = createRecall().recall(input('happy friday everyone, see you at the release party'));
+    expect(r.items).toEqual([]);
+    const e = r.explain!;
+    expect(e.silence).toBe('words-below-gate');
+    expect(e.semantic).toBe('off');
+    const release = e.words.find((w) => w.word === 'releas')!;
+    expect(release.lines).toBe(1);
+    expect(release.written).toBe('release');
+    expect(e.words.find((w) => w.word === 'friday')).toMatchObject({ lines: 0, evidence: 0 });
+    expect(e.gate.best).toBeLessThan(T.gateMin);
+    expect(e.gate.open).toBe(false);
+    expect(renderExplanation(e)).toMatch(/^Recall stayed silent: words did not open it \(the best line's evidence [01]\.\d\d < 1\.15\), and meaning was off\./);
+  });
+
+  test('a chat line closer to everyday chat than to the channel: closer-to-chat, in the embedder units', () => {
+    const r = createRecall().recall(input('anyone up for tacos at lunch?'), view({ best: 0.5, chat: 1.2, tech: 0.1, bar: 0.1 }));
+    expect(r.items).toEqual([]);
+    expect(r.explain!.silence).toBe('closer-to-chat');
+    expect(r.explain!.meaning).toMatchObject({ best: 0.5, chat: 1.2, tech: 0.1, chatBar: 0.1, chatMargin: T.chatMargin });
+    expect(renderExplanation(r.explain!)).toContain('closer to everyday chat (+1.20) than to the channel (its best line +0.50; needs ≥ +0.91)');
+  });
+
+  test('a technical question about nothing the channel knows: closer-to-tech', () => {
+    const r = createRecall().recall(input('regex to match an email address'), view({ best: 1.6, chat: 1.0, tech: 2.7, bar: 0.2 }));
+    expect(r.explain!.silence).toBe('closer-to-tech');
+    expect(renderExplanation(r.explain!)).toContain('closer to a generic technical message (+2.70)');
+  });
+
+  test('the other meaning gates, each by name', () => {
+    const recall = createRecall();
+    const silence = (q: string, v: Parameters<typeof view>[0]) => recall.recall(input(q), view(v)).explain!.silence;
+    expect(silence('offsite roadmap planning', { best: T.denseFloor - 0.01, chat: -2, tech: -2, bar: -2 })).toBe('meaning-below-floor');
+    expect(silence('offsite roadmap planning', { best: 1, chat: -2, tech: -2, bar: 1 - T.chatBarMargin + 0.01 })).toBe('below-chat-bar');
+    // Only small and everyday words: meaning may never open recall alone.
+    expect(silence('thanks, have a great one', { best: 3, chat: -2, tech: -2, bar: -2 })).toBe('no-content-word');
+    // Words open it ("orders" and "postgres"), and are withdrawn for a message far closer to chat or to the technical null.
+    expect(silence('postgres orders', { best: 0.2, chat: 0.21 + T.chatVeto, tech: -2, bar: -2 })).toBe('chat-veto');
+    expect(silence('postgres orders', { best: 0.2, chat: -2, tech: 0.21 + T.techVeto, bar: -2 })).toBe('tech-veto');
+    expect(silence('postgres orders', { best: 0.2, chat: -2, tech: -2, bar: -2 })).toBeUndefined();
+  });
+
+  test('no word recall scores, and an empty channel', () => {
+    expect(createRecall().recall(input('?? !!')).explain!.silence).toBe('no-words');
+    fs.writeFileSync(path.join(chan, 'MEMORY.md'), '# Channel Memory\n');
+    expect(createRecall().recall(input('postgres')).explain!.silence).toBe('empty-channel');
+  });
+
+  test('words open recall and no line fits the budget: nothing fits', () => {
+    const r = createRecall().recall({ ...input('which postgres version do the orders use'), budgetChars: 20 });
+    expect(r.items).toEqual([]);
+    expect(r.explain!.silence).toBe('nothing-fits');
+  });
+});
+
+describe('what brought each line in', () => {
+  test('words: each line with the words it shares and their evidence; meaning alone for a line with none', () => {
+    // Line 1 (releases) shares no word: meaning adds it (at or above denseAdmit).
+    const dense = (index: Index): DenseView => {
+      const cos = new Float32Array(index.n).fill(-0.5);
+      cos[0] = 1.5;
+      cos[1] = T.denseAdmit + 0.1;
+      return { cos, chat: -1, tech: -1, calibration: { mean: 0, sd: 1 }, chatBar: () => 0 };
+    };
+    const r = createRecall().recall(input('which postgres version do the orders use'), dense);
+    const e = r.explain!;
+    expect(e.opened).toBe('words');
+    expect(e.silence).toBeUndefined();
+    expect(e.items.map((i) => i.text)).toEqual(r.items.map((i) => i.text));
+    const first = e.items.find((i) => i.text.includes('Postgres 16'))!;
+    expect(first).toMatchObject({ by: 'words', words: ['postgr', 'order'], meaning: 1.5 });
+    const shared = e.words.filter((w) => first.words.includes(w.word)).reduce((a, w) => a + w.evidence, 0);
+    expect(first.evidence).toBeCloseTo(shared, 2);
+    expect(first.evidence).toBeGreaterThanOrEqual(T.gateMin);
+    expect(e.items.find((i) => i.text.includes('Releases'))).toMatchObject({ by: 'meaning', words: [], evidence: 0 });
+    const text = renderExplanation(e);
+    expect(text).toMatch(/^Recall injected \d lines: words opened it \(the best line's evidence \d\.\d\d ≥ 1\.15\)\./);
+    expect(text).toContain('by words: postgres, orders (evidence');
+    expect(text).toContain('by meaning alone');
+  });
+
+  test('one rare word opens the gate, and says so', () => {
+    const e = createRecall().recall(input('buildkite?')).explain!;
+    expect(e.opened).toBe('rare-word');
+    expect(e.gate).toMatchObject({ rareWord: 'buildkite', open: true });
+    expect(e.words[0]).toMatchObject({ word: 'buildkit', written: 'buildkite', rare: true, lines: 1 });
+    expect(renderExplanation(e)).toContain('one rare word opened it ("buildkite": the best line\'s evidence');
+  });
+
+  test('meaning alone opens it: every meaning gate cleared', () => {
+    const e = createRecall().recall(input('offsite roadmap planning'), view({ best: 1.5, chat: 0, tech: 0, bar: 0 })).explain!;
+    expect(e.opened).toBe('meaning');
+    expect(e.items.map((i) => i.by)).toEqual(['meaning']);
+  });
+});
+
+test('asking why changes nothing of what recall injects', () => {
+  const vocabulary = [
+    'postgres',
+    'orders',
+    'release',
+    'tuesday',
+    'buildkite',
+    'backup',
+    'nightly',
+    'writes',
+    'the',
+    'what',
+    'hello',
+    'thanks',
+    'p99',
+    'db-1',
+    'lunch',
+  ];
+  fc.assert(
+    fc.property(
+      fc.array(fc.constantFrom(...vocabulary), { minLength: 0, maxLength: 6 }),
+      fc.option(
+        fc.record({
+          best: fc.double({ min: -1, max: 3, noNaN: true }),
+          chat: fc.double({ min: -1, max: 3, noNaN: true }),
+          tech: fc.double({ min: -1, max: 3, noNaN: true }),
+          bar: fc.double({ min: -1, max: 3, noNaN: true }),
+        }),
+        { nil: undefined },
+      ),
+      (words, v) => {
+        const q = words.join(' ');
+        const dense = v ? view(v) : undefined;
+        const plain = createRecall().recall(input(q, false), dense);
+        const { explain, ...traced } = createRecall().recall(input(q, true), dense);
+        expect(traced).toEqual(plain);
+        expect(plain.explain).toBeUndefined();
+        // The explanation agrees with the result: silent exactly when nothing was injected.
+        if (q.trim()) expect(Boolean(explain!.silence)).toBe(plain.items.length === 0);
+      },
+    ),
+    { numRuns: 200 },
+  );
+});
