@@ -46,6 +46,11 @@ export interface LexicalRecall extends Recall {
   recallIn(index: Index, input: RecallInput, dense?: DenseScorer): RecallResult;
 }
 
+/**
+ * The recall block's size when the config does not say (`recall.budgetChars`): a prompt-cost choice,
+ * not a fitted value. Every figure is measured at 1,000 / 2,000 / 4,000; 2,000 holds the item cap's
+ * 16 lines of ~110 characters (evidence recall 0.634 / 0.680 / 0.710 at the three on the dev four).
+ */
 export const DEFAULT_BUDGET_CHARS = 2000;
 /**
  * Item cap at the default budget. At 2,000 characters a memory line is ~110 characters, so the budget
@@ -55,20 +60,31 @@ export const DEFAULT_BUDGET_CHARS = 2000;
  * clear the absolute evidence threshold anyway, so the cap bounds prompt noise only for broad
  * messages. Without an explicit `maxItems`, a larger budget raises the cap (RecallTuning.charsPerItem:
  * one item per 125 characters, never below this), so asking for more characters yields more lines.
+ * Measured on the two-conversation dev set at 2,000 (no interval; docs/benchmarks.md "Item cap"):
+ * 8 items 0.596, 12 0.632, 16 0.641, 20 and 24 0.641.
  */
 export const DEFAULT_MAX_ITEMS = 16;
 
-/** BM25 parameters: Lucene's defaults (other values gain nothing under leave-one-out). */
+/**
+ * BM25 parameters: Lucene's defaults. Other values gain nothing under leave-one-out: (0.9/0.4,
+ * 1.5/0.75, 1.2/0.5) held out −0.001 [−0.009, +0.008] at 2,000, the folds picking different values.
+ */
 export const BM25_K1 = 1.2;
 const B = 0.75;
 /**
  * A word's evidence: its specificity ln((max(N, N_FLOOR)+1)/(df+0.5)) / SPEC_SCALE, capped at 1, so a
  * word in one entry of a channel of 100+ entries counts fully and evidence does not depend on the
- * query's length. N_FLOOR keeps a small channel's every word from looking specific.
+ * query's length. N_FLOOR keeps a small channel's every word from looking specific. Why 100 and 3.5:
+ * leave-one-out over (50/3.5, 100/3, 100/4) held out +0.000 at 1,000, 2,000 and 4,000, the folds
+ * picking different values; 100/3.5 stays, the gate (gateMin) is calibrated on this scale.
  */
 const N_FLOOR = 100;
 const SPEC_SCALE = 3.5;
-/** Only the best-scored admitted candidates are considered for de-duplication and packing. */
+/**
+ * Only the best-scored admitted candidates are considered for de-duplication and packing. A bound on
+ * work, not a fitted value: at most 32 items are packed at 4,000 characters, and a common word
+ * matching thousands of lines costs a heap of 200 (topK.ts), not a sort of them all.
+ */
 const SHORTLIST = 200;
 /**
  * Indexes kept, one per conversation, least recently used dropped first, bounded by their estimated
@@ -315,7 +331,11 @@ function decide(index: Index, input: RecallInput, P: RecallTuning, dense?: Dense
   return pack(index, ranked, budget, maxItems, trace?.taken);
 }
 
-/** A word that names something: not common in the language, not a bare number, 3+ letters (or CJK). */
+/**
+ * A word that names something: not common in the language, not a bare number, 3+ letters (or CJK),
+ * the length rareFloor's rule uses. Part of meaning's abstention (issue 23: meaning alone opens
+ * recall only for a message with one), judged with its gates on the abstention bench, not a knob.
+ */
 function isContentWord(t: string): boolean {
   return !isWeakToken(t) && !/^\d+$/.test(t) && (t.length >= 3 || hasCjk(t));
 }

@@ -21,16 +21,23 @@ export interface SearchInput {
 /** Cosine per candidate (NaN without a vector) and the embedder's scale, when meaning is on and calibrated. */
 export type SearchCosines = { cos: Float32Array; calibration: Calibration } | undefined;
 
+/** What a person reads at a glance; `limit` takes up to 100 (a bound on the answer, not fitted). */
 export const DEFAULT_SEARCH_LIMIT = 10;
 /**
  * A line found by meaning alone must be at least this close to the query, in the embedder's own
  * units (calibration.ts). Lower than recall's floor: a person reads the list and judges it; an
- * unrelated line at the bottom costs a glance. Why -0.19: the packaged model's cosine 0.3 on its scale.
+ * unrelated line at the bottom costs a glance. Why -0.19: the packaged model's cosine 0.3 on its scale
+ * (issue 23 §2: 'kafka' and 'MySQL' on a 401-line channel listed their lines; not judged by LOO, a
+ * search is read by a person and never injected).
  */
 const MIN_MEANING = -0.19;
 /** Meaning's share of the fused score, as in recall. */
 const DENSE_WEIGHT = DEFAULT_TUNING.denseWeight;
-/** A heading word counts this share of a word in the line (recall itself no longer scores headings). */
+/**
+ * A heading word counts this share of a word in the line. Recall itself no longer scores headings
+ * (LOO: headingWeight 0, 0.2, 0.35, 0.7 held out +0.000 [+0.000, +0.000], removed); a person searching
+ * for a topic's name still finds the lines under it. 0.35: recall's value when it had the field.
+ */
 const HEADING_WEIGHT = 0.35;
 
 export function searchIndex(index: Index, input: SearchInput, dense: SearchCosines): RecallItem[] {

@@ -63,7 +63,8 @@ export interface DenseView {
 
 /**
  * The share of shipped chat lines a channel's bar sits above: its 90th percentile, so one chat line
- * that happens to resemble a channel line does not close meaning for the channel.
+ * that happens to resemble a channel line does not close meaning for the channel. Chosen with the
+ * meaning gates on the abstention bench (issue 23, grid 0.75 / 0.9 / 1.0: see RecallTuning.denseFloor).
  */
 const CHAT_BAR_QUANTILE = 0.9;
 
@@ -78,7 +79,11 @@ export function nullDigest(): string {
   return textHash(NULL_HASHES.join('\n'));
 }
 
-/** One background request: big enough to amortise the worker round trip, small enough to keep queries quick. */
+/**
+ * One background request: big enough to amortise the worker round trip, small enough to keep queries
+ * quick (a query waits behind at most one batch: ~64 lines of ~110 characters). Not fitted: a speed
+ * bound, checked by bench/recall-speed.js and bench/load.js.
+ */
 const DEFAULT_BATCH = 64;
 
 export class CandidateVectors {
@@ -99,7 +104,10 @@ export class CandidateVectors {
 
   constructor(private readonly o: CandidateVectorsOptions) {}
 
-  /** Milliseconds indexing waits after a failed batch before trying again. */
+  /**
+   * Milliseconds indexing waits after a failed batch before trying again: an API's rate limit or an
+   * outage is not hammered, and recall goes by words meanwhile. A choice, not a measured value.
+   */
   static readonly RETRY_MS = 60_000;
 
   get modelId(): string {
@@ -141,7 +149,8 @@ export class CandidateVectors {
     if (!chatVecs) return NaN;
     const iv = this.vectorsOf(index);
     const known = index.n - iv.missing;
-    // While the channel is being embedded, the bar is recomputed when a twentieth more is known.
+    // While the channel is being embedded, the bar is recomputed when a twentieth more is known (a
+    // bound on work: a pass over the channel each time, not a fitted value).
     if (iv.bar && (iv.bar.known === known || (iv.missing > 0 && known < iv.bar.known * 1.05))) return iv.bar.value;
     const best = new Float64Array(chatVecs.length).fill(-1);
     for (const v of iv.vecs) {
@@ -299,5 +308,8 @@ export function embedText(c: Candidate): string {
   return body.length > MAX_EMBED_CHARS ? body.slice(0, MAX_EMBED_CHARS) : body;
 }
 
-/** USE-lite reads whole sentences; beyond a paragraph it only averages more words. */
+/**
+ * USE-lite reads whole sentences; beyond a paragraph it only averages more words. A cost bound (the
+ * model's time grows with length), far above a memory line (~110 characters); not fitted.
+ */
 const MAX_EMBED_CHARS = 2_000;
