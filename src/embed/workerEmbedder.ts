@@ -212,9 +212,9 @@ export class WorkerEmbedder implements Embedder {
 
   /** Whether a new query of `own` texts is likely embedded before its deadline (queryBatch.ts). */
   private admits(now: number, own: number, deadline: number): boolean {
-    // Before the model has answered once, its speed is unknown (it may be loading): the timer bounds
-    // the wait. A query with no bound waits as long as it takes.
-    if (!this.ready || deadline === Infinity) return true;
+    // A query with no bound waits as long as it takes. One asked while the model loads (~1 s) would
+    // wait out its bound: there is no fresh speed then either, so only a first query goes (below).
+    if (deadline === Infinity) return true;
     const cur = this.inFlight;
     if (!this.fresh(now)) return !cur && this.queries.length === 0;
     const inFlightEnd = cur?.sentAt === undefined ? undefined : cur.sentAt + batchMs(this.speed, textsOf(cur.jobs));

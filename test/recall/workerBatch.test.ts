@@ -51,6 +51,18 @@ describe('queries asked together', () => {
     expect(calls()).toHaveLength(1);
   });
 
+  test('while the model loads, one query waits for it and those asked meanwhile go by words at once', async () => {
+    e = new WorkerEmbedder({ logger: capturedLogger().logger, modelModule: model, id: 'batch-test' });
+    const t0 = performance.now();
+    const asked = [0, 1, 2].map((i) => e!.embed([`q${i}`], query(150)));
+    await expect(asked[1]).rejects.toThrow(/busy/);
+    await expect(asked[2]).rejects.toThrow(/busy/);
+    expect(performance.now() - t0).toBeLessThan(30);
+    // The first call of the thread is cold (400 ms): the first query gives up at its bound.
+    await expect(asked[0]).rejects.toThrow(/busy/);
+    expect(performance.now() - t0).toBeLessThan(150 + 80);
+  });
+
   test('with no measured speed, one query goes alone and those asked while it runs go by words at once', async () => {
     e = new WorkerEmbedder({ logger: capturedLogger().logger, modelModule: model, id: 'batch-test' });
     await e.embed(['warm 0'], { priority: 'document' });
