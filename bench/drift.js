@@ -3,7 +3,7 @@
 'use strict';
 /**
  * What drift notes cost, and how precise they are, through the bot's own checker
- * (src/condense/driftChecker.ts: the rule in code, the one side-task call, the once-a-day record)
+ * (src/condense/observers/driftChecker.ts: the rule in code, the one side-task call, the once-a-day record)
  * against the fake model server, in a console channel whose context.json holds the 20 decisions of
  * bench/data/drift/labelled.json, on a simulated clock (100 messages a day).
  *
@@ -27,7 +27,7 @@ const { startFakeModelServer } = require('../test/fakes/model/server.ts');
 const { createModelClient } = require('../src/llm/provider.ts');
 const { ChannelStore } = require('../src/memory/store.ts');
 const { silentLogger } = require('../src/log/logger.ts');
-const { DriftChecker } = require('../src/condense/driftChecker.ts');
+const { DriftChecker } = require('../src/condense/observers/driftChecker.ts');
 const { rng } = require('./rng');
 const { arg } = require('./args.js');
 

@@ -34,13 +34,13 @@ const { startFakeModelServer } = require('../test/fakes/model/server.ts');
 const { ConfigFileSchema } = require('../src/config/schema.ts');
 const { createRuntime } = require('../src/app/runtime.ts');
 const { silentLogger } = require('../src/log/logger.ts');
-const { Secretary } = require('../src/condense/secretary.ts');
+const { Secretary } = require('../src/condense/saga/secretary.ts');
 const { ActionCommands } = require('../src/bot/actionCommands.ts');
 const { parseMemory } = require('../src/memory/entries.ts');
 const { recallDirs } = require('../src/memory/layout.ts');
 const { DEFAULT_MODELS } = require('../src/llm/provider.ts');
-const { draftCondensation } = require('../src/condense/draft.ts');
-const { currentDecisions, activeConstraints } = require('../src/condense/contextData.ts');
+const { draftCondensation } = require('../src/condense/saga/draft.ts');
+const { currentDecisions, activeConstraints } = require('../src/condense/knowledge/contextData.ts');
 const { createWorld, SUBJECTS } = require('./lifetime-world.js');
 const { makeLifetimeHandler, taskOf, subjectOf } = require('./lifetime-fake.js');
 

@@ -4,7 +4,7 @@
 /**
  * What noticing decisions costs on ordinary chat: 1,000 messages of everyday chat
  * (bench/data/abstention/chat-lines.txt, shuffled with a fixed seed) spread over 10 channels, four
- * people, through the same rule the bot uses (dist/condense/notice.js: at least 6 messages from 2
+ * people, through the same rule the bot uses (dist/condense/observers/notice.js: at least 6 messages from 2
  * people ending on words of agreement, then one side-task call; a channel's window starts afresh
  * after a call). Prints the model calls and the input tokens they would cost (characters / 4, the
  * fakes' rule, instructions included), per 1,000 messages. A second stream mixes in one concluded
@@ -16,7 +16,7 @@ const fs = require('node:fs');
 const path = require('node:path');
 const { rng } = require('./rng');
 const root = path.resolve(__dirname, '..');
-const { worthAsking, WINDOW } = require(path.join(root, 'dist', 'condense', 'notice.js'));
+const { worthAsking, WINDOW } = require(path.join(root, 'dist', 'condense', 'observers', 'notice.js'));
 
 const n = (() => {
   const i = process.argv.indexOf('--messages');
@@ -35,7 +35,7 @@ const DECISION = [
   'Ops runs Postgres already.',
   "Agreed, let's go with Postgres.",
 ];
-/** The instructions and the wrapper the call sends besides the discussion (src/condense/notice.ts). */
+/** The instructions and the wrapper the call sends besides the discussion (src/condense/observers/notice.ts). */
 const OVERHEAD_CHARS = 520;
 
 /** @param {boolean} withDecisions */

@@ -132,7 +132,7 @@ function scriptedModel() {
 
 async function makeExample(outDir) {
   const { ChannelStore } = dist('memory/store.js');
-  const { Secretary } = dist('condense/secretary.js');
+  const { Secretary } = dist('condense/saga/secretary.js');
   const { explicitMemoryRequest } = dist('chat/explicitRequests.js');
   const { silentLogger } = dist('log/logger.js');
 

@@ -27,6 +27,21 @@ const LAYERS = [
   'mcp', // `minutes mcp`: the read-only Model Context Protocol server over the data root (reads it as the dashboard does)
   'cli', // the `minutes` command
 ];
+/**
+ * Folders split into subfolders, each listed bottom first: a file imports from its own subfolder and
+ * the ones listed before it (as LAYERS does for folders), so the split by job cannot rot back into a
+ * grab-bag. Every file of such a folder lives in one of its subfolders.
+ */
+const SUBLAYERS: Record<string, string[]> = {
+  condense: [
+    'condensation', // what a condensation is: the discussion's transcript, the draft's shape, its post and file
+    'knowledge', // the channel's knowledge: decisions, action items, open questions, playbooks, CONTEXT.md, their MEMORY.md lines
+    'saga', // the Secretary's saga: the ledger and its leases, the trigger gate, the draft, the steps, filing
+    'observers', // noticing decisions nobody condensed, drift from a decision in force
+    'titles', // thread titles
+    'audit', // the audit of a channel folder
+  ],
+};
 /** Files small enough to read in one sitting. */
 const MAX_LINES = 400;
 
@@ -117,6 +132,33 @@ export function importProblems(rel: string, text: string, allowed: Record<string
 }
 
 /**
+ * What is wrong with one file's place and imports inside a folder listed in SUBLAYERS (its path
+ * relative to src/): a file at the folder's top or in an unlisted subfolder, and an import into a
+ * higher subfolder of the same folder (or into the folder's top).
+ */
+export function sublayerProblems(rel: string, text: string, sublayers: Record<string, string[]> = SUBLAYERS): string[] {
+  const [folder, sub] = rel.split('/');
+  const subs = sublayers[folder];
+  if (!subs) return [];
+  if (rel.split('/').length < 3) return [`${rel} is at the top of ${folder}/: move it into one of its subfolders (${subs.join(', ')})`];
+  if (!subs.includes(sub)) return [`${rel} is in ${folder}/${sub}/, which SUBLAYERS does not list for ${folder}/`];
+  const wrong: string[] = [];
+  for (const spec of relativeImports(text)) {
+    const to = path.posix.normalize(path.posix.join(path.posix.dirname(rel), spec)).split('/');
+    if (to[0] !== folder) continue;
+    const toSub = to.length >= 3 ? to[1] : '(top)';
+    if (toSub !== sub && !(subs.indexOf(toSub) >= 0 && subs.indexOf(toSub) < subs.indexOf(sub)))
+      wrong.push(`${rel} (${folder}/${sub}) imports ${spec} (${folder}/${toSub}, a higher subfolder or none)`);
+  }
+  return wrong;
+}
+
+/** The relative specifiers of a file (its path relative to src/) that lead into `folder` of src/. */
+export function importsInto(rel: string, text: string, folder: string): string[] {
+  return relativeImports(text).filter((spec) => path.posix.normalize(path.posix.join(path.posix.dirname(rel), spec)).split('/')[0] === folder);
+}
+
+/**
  * Import cycles between files of one folder (a folder's files point one way too, so each can be
  * read without the ones that import it). `imports` maps a file to the files it imports; each cycle
  * is reported once, as the path that closes it.
@@ -171,6 +213,29 @@ describe('the shape of src/', () => {
     expect(computedImports("require('pino-pretty') as typeof import('pino-pretty'); await import(\"./a\"); import(`./b`)")).toEqual([]);
   });
 
+  it('subfolders point one way too: a file of a folder in SUBLAYERS imports only from its subfolder or one listed before it', () => {
+    const wrong = files.flatMap((file) => sublayerProblems(path.relative(SRC, file).split(path.sep).join('/'), fs.readFileSync(file, 'utf8')));
+    expect(wrong).toEqual([]);
+  });
+
+  it('the subfolder rule fails a higher subfolder, the top of the folder, and an unlisted subfolder', () => {
+    const subs = { condense: ['condensation', 'knowledge', 'saga'] };
+    expect(sublayerProblems('condense/knowledge/x.ts', "import { a } from '../saga/steps';", subs)).toEqual([
+      'condense/knowledge/x.ts (condense/knowledge) imports ../saga/steps (condense/saga, a higher subfolder or none)',
+    ]);
+    expect(sublayerProblems('condense/saga/x.ts', "import { a } from '../render';", subs)).toEqual([
+      'condense/saga/x.ts (condense/saga) imports ../render (condense/(top), a higher subfolder or none)',
+    ]);
+    expect(sublayerProblems('condense/x.ts', '', subs)).toEqual([
+      'condense/x.ts is at the top of condense/: move it into one of its subfolders (condensation, knowledge, saga)',
+    ]);
+    expect(sublayerProblems('condense/misc/x.ts', '', subs)).toEqual(['condense/misc/x.ts is in condense/misc/, which SUBLAYERS does not list for condense/']);
+    // Its own subfolder, a lower one, and other folders are the layer rule's business, not this one's.
+    const fine = ["import { a } from './y';", "import { b } from '../condensation/types';", "import { c } from '../../memory/store';"].join('\n');
+    expect(sublayerProblems('condense/saga/x.ts', fine, subs)).toEqual([]);
+    expect(sublayerProblems('chat/x.ts', "import { a } from './y';", subs)).toEqual([]);
+  });
+
   it('no import cycle between the files of one folder (src/recall/ had six files importing each other)', () => {
     const imports = new Map<string, string[]>();
     for (const file of files) {
@@ -210,12 +275,15 @@ describe('the shape of src/', () => {
   it('the Secretary does not reach into upkeep: side tasks live with the model interface (src/llm)', () => {
     const wrong = files
       .filter((f) => folderOf(f) === 'condense')
-      .flatMap((f) =>
-        relativeImports(fs.readFileSync(f, 'utf8'))
-          .filter((spec) => spec.startsWith('../upkeep/'))
-          .map((spec) => `${path.relative(SRC, f)} imports ${spec}`),
-      );
+      .flatMap((f) => {
+        const rel = path.relative(SRC, f).split(path.sep).join('/');
+        return importsInto(rel, fs.readFileSync(f, 'utf8'), 'upkeep').map((spec) => `${rel} imports ${spec}`);
+      });
     expect(wrong).toEqual([]);
+    // Found from any depth of condense/ (a prefix test for '../upkeep/' missed its subfolders).
+    expect(importsInto('condense/saga/x.ts', "import { a } from '../../upkeep/session';\nimport { b } from '../knowledge/fold';", 'upkeep')).toEqual([
+      '../../upkeep/session',
+    ]);
   });
 
   it('bot classes take the dependencies they use, not the whole Runtime (only the composition root does)', () => {

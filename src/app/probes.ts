@@ -1,4 +1,4 @@
-import type { FaultPoint } from '../condense/secretary';
+import type { FaultPoint } from '../condense/saga/secretary';
 
 /** Where a message is in its turn, for the load benchmark's timing marks. */
 export type TraceStage = 'received' | 'model-sent' | 'model-done' | 'send-issued' | 'send-done';

@@ -1,6 +1,6 @@
 import { setImmediate as yieldToEvents } from 'node:timers/promises';
 import { statOrNull } from '../memory/dataFiles';
-import { listChannelRefs } from '../condense/audit';
+import { listChannelRefs } from '../condense/audit/audit';
 import { channelPaths, recallDirs } from '../memory/layout';
 import type { ChannelRef } from '../memory/paths';
 import type { RecallService } from '../recall/service';

@@ -1,9 +1,9 @@
 import type { ChatInputCommandInteraction, GuildMember } from 'discord.js';
 import type { Logger } from '../log/logger';
 import type { ChannelStore } from '../memory/store';
-import { closeItem, formatItem, isNamedMember, openItems } from '../condense/actionItems';
-import { ContextData } from '../condense/contextData';
-import { readContext, writeContextFiles } from '../condense/contextFiles';
+import { closeItem, formatItem, isNamedMember, openItems } from '../condense/knowledge/actionItems';
+import { ContextData } from '../condense/knowledge/contextData';
+import { readContext, writeContextFiles } from '../condense/knowledge/contextFiles';
 import type { ChannelRef } from '../memory/paths';
 import { MalformedStateError } from '../memory/storeErrors';
 

@@ -6,7 +6,7 @@ import { existsSync } from '../memory/dataFiles';
  * had their first-run record started by this process. Both remember the most recent `max`
  * conversations, so a bot in thousands of channels does not keep one entry each forever; forgetting
  * is harmless: an active one is found again by its folder (one existsSync), and a first-run record
- * asked for again keeps the date it already has (condense/firstRun.ts).
+ * asked for again keeps the date it already has (condense/saga/firstRun.ts).
  */
 export class ActiveConversations {
   private readonly active: LRUCache<string, true>;

@@ -1,8 +1,8 @@
 import { ChannelType, Client } from 'discord.js';
-import { autoGate } from '../condense/gate';
-import { lastCondensedMessageId } from '../condense/ledgerQueries';
-import { readLedger, skipIfMalformed } from '../condense/ledgerFile';
-import { humanMessages, messagesSince } from '../condense/transcript';
+import { autoGate } from '../condense/saga/gate';
+import { lastCondensedMessageId } from '../condense/saga/ledgerQueries';
+import { readLedger, skipIfMalformed } from '../condense/saga/ledgerFile';
+import { humanMessages, messagesSince } from '../condense/condensation/transcript';
 import type { ChannelRef } from '../memory/paths';
 import type { ChannelStore } from '../memory/store';
 import { botThereSince } from './firstSeen';

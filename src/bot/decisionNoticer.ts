@@ -1,7 +1,7 @@
 import { Client, Message } from 'discord.js';
 import { z } from 'zod';
 import type { SideTaskDeps } from '../llm/sideTask';
-import { judgeDiscussion, Observed, WINDOW, worthAsking } from '../condense/notice';
+import { judgeDiscussion, Observed, WINDOW, worthAsking } from '../condense/observers/notice';
 import type { ChannelRef } from '../memory/paths';
 import { NO_PINGS } from './client';
 import { InFlight } from './inFlight';

@@ -1,11 +1,11 @@
 import { AnyThreadChannel, ChannelType, Client, SendableChannels, TextBasedChannel } from 'discord.js';
-import { autoGate } from '../condense/gate';
+import { autoGate } from '../condense/saga/gate';
 import { botThereSince } from './firstSeen';
-import { lastCondensedMessageId } from '../condense/ledgerQueries';
-import { readLedger } from '../condense/ledgerFile';
-import type { Secretary, CondenseResult } from '../condense/secretary';
-import { humanMessages, messagesSince } from '../condense/transcript';
-import type { CondenseTarget, TranscriptMessage } from '../condense/types';
+import { lastCondensedMessageId } from '../condense/saga/ledgerQueries';
+import { readLedger } from '../condense/saga/ledgerFile';
+import type { Secretary, CondenseResult } from '../condense/saga/secretary';
+import { humanMessages, messagesSince } from '../condense/condensation/transcript';
+import type { CondenseTarget, TranscriptMessage } from '../condense/condensation/types';
 import type { ConfigFile } from '../config/schema';
 import type { Logger } from '../log/logger';
 import type { ChannelStore } from '../memory/store';

@@ -1,7 +1,7 @@
 import { Client, Message } from 'discord.js';
 import type { Logger } from '../log/logger';
-import { driftLine } from '../condense/drift';
-import type { DriftChecker } from '../condense/driftChecker';
+import { driftLine } from '../condense/observers/drift';
+import type { DriftChecker } from '../condense/observers/driftChecker';
 import type { ChannelRef } from '../memory/paths';
 import { FewPerLoopTurn } from '../shared/queue';
 import { NO_PINGS } from './client';

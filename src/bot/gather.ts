@@ -1,5 +1,5 @@
 import { Collection, DiscordAPIError, Message, TextBasedChannel, RESTJSONErrorCodes, SendableChannels } from 'discord.js';
-import type { PinOutcome, Poster, TranscriptMessage } from '../condense/types';
+import type { PinOutcome, Poster, TranscriptMessage } from '../condense/condensation/types';
 import type { Logger } from '../log/logger';
 import { condensationMarkIn } from '../shared/markers';
 import { NO_PINGS } from './client';

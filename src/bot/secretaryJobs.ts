@@ -1,11 +1,11 @@
 import { dropTaken } from '../memory/jsonlQueue';
 import { AnyThreadChannel, ChannelType, Client, DiscordAPIError, FetchedThreads, GuildBasedChannel } from 'discord.js';
 import { botThereSince } from './firstSeen';
-import { listRetryable } from '../condense/retryPolicy';
-import { readLedger, skipIfMalformed } from '../condense/ledgerFile';
-import { releaseLeases } from '../condense/leases';
-import { CondenseResult } from '../condense/secretary';
-import { auditChannel, formatAudit, listChannelRefs } from '../condense/audit';
+import { listRetryable } from '../condense/saga/retryPolicy';
+import { readLedger, skipIfMalformed } from '../condense/saga/ledgerFile';
+import { releaseLeases } from '../condense/saga/leases';
+import { CondenseResult } from '../condense/saga/secretary';
+import { auditChannel, formatAudit, listChannelRefs } from '../condense/audit/audit';
 import type { ChannelStore } from '../memory/store';
 import { ChannelRef, refLabel } from '../memory/paths';
 import { findMissingCondensations, queueFile, takeQueuedThreads } from './auditThreads';

@@ -1,5 +1,5 @@
 import { ChatInputCommandInteraction } from 'discord.js';
-import { listCondensations } from '../condense/listing';
+import { listCondensations } from '../condense/saga/listing';
 import type { Logger } from '../log/logger';
 import type { ChannelStore } from '../memory/store';
 import { ChannelRef } from '../memory/paths';

@@ -11,7 +11,7 @@ import {
   TextBasedChannel,
   User,
 } from 'discord.js';
-import type { CondenseResult } from '../condense/secretary';
+import type { CondenseResult } from '../condense/saga/secretary';
 import type { ConfigFile } from '../config/schema';
 import type { Logger } from '../log/logger';
 import { gatherFrom } from './gather';

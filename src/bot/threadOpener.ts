@@ -14,7 +14,7 @@ import {
 } from 'discord.js';
 import type { ConfigFile } from '../config/schema';
 import type { SideTaskDeps } from '../llm/sideTask';
-import { threadTitle } from '../condense/threadTitle';
+import { threadTitle } from '../condense/titles/threadTitle';
 import type { ChannelRef } from '../memory/paths';
 import { NO_PINGS } from './client';
 import { placeAllowed } from './gate';

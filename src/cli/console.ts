@@ -7,8 +7,8 @@ import { ModelCallsStoppedError } from '../llm/shutdown';
 import { type ChannelRef } from '../memory/paths';
 import { recallDirs } from '../memory/layout';
 import { packCommand, PackCommandContext } from '../chat/packCommands';
-import { driftLine } from '../condense/drift';
-import { DriftChecker } from '../condense/driftChecker';
+import { driftLine } from '../condense/observers/drift';
+import { DriftChecker } from '../condense/observers/driftChecker';
 
 /**
  * Console mode. At a terminal it is a chat; when stdin is not a terminal it is a protocol for

@@ -1,7 +1,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
-import { LeaseHolder } from '../condense/ledgerSchema';
-import { leaseHolderGone, thisProcess } from '../condense/leases';
+import { LeaseHolder } from '../condense/saga/ledgerSchema';
+import { leaseHolderGone, thisProcess } from '../condense/saga/leases';
 
 /**
  * One console session per channel. Each session holds the conversation in memory and writes it

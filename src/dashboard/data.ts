@@ -4,9 +4,9 @@ import { parseMemory, MemoryLine } from '../memory/entries';
 import { ChannelRef, isLocalName, isSnowflake } from '../memory/paths';
 import { isPrivateThreadFolder, shownOutsideItsThread } from '../memory/privateThreads';
 import { FrontMatterError, frontMatterOrError } from '../memory/frontMatter';
-import { ContextData } from '../condense/contextData';
-import { openQuestions, type OpenQuestion } from '../condense/openQuestions';
-import { byLastChange, type Playbook } from '../condense/playbooks';
+import { ContextData } from '../condense/knowledge/contextData';
+import { openQuestions, type OpenQuestion } from '../condense/knowledge/openQuestions';
+import { byLastChange, type Playbook } from '../condense/knowledge/playbooks';
 import { GuildNames } from '../bot/namesFile';
 import { channelPaths, folderLayout, guildDir, localDir, localRoot, NAMES, namesFile, threadDir } from '../memory/layout';
 

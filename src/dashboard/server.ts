@@ -2,7 +2,7 @@ import crypto from 'node:crypto';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { TLSSocket } from 'node:tls';
-import { auditChannel } from '../condense/audit';
+import { auditChannel } from '../condense/audit/audit';
 import { peekJsonlQueue } from '../memory/jsonlQueue';
 import { folderLayout } from '../memory/layout';
 import type { RecallService } from '../recall/service';

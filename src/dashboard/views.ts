@@ -2,8 +2,8 @@ import path from 'node:path';
 import type { MemoryLine } from '../memory/entries';
 import type { RecallItem } from '../recall/types';
 import { chainOf, Condensation, Unit } from './data';
-import type { OpenQuestion } from '../condense/openQuestions';
-import type { Playbook } from '../condense/playbooks';
+import type { OpenQuestion } from '../condense/knowledge/openQuestions';
+import type { Playbook } from '../condense/knowledge/playbooks';
 import { esc, LinkTarget, Markdown, safeHref } from './html';
 import { timelineSvg } from './timeline';
 

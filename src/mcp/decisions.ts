@@ -1,5 +1,5 @@
-import type { ActionItem } from '../condense/actionItems';
-import { activeConstraints, ContextData, ContextDecision, newestFirst } from '../condense/contextData';
+import type { ActionItem } from '../condense/knowledge/actionItems';
+import { activeConstraints, ContextData, ContextDecision, newestFirst } from '../condense/knowledge/contextData';
 import { readCondensations } from '../dashboard/data';
 import { readTextOrNull } from '../memory/dataFiles';
 import { folderLayout } from '../memory/layout';

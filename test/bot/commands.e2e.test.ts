@@ -1,7 +1,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
-import { composeContext } from '../../src/condense/contextHandEdits';
-import { EMPTY_CONTEXT } from '../../src/condense/contextData';
+import { composeContext } from '../../src/condense/knowledge/contextHandEdits';
+import { EMPTY_CONTEXT } from '../../src/condense/knowledge/contextData';
 import { DEFAULT_MODELS } from '../../src/llm/provider';
 import type { FakeChannel, FakeGuild, FakeUser } from '../fakes/discord/state';
 import { BotHarness, startHarness } from '../helpers/botHarness';

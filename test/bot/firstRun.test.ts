@@ -5,7 +5,7 @@ import { firstSeenFile } from '../../src/memory/layout';
 import type { DiscordSecretary } from '../../src/bot/discordSecretary';
 import { discordSecretary } from '../../src/bot/start';
 import type { Runtime } from '../../src/app/runtime';
-import { readLedger } from '../../src/condense/ledgerFile';
+import { readLedger } from '../../src/condense/saga/ledgerFile';
 import type { ChannelRef } from '../../src/memory/paths';
 import { startFakeModelServer, type FakeModelServer } from '../fakes/model/server';
 import { makeTmpDir } from '../helpers/tmp';

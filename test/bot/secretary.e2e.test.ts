@@ -3,7 +3,7 @@ import matter from 'gray-matter';
 import path from 'node:path';
 import type { FakeRequest } from '../fakes/model/types';
 import type { FakeChannel, FakeGuild, FakeUser } from '../fakes/discord/state';
-import { humanMessages, ledgerKey } from '../../src/condense/transcript';
+import { humanMessages, ledgerKey } from '../../src/condense/condensation/transcript';
 import { condensationMarkIn } from '../../src/shared/markers';
 import { BotHarness, startCast } from '../helpers/botHarness';
 

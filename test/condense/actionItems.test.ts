@@ -1,4 +1,4 @@
-import { closeItem, droppedNow, foldActionItems, parseActionItem, staleItems } from '../../src/condense/actionItems';
+import { closeItem, droppedNow, foldActionItems, parseActionItem, staleItems } from '../../src/condense/knowledge/actionItems';
 
 describe('action items', () => {
   it('reads the owner as written and a due date when one was said', () => {

@@ -1,6 +1,6 @@
 import path from 'node:path';
-import { draftCondensation, DecisionForModel } from '../../src/condense/draft';
-import { DECISION_SLICE, sliceFor } from '../../src/condense/decisionSlice';
+import { draftCondensation, DecisionForModel } from '../../src/condense/saga/draft';
+import { DECISION_SLICE, sliceFor } from '../../src/condense/saga/decisionSlice';
 import type { ChannelRef } from '../../src/memory/paths';
 import { manualClock } from '../helpers/runtime';
 import { withTmpAndFakeModel } from '../helpers/tmpAndFakeModel';

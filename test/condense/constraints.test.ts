@@ -1,6 +1,6 @@
 import fs from 'node:fs';
 import path from 'node:path';
-import { Secretary } from '../../src/condense/secretary';
+import { Secretary } from '../../src/condense/saga/secretary';
 import { parseMemory } from '../../src/memory/entries';
 import type { ChannelRef } from '../../src/memory/paths';
 import { startFakeModelServer, FakeModelServer } from '../fakes/model/server';

@@ -1,9 +1,9 @@
 import fs from 'node:fs';
 import path from 'node:path';
-import { auditChannel } from '../../src/condense/audit';
-import { CONTEXT_SHOWN, renderContextBody } from '../../src/condense/contextRender';
-import { ContextData } from '../../src/condense/contextData';
-import { writeContextFiles } from '../../src/condense/contextFiles';
+import { auditChannel } from '../../src/condense/audit/audit';
+import { CONTEXT_SHOWN, renderContextBody } from '../../src/condense/knowledge/contextRender';
+import { ContextData } from '../../src/condense/knowledge/contextData';
+import { writeContextFiles } from '../../src/condense/knowledge/contextFiles';
 import { silentLogger } from '../../src/log/logger';
 import type { ChannelRef } from '../../src/memory/paths';
 import { ChannelStore } from '../../src/memory/store';

@@ -1,5 +1,5 @@
-import { ContextData } from '../../src/condense/contextData';
-import { archiveNeeded, CONTEXT_SHOWN, renderArchiveBody, renderContextBody } from '../../src/condense/contextRender';
+import { ContextData } from '../../src/condense/knowledge/contextData';
+import { archiveNeeded, CONTEXT_SHOWN, renderArchiveBody, renderContextBody } from '../../src/condense/knowledge/contextRender';
 
 /**
  * A channel past every bound of CONTEXT.md: what CONTEXT.md keeps, the notes that point to the

@@ -1,8 +1,8 @@
 import fs from 'node:fs';
 import path from 'node:path';
-import { ContextData, EMPTY_CONTEXT } from '../../src/condense/contextData';
-import { withHashLine } from '../../src/condense/contextHash';
-import { renderContextBody } from '../../src/condense/contextRender';
+import { ContextData, EMPTY_CONTEXT } from '../../src/condense/knowledge/contextData';
+import { withHashLine } from '../../src/condense/knowledge/contextHash';
+import { renderContextBody } from '../../src/condense/knowledge/contextRender';
 
 /**
  * CONTEXT.md byte for byte, in process (the mutation run showed its headings, notes and line

@@ -1,5 +1,5 @@
 import path from 'node:path';
-import { cleanDraft, DRAFT_CAPS, draftCondensation, normalizeDecision } from '../../src/condense/draft';
+import { cleanDraft, DRAFT_CAPS, draftCondensation, normalizeDecision } from '../../src/condense/saga/draft';
 import type { ChannelRef } from '../../src/memory/paths';
 import { manualClock } from '../helpers/runtime';
 import { withTmpAndFakeModel } from '../helpers/tmpAndFakeModel';

@@ -1,8 +1,8 @@
 import fs from 'node:fs';
 import path from 'node:path';
-import type { ContextData } from '../../src/condense/contextData';
-import { byMeaning, DecisionInForce, driftCandidates, driftLine, MAX_CANDIDATES, pickContradicted } from '../../src/condense/drift';
-import { DriftChecker } from '../../src/condense/driftChecker';
+import type { ContextData } from '../../src/condense/knowledge/contextData';
+import { byMeaning, DecisionInForce, driftCandidates, driftLine, MAX_CANDIDATES, pickContradicted } from '../../src/condense/observers/drift';
+import { DriftChecker } from '../../src/condense/observers/driftChecker';
 import type { ChannelRef } from '../../src/memory/paths';
 import { manualClock } from '../helpers/runtime';
 import { withTmpAndFakeModel } from '../helpers/tmpAndFakeModel';

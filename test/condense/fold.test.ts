@@ -1,4 +1,4 @@
-import { autoGate } from '../../src/condense/gate';
+import { autoGate } from '../../src/condense/saga/gate';
 import { draftMaker, EMPTY_CONTEXT, folder, msgs } from './helpers';
 
 const EMPTY = EMPTY_CONTEXT;

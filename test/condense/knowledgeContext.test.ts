@@ -1,6 +1,6 @@
-import { archiveNeeded, CONTEXT_SHOWN, renderArchiveBody, renderContextBody } from '../../src/condense/contextRender';
-import { answerQuestion, closedNow, openQuestions, questionIdFor, staleQuestions } from '../../src/condense/openQuestions';
-import { changedPlaybooks, playbookSlug } from '../../src/condense/playbooks';
+import { archiveNeeded, CONTEXT_SHOWN, renderArchiveBody, renderContextBody } from '../../src/condense/knowledge/contextRender';
+import { answerQuestion, closedNow, openQuestions, questionIdFor, staleQuestions } from '../../src/condense/knowledge/openQuestions';
+import { changedPlaybooks, playbookSlug } from '../../src/condense/knowledge/playbooks';
 import { draftMaker, EMPTY_CONTEXT, folder } from './helpers';
 
 /** Open questions and playbooks in context.json and CONTEXT.md: opened, answered, dropped, changed, bounded. */

@@ -1,6 +1,6 @@
 import path from 'node:path';
-import { cleanDraft, DRAFT_CAPS, draftCondensation } from '../../src/condense/draft';
-import { LedgerEntry } from '../../src/condense/ledgerSchema';
+import { cleanDraft, DRAFT_CAPS, draftCondensation } from '../../src/condense/saga/draft';
+import { LedgerEntry } from '../../src/condense/saga/ledgerSchema';
 import type { ChannelRef } from '../../src/memory/paths';
 import { manualClock } from '../helpers/runtime';
 import { withTmpAndFakeModel } from '../helpers/tmpAndFakeModel';

@@ -1,9 +1,9 @@
 import fs from 'node:fs';
 import path from 'node:path';
-import { readContext } from '../../src/condense/contextFiles';
-import { composePlaybook, renderPlaybook } from '../../src/condense/playbookFile';
-import { Secretary } from '../../src/condense/secretary';
-import type { CondenseTarget } from '../../src/condense/types';
+import { readContext } from '../../src/condense/knowledge/contextFiles';
+import { composePlaybook, renderPlaybook } from '../../src/condense/knowledge/playbookFile';
+import { Secretary } from '../../src/condense/saga/secretary';
+import type { CondenseTarget } from '../../src/condense/condensation/types';
 import { parseMemory } from '../../src/memory/entries';
 import type { ChannelRef } from '../../src/memory/paths';
 import type { ModelClient } from '../../src/llm/types';

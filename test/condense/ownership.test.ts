@@ -1,7 +1,7 @@
 import fc from 'fast-check';
-import { authorIdOf, foldActionItems, isNamedMember } from '../../src/condense/actionItems';
-import { foldQuestions } from '../../src/condense/openQuestions';
-import { authorsOf } from '../../src/condense/transcript';
+import { authorIdOf, foldActionItems, isNamedMember } from '../../src/condense/knowledge/actionItems';
+import { foldQuestions } from '../../src/condense/knowledge/openQuestions';
+import { authorsOf } from '../../src/condense/condensation/transcript';
 
 /**
  * An action item's owner and a question's asker are recorded by Discord user id when the name the

@@ -1,15 +1,15 @@
-import { composeContext } from '../../src/condense/contextHandEdits';
-import { ContextData } from '../../src/condense/contextData';
-import { contextStaleness } from '../../src/condense/contextStaleness';
-import { NOTES_HEADING } from '../../src/condense/contextHash';
-import { renderContextBody } from '../../src/condense/contextRender';
-import { cleanDraft, DRAFT_CAPS } from '../../src/condense/draft';
-import { foldCondensation } from '../../src/condense/fold';
-import { autoGate } from '../../src/condense/gate';
-import { restatesSuperseded } from '../../src/condense/audit';
-import { markFileSuperseded, readFrontmatter, renderFile, renderPost, slugify } from '../../src/condense/render';
-import { humanMessages, ledgerKey, messagesSince } from '../../src/condense/transcript';
-import type { CondensationDraft, CondensationFacts } from '../../src/condense/types';
+import { composeContext } from '../../src/condense/knowledge/contextHandEdits';
+import { ContextData } from '../../src/condense/knowledge/contextData';
+import { contextStaleness } from '../../src/condense/knowledge/contextStaleness';
+import { NOTES_HEADING } from '../../src/condense/knowledge/contextHash';
+import { renderContextBody } from '../../src/condense/knowledge/contextRender';
+import { cleanDraft, DRAFT_CAPS } from '../../src/condense/saga/draft';
+import { foldCondensation } from '../../src/condense/knowledge/fold';
+import { autoGate } from '../../src/condense/saga/gate';
+import { restatesSuperseded } from '../../src/condense/audit/audit';
+import { markFileSuperseded, readFrontmatter, renderFile, renderPost, slugify } from '../../src/condense/condensation/render';
+import { humanMessages, ledgerKey, messagesSince } from '../../src/condense/condensation/transcript';
+import type { CondensationDraft, CondensationFacts } from '../../src/condense/condensation/types';
 import { msgs } from './helpers';
 import { condensationMarkIn, hiddenCondensationMark } from '../../src/shared/markers';
 

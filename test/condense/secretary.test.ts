@@ -1,10 +1,10 @@
 import fs from 'node:fs';
 import path from 'node:path';
-import { Secretary, FaultPoint } from '../../src/condense/secretary';
-import { readLedger } from '../../src/condense/ledgerFile';
-import { listRetryable } from '../../src/condense/retryPolicy';
-import { readFrontmatter } from '../../src/condense/render';
-import type { CondenseTarget, TranscriptMessage } from '../../src/condense/types';
+import { Secretary, FaultPoint } from '../../src/condense/saga/secretary';
+import { readLedger } from '../../src/condense/saga/ledgerFile';
+import { listRetryable } from '../../src/condense/saga/retryPolicy';
+import { readFrontmatter } from '../../src/condense/condensation/render';
+import type { CondenseTarget, TranscriptMessage } from '../../src/condense/condensation/types';
 import { parseMemory } from '../../src/memory/entries';
 import type { ChannelRef } from '../../src/memory/paths';
 import type { ModelClient } from '../../src/llm/types';

@@ -1,8 +1,8 @@
 import fs from 'node:fs';
 import path from 'node:path';
-import { auditChannel, formatAudit } from '../../src/condense/audit';
-import { Secretary } from '../../src/condense/secretary';
-import type { CondenseTarget, TranscriptMessage } from '../../src/condense/types';
+import { auditChannel, formatAudit } from '../../src/condense/audit/audit';
+import { Secretary } from '../../src/condense/saga/secretary';
+import type { CondenseTarget, TranscriptMessage } from '../../src/condense/condensation/types';
 import type { ChannelRef } from '../../src/memory/paths';
 import type { ModelClient } from '../../src/llm/types';
 import type { ChannelStore } from '../../src/memory/store';

@@ -1,4 +1,4 @@
-import { Secretary } from '../../src/condense/secretary';
+import { Secretary } from '../../src/condense/saga/secretary';
 import type { ChannelRef } from '../../src/memory/paths';
 import { msgs, sideDeps } from '../condense/helpers';
 import { knowledgeModel } from '../helpers/knowledgeModel';

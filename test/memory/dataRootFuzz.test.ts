@@ -2,7 +2,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import fc from 'fast-check';
 import { ConversationStore } from '../../src/chat/conversationStore';
-import { transcriptFromLog } from '../../src/condense/logTranscript';
+import { transcriptFromLog } from '../../src/condense/condensation/logTranscript';
 import { silentLogger } from '../../src/log/logger';
 import { parseMemory } from '../../src/memory/entries';
 import { findProvenance, PROVENANCE } from '../../src/memory/grammar';

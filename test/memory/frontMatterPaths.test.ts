@@ -3,7 +3,7 @@ import path from 'node:path';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { InMemoryTransport } from '@modelcontextprotocol/sdk/inMemory.js';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
-import { listCondensations } from '../../src/condense/listing';
+import { listCondensations } from '../../src/condense/saga/listing';
 import { silentLogger } from '../../src/log/logger';
 import { createMinutesMcp } from '../../src/mcp/server';
 import { buildRecallService } from '../../src/recall/service';

@@ -1,6 +1,6 @@
 import fs from 'node:fs';
 import path from 'node:path';
-import { listChannelRefs } from '../../src/condense/audit';
+import { listChannelRefs } from '../../src/condense/audit/audit';
 import { listUnits } from '../../src/dashboard/data';
 import { refFromDir } from '../../src/packages/refs';
 import { makeTmpDir } from '../helpers/tmp';

@@ -1,8 +1,8 @@
 import fs from 'node:fs';
 import { dataRootProblem } from '../../memory/dataRoot';
 import path from 'node:path';
-import { auditChannel, auditIsClean, ChannelAudit, formatAudit, listChannelRefs } from '../../condense/audit';
-import { FolderStore } from '../../condense/folderStore';
+import { auditChannel, auditIsClean, ChannelAudit, formatAudit, listChannelRefs } from '../../condense/audit/audit';
+import { FolderStore } from '../../condense/saga/folderStore';
 import { KEPT_ASIDE_FIX, keptAsideIn } from '../../memory/keptAside';
 import { refLabel } from '../../memory/paths';
 import { ChannelStore } from '../../memory/store';

@@ -3,10 +3,10 @@ import fsp from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { createRuntime } from '../../app/runtime';
-import { unifiedDiff } from '../../condense/diff';
-import { FolderStore } from '../../condense/folderStore';
-import { Secretary } from '../../condense/secretary';
-import type { TranscriptMessage } from '../../condense/types';
+import { unifiedDiff } from '../../condense/saga/diff';
+import { FolderStore } from '../../condense/saga/folderStore';
+import { Secretary } from '../../condense/saga/secretary';
+import type { TranscriptMessage } from '../../condense/condensation/types';
 import { ProviderConfigError } from '../../llm/provider';
 import type { Logger } from '../../log/logger';
 import { ChannelRef, isLocalName } from '../../memory/paths';
@@ -14,10 +14,10 @@ import type { CliIO } from '../../shared/cliIO';
 import { quietLoggerFor } from './quietLogger';
 import { settingsFor } from './common';
 import { jsonLines } from '../../shared/jsonLines';
-import { lastCondensedMessageId } from '../../condense/ledgerQueries';
-import { readLedger } from '../../condense/ledgerFile';
-import { transcriptFromLog } from '../../condense/logTranscript';
-import { messagesSince } from '../../condense/transcript';
+import { lastCondensedMessageId } from '../../condense/saga/ledgerQueries';
+import { readLedger } from '../../condense/saga/ledgerFile';
+import { transcriptFromLog } from '../../condense/condensation/logTranscript';
+import { messagesSince } from '../../condense/condensation/transcript';
 
 /**
  * `minutes condense --channel-dir DIR --transcript FILE [--apply] [--topic T]`: the Secretary's

@@ -1,8 +1,8 @@
 import path from 'node:path';
 import type { Finding } from '../../bot/doctor';
-import { listChannelRefs } from '../../condense/audit';
-import { readContext } from '../../condense/contextFiles';
-import { readLedger } from '../../condense/ledgerFile';
+import { listChannelRefs } from '../../condense/audit/audit';
+import { readContext } from '../../condense/knowledge/contextFiles';
+import { readLedger } from '../../condense/saga/ledgerFile';
 import { silentLogger } from '../../log/logger';
 import { KEPT_ASIDE_FIX, keptAsideUnder } from '../../memory/keptAside';
 import { readShardLayout } from '../../memory/shardLayout';
