@@ -23,6 +23,7 @@ import { memoryRequestFailedNote, ModelErrorAfterNotes } from './turnFailure';
 import { TEMPLATES } from '../memory/templates';
 import type { ActivePackageReader } from '../packages/active';
 import { renderPackagesBlock } from '../prompt/packagesBlock';
+import { replyRecall } from './replyRecall';
 
 export interface ChatSettings {
   contextMaxChars: number;
@@ -260,7 +261,7 @@ export class ChatEngine {
     ]);
     void this.o.usage.add(ref, res.model, 'chat', res.usage, this.clock());
     void store
-      .appendJsonl(p.log, { type: 'reply', at, content: replyText, inReplyTo: messages.map((m) => m.id), model: res.model })
+      .appendJsonl(p.log, { type: 'reply', at, content: replyText, inReplyTo: messages.map((m) => m.id), model: res.model, recall: replyRecall(result) })
       .catch((err) => this.o.logger.warn({ err }, 'could not append to log.jsonl'));
     for (const l of this.o.listeners ?? []) l.turnStored?.(ref, stored);
     // The person should know a password they typed was kept out of memory (unless a note said so).

@@ -41,15 +41,19 @@ export interface FuseInput {
   tie(a: number, b: number): number;
 }
 
-/** The fused ranking, or undefined when recall should say nothing. */
-export function fuse(f: FuseInput): Scored[] | undefined {
+/**
+ * The fused ranking, or the gate that kept recall silent (meaningSilence's name for it: a turn's log
+ * line records it, at no cost beyond the decision itself).
+ */
+export function fuse(f: FuseInput): Scored[] | Silence {
   const P = f.tuning;
   const { index } = f;
   const { cos } = f.view;
   const w = Math.min(1, Math.max(0, P.denseWeight));
   const maxCos = bestCosine(cos);
   const cal = f.view.calibration;
-  if (meaningSilence(f, maxCos) !== undefined) return undefined;
+  const silence = meaningSilence(f, maxCos);
+  if (silence !== undefined) return silence;
   // Without the embedder's scale (its null still being embedded), meaning only re-orders: it admits no line.
   if (w === 0 || maxCos === -Infinity) return f.lexical;
 

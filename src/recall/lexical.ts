@@ -227,10 +227,10 @@ function score(index: Index, input: RecallInput, P: RecallTuning, dense?: DenseS
 }
 
 function decide(index: Index, input: RecallInput, P: RecallTuning, dense?: DenseScorer, trace?: ScoreTrace): RecallResult {
-  const empty: RecallResult = { text: '', items: [] };
+  // Every silent return names its gate (RecallResult.silence): the turn's log line keeps it.
   const silent = (why: NonNullable<ScoreTrace['silence']>): RecallResult => {
     if (trace) trace.silence = why;
-    return empty;
+    return { text: '', items: [], silence: why };
   };
   if (index.n === 0) return silent('empty-channel');
   if (!input.query) return silent('empty-message');
@@ -324,11 +324,13 @@ function decide(index: Index, input: RecallInput, P: RecallTuning, dense?: Dense
     const content = terms.some((t) => isContentWord(t));
     if (trace) trace.content = content;
     const fused = fuse({ index, lexical: ranked, lexicalGate: gate, view, content, exclude, tuning: P, tie });
-    if (!fused) return empty;
+    if (typeof fused === 'string') return silent(fused);
     ranked = fused;
   } else if (!gate) return silent('words-below-gate');
-  if (ranked.length === 0) return empty;
-  return pack(index, ranked, budget, maxItems, trace?.taken);
+  // What an explanation calls it when the decision spoke and no line was left to inject.
+  if (ranked.length === 0) return { text: '', items: [], silence: 'nothing-fits' };
+  const packed = pack(index, ranked, budget, maxItems, trace?.taken);
+  return packed.items.length ? packed : { ...packed, silence: 'nothing-fits' };
 }
 
 /**

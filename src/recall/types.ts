@@ -1,5 +1,5 @@
 import type { Candidate } from './sources';
-import type { RecallExplanation } from './explanation';
+import type { RecallExplanation, Silence } from './explanation';
 
 /**
  * The shapes recall's parts share: what a caller asks and gets back, the index, a scored candidate.
@@ -28,6 +28,11 @@ export interface RecallResult {
   /** The block body as injected; '' when recall abstains. */
   text: string;
   items: RecallItem[];
+  /**
+   * When it abstained, the one gate that closed (the name `explain` gives it); computed by the
+   * decision itself, so a turn pays nothing for it. Absent when it injected, or when recall failed.
+   */
+  silence?: Silence;
   /** Why it injected these lines or stayed silent; only when the input asked (`explain`). */
   explain?: RecallExplanation;
 }

@@ -148,7 +148,7 @@ describe('recall', () => {
       'good morning team',
       'what time is it?',
     ]) {
-      expect(recallIn(tmp, q)).toEqual({ text: '', items: [] });
+      expect(recallIn(tmp, q)).toEqual({ text: '', items: [], silence: expect.stringMatching(/^(?:no-words|words-below-gate)$/) });
     }
     expect(recallIn(tmp, 'is the billing API still on Postgres?').items.length).toBeGreaterThan(0);
   });
@@ -209,7 +209,7 @@ describe('recall', () => {
       }
     }
     expect(recallIn(tmp, 'ledger service release train schedule', { maxItems: 3, budgetChars: 4000 }).items.length).toBe(3);
-    expect(recallIn(tmp, 'ledger service release train schedule', { budgetChars: 10 })).toEqual({ text: '', items: [] });
+    expect(recallIn(tmp, 'ledger service release train schedule', { budgetChars: 10 })).toEqual({ text: '', items: [], silence: 'nothing-fits' });
   });
 
   test('exclude skips lines already in the prompt', () => {
@@ -248,7 +248,7 @@ describe('recall', () => {
     fs.chmodSync(locked, 0o644);
 
     // A missing folder recalls nothing.
-    expect(recallIn(path.join(tmp, 'nope'), 'auth service')).toEqual({ text: '', items: [] });
+    expect(recallIn(path.join(tmp, 'nope'), 'auth service')).toEqual({ text: '', items: [], silence: 'empty-channel' });
   });
 
   test('warm recall reads no file; a changed file is re-read', () => {

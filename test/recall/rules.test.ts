@@ -74,7 +74,7 @@ function chores(n: number): string[] {
 describe('ranking rules', () => {
   test('a common word counts half (weakFactor): two everyday words the channel uses once do not open recall', () => {
     write('MEMORY.md', ['# MEMORY', '', ...chores(120), '- The office money goes to new laptops. [from: #ops, 2026-10-02]'].join('\n'));
-    expect(recallIn('office money?')).toEqual({ text: '', items: [] });
+    expect(recallIn('office money?')).toEqual({ text: '', items: [], silence: 'words-below-gate' });
     // Two words that are not everyday English, in the same single line, do.
     write('MEMORY.md', ['# MEMORY', '', ...chores(120), '- The grafana dashboards move to kubernetes. [from: #ops, 2026-10-02]'].join('\n'));
     expect(recallIn('grafana kubernetes?').items.map((i) => i.text)).toEqual(['- The grafana dashboards move to kubernetes. [from: #ops, 2026-10-02]']);

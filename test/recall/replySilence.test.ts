@@ -1,0 +1,99 @@
+import fs from 'node:fs';
+import path from 'node:path';
+import fc from 'fast-check';
+import { createRecall } from '../../src/recall/lexical';
+import type { DenseView } from '../../src/recall/vectors';
+import type { Index, RecallInput } from '../../src/recall/types';
+import { makeTmpDir } from '../helpers/tmp';
+
+/**
+ * Issue 41 §4: a turn's result names the gate that kept recall silent (RecallResult.silence), the
+ * same name an explanation gives, without the turn asking for one. Meaning is a hand-made view
+ * (cosines on a scale of mean 0, sd 1), as in explain.test.ts.
+ */
+const NOW = new Date('2026-11-20T00:00:00Z');
+const LINES = [
+  '- [m-aa0001] The orders service stores its data in Postgres 16 on db-1. [from: #ops, 2026-11-01]',
+  '- [m-aa0002] Releases go out from the release branch on Tuesdays. [from: #ops, 2026-11-02]',
+  '- [m-aa0003] Buildkite runs the nightly backup job for the orders database. [from: #ops, 2026-11-03]',
+  '- [m-aa0004] Order writes must stay under 50 ms at p99. [from: #dev, 2026-11-04]',
+];
+
+let tmp: ReturnType<typeof makeTmpDir>;
+let chan: string;
+beforeEach(() => {
+  tmp = makeTmpDir();
+  chan = path.join(tmp.dir, 'chan');
+  fs.mkdirSync(chan, { recursive: true });
+  fs.writeFileSync(path.join(chan, 'MEMORY.md'), ['# Channel Memory', '', '## Facts', ...LINES].join('\n') + '\n');
+});
+afterEach(() => tmp.cleanup());
+
+function view(o: { best: number; chat: number; tech: number; bar: number; bestId: number }): (index: Index) => DenseView {
+  return (index) => {
+    const cos = new Float32Array(index.n).fill(-0.5);
+    cos[o.bestId] = o.best;
+    return { cos, chat: o.chat, tech: o.tech, calibration: { mean: 0, sd: 1 }, chatBar: () => o.bar };
+  };
+}
+
+const input = (query: string, o: Partial<RecallInput> = {}): RecallInput => ({ channelDirs: [chan], query, now: NOW, ...o });
+
+test('named gates without an explanation: words below the gate, a meaning gate, nothing fits, an empty channel', () => {
+  const recall = createRecall();
+  expect(recall.recall(input('happy friday everyone')).silence).toBe('words-below-gate');
+  expect(recall.recall(input('regex to match an email address'), view({ best: 1.6, chat: 1.0, tech: 2.7, bar: 0.2, bestId: 0 })).silence).toBe(
+    'closer-to-tech',
+  );
+  expect(recall.recall(input('which postgres version do the orders use', { budgetChars: 20 })).silence).toBe('nothing-fits');
+  const spoke = recall.recall(input('which postgres version do the orders use'));
+  expect(spoke.items.length).toBeGreaterThan(0);
+  expect(spoke.silence).toBeUndefined();
+  fs.writeFileSync(path.join(chan, 'MEMORY.md'), '# Channel Memory\n');
+  expect(createRecall().recall(input('postgres')).silence).toBe('empty-channel');
+});
+
+test('a turn names the same gate an explanation does, and names one exactly when it injects nothing', () => {
+  const vocabulary = [
+    'postgres',
+    'orders',
+    'release',
+    'tuesday',
+    'buildkite',
+    'backup',
+    'nightly',
+    'writes',
+    'the',
+    'what',
+    'hello',
+    'thanks',
+    'p99',
+    'lunch',
+    '??',
+  ];
+  fc.assert(
+    fc.property(
+      fc.array(fc.constantFrom(...vocabulary), { minLength: 0, maxLength: 6 }),
+      fc.option(
+        fc.record({
+          best: fc.double({ min: -1, max: 3, noNaN: true }),
+          chat: fc.double({ min: -1, max: 3, noNaN: true }),
+          tech: fc.double({ min: -1, max: 3, noNaN: true }),
+          bar: fc.double({ min: -1, max: 3, noNaN: true }),
+          bestId: fc.integer({ min: 0, max: LINES.length - 1 }),
+        }),
+        { nil: undefined },
+      ),
+      fc.constantFrom(undefined, 20, 90, 2000),
+      (words, v, budgetChars) => {
+        const q = words.join(' ');
+        const dense = v ? view(v) : undefined;
+        const turn = createRecall().recall(input(q, { budgetChars }), dense);
+        const asked = createRecall().recall(input(q, { budgetChars, explain: true }), dense);
+        expect(turn.silence).toBe(asked.explain!.silence);
+        expect(turn.silence === undefined).toBe(turn.items.length > 0);
+      },
+    ),
+    { numRuns: 300 },
+  );
+});
