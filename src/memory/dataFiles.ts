@@ -40,6 +40,11 @@ export async function listFolders(dir: string): Promise<string[]> {
  * owed after a restart): a grown channel's whole log is never read for it.
  */
 export async function readTailText(file: string, maxBytes: number): Promise<string | null> {
+  return (await readTail(file, maxBytes))?.text ?? null;
+}
+
+/** readTailText, and whether the file was longer than the window (a reader that says so: the dashboard). */
+export async function readTail(file: string, maxBytes: number): Promise<{ text: string; cut: boolean } | null> {
   let fh: fsp.FileHandle | undefined;
   try {
     fh = await fsp.open(file, 'r');
@@ -48,7 +53,7 @@ export async function readTailText(file: string, maxBytes: number): Promise<stri
     const buf = Buffer.alloc(size - start);
     await fh.read(buf, 0, buf.length, start);
     const text = buf.toString('utf8');
-    return start === 0 ? text : text.slice(text.indexOf('\n') + 1);
+    return start === 0 ? { text, cut: false } : { text: text.slice(text.indexOf('\n') + 1), cut: true };
   } catch {
     return null;
   } finally {
