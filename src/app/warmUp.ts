@@ -1,6 +1,6 @@
 import { setImmediate as yieldToEvents } from 'node:timers/promises';
 import { statOrNull } from '../memory/dataFiles';
-import { listChannelRefs } from '../condense/audit/audit';
+import { listConversations } from '../memory/dataRootIndex';
 import { channelPaths, recallDirs } from '../memory/layout';
 import type { ChannelRef } from '../memory/paths';
 import type { RecallService } from '../recall/service';
@@ -28,10 +28,9 @@ export async function warmUpRecall(o: {
   guildIds: string[];
   max?: number;
 }): Promise<ChannelRef[]> {
-  const served = new Set(o.guildIds);
   const found: { ref: ChannelRef; activeAt: number }[] = [];
-  for (const ref of await listChannelRefs(o.root)) {
-    if (ref.kind !== 'discord' || ref.threadId || !served.has(ref.guildId)) continue;
+  // Only the served servers' folders are listed: another shard's channels are none of this one's.
+  for (const { ref } of await listConversations(o.root, { guildIds: new Set(o.guildIds), channelsOnly: true })) {
     // The cold log is appended on every message: its time says when the channel last spoke.
     const st = await statOrNull(channelPaths(o.root, ref).log);
     found.push({ ref, activeAt: st?.mtimeMs ?? 0 });

@@ -1,32 +1,19 @@
-import { listFolders, listNames, readTextOrNull, statOrNull } from '../memory/dataFiles';
+import { listNames, readTextOrNull, statOrNull } from '../memory/dataFiles';
+import type { Conversation, ServerNames } from '../memory/dataRootIndex';
 import path from 'node:path';
 import { parseMemory, MemoryLine } from '../memory/entries';
-import { ChannelRef, isLocalName, isSnowflake } from '../memory/paths';
-import { isPrivateThreadFolder, shownOutsideItsThread } from '../memory/privateThreads';
 import { FrontMatterError, frontMatterOrError } from '../memory/frontMatter';
 import { ContextData } from '../condense/knowledge/contextData';
 import { openQuestions, type OpenQuestion } from '../condense/knowledge/openQuestions';
 import { byLastChange, type Playbook } from '../condense/knowledge/playbooks';
-import { GuildNames } from '../bot/namesFile';
-import { channelPaths, folderLayout, guildDir, localDir, localRoot, NAMES, namesFile, threadDir } from '../memory/layout';
+import { folderLayout } from '../memory/layout';
 
 /**
- * The dashboard's view of the data root. Everything is found by listing folders whose names pass
- * the store's own id checks; a URL only ever names a key of this listing, never a path, so no
+ * The dashboard's units are the data root's conversations as its read model lists them
+ * (memory/dataRootIndex.ts): a URL only ever names a key of that listing, never a path, so no
  * request can reach a file the listing did not find (no traversal).
  */
-export interface Unit {
-  /** URL key: `<guild>/<channel>`, `<guild>/<channel>/<thread>` (private thread) or `local/<name>`. */
-  key: string;
-  ref: ChannelRef;
-  /** Folder holding this unit's durable memory (a private thread's own folder). */
-  dir: string;
-  /** Folders recall reads for it, as the bot would (a thread first, then its parent). */
-  recallDirs: string[];
-  guildId?: string;
-  channelId?: string;
-  threadId?: string;
-}
+export type Unit = Conversation;
 
 export interface Condensation {
   /** File name without `.md`: the id in URLs. */
@@ -45,48 +32,6 @@ export interface Condensation {
 }
 
 const COND_NAME = /^[A-Za-z0-9][A-Za-z0-9._-]{0,200}\.md$/;
-
-/**
- * Every channel and console channel of the root; private threads only when the operator opted in
- * (`--include-private`: memory/privateThreads.ts says which folders are theirs).
- */
-export async function listUnits(root: string, o: { includePrivate?: boolean } = {}): Promise<Unit[]> {
-  const out: Unit[] = [];
-  for (const g of await listFolders(root)) {
-    if (g === NAMES.local) {
-      for (const n of await listFolders(localRoot(root))) {
-        if (!isLocalName(n)) continue;
-        const dir = localDir(root, n);
-        out.push({ key: `local/${n}`, ref: { kind: 'local', name: n }, dir, recallDirs: [dir] });
-      }
-      continue;
-    }
-    if (!isSnowflake(g)) continue;
-    for (const c of await listFolders(guildDir(root, g))) {
-      if (!isSnowflake(c)) continue;
-      const dir = channelPaths(root, { kind: 'discord', guildId: g, channelId: c }).channelDir;
-      out.push({ key: `${g}/${c}`, ref: { kind: 'discord', guildId: g, channelId: c }, dir, recallDirs: [dir], guildId: g, channelId: c });
-      // A private thread is its own unit and nothing of it is shown in the parent's pages or search;
-      // a public thread's durable memory is the channel's (already listed).
-      for (const t of await listFolders(folderLayout(dir).threads)) {
-        if (!isSnowflake(t)) continue;
-        const tdir = threadDir(dir, t);
-        const ref: ChannelRef = { kind: 'discord', guildId: g, channelId: c, threadId: t, privateThread: true };
-        if (!(await isPrivateThreadFolder(tdir)) || !shownOutsideItsThread(ref, o)) continue;
-        out.push({
-          key: `${g}/${c}/${t}`,
-          ref,
-          dir: tdir,
-          recallDirs: [tdir, dir],
-          guildId: g,
-          channelId: c,
-          threadId: t,
-        });
-      }
-    }
-  }
-  return out;
-}
 
 function strList(v: unknown): string[] {
   return Array.isArray(v) ? v.map((x) => String(x)) : [];
@@ -192,19 +137,8 @@ export async function readMemory(u: Unit): Promise<MemoryLine[]> {
   return text === null ? [] : parseMemory(text).filter((l) => l.kind === 'entry');
 }
 
-export type Names = Pick<GuildNames, 'guild' | 'channels'>;
-
-/** Names the bot recorded (`<guild>/.minutes/names.json`, checked as the bot reads it); ids when none. */
-export async function readNames(root: string, guildId: string): Promise<Names> {
-  const text = await readTextOrNull(namesFile(root, guildId));
-  try {
-    // Read-only: a file of the wrong shape is shown as ids, never set aside as the bot would.
-    const v = GuildNames.safeParse(text ? JSON.parse(text) : null);
-    return v.success ? { guild: v.data.guild, channels: v.data.channels } : { channels: {} };
-  } catch {
-    return { channels: {} };
-  }
-}
+/** A server's recorded names (memory/dataRootIndex.ts reads them). */
+export type Names = ServerNames;
 
 /**
  * The unit's open questions (oldest first) and playbooks (most recently changed first), from its

@@ -8,7 +8,8 @@ import { folderLayout } from '../memory/layout';
 import type { RecallService } from '../recall/service';
 import { ChannelStore } from '../memory/store';
 import { SignedCache, unitSignature } from './cache';
-import { Condensation, listUnits, Names, ParseCache, readCondensations, readKnowledge, readMemory, readNames, Unit } from './data';
+import { Condensation, Names, ParseCache, readCondensations, readKnowledge, readMemory, Unit } from './data';
+import { listConversations, readServerNames } from '../memory/dataRootIndex';
 import { readTextOrNull as readText } from '../memory/dataFiles';
 import { createMarkdown, page } from './html';
 import { channelBody, condensationBody, HomeRow, homeBody, searchBody, SearchHit, ViewCtx } from './views';
@@ -89,7 +90,7 @@ export function cameOverTls(req: http.IncomingMessage, trustProxy: readonly stri
 
 async function unitLabel(root: string, u: Unit): Promise<{ label: string; guild: string }> {
   if (!u.guildId) return { label: u.key, guild: 'console' };
-  const n = await readNames(root, u.guildId);
+  const n = await readServerNames(root, u.guildId);
   const ch = n.channels[u.channelId!] ? `#${n.channels[u.channelId!]}` : u.channelId!;
   const label = u.threadId ? `${ch} › private thread ${n.channels[u.threadId] ?? u.threadId}` : ch;
   return { label, guild: n.guild ?? u.guildId };
@@ -109,7 +110,7 @@ export function createDashboard(o: DashboardOptions): { server: http.Server; lis
 
   async function home(ctx: ViewCtx): Promise<string> {
     const rows: HomeRow[] = [];
-    for (const u of await listUnits(o.root, o)) {
+    for (const u of await listConversations(o.root, o)) {
       const conds = await readCondensations(u, parses);
       const names = await unitLabel(o.root, u);
       const flags = await audits.get(u.key, await unitSignature(u), async () => {
@@ -140,7 +141,7 @@ export function createDashboard(o: DashboardOptions): { server: http.Server; lis
     const rows: PackageRow[] = [];
     for (const server of await serversWithPackages(o.root)) {
       const id = server.kind === 'local' ? 'local' : server.guildId;
-      const names: Names = server.kind === 'local' ? { channels: {} } : await readNames(o.root, server.guildId);
+      const names: Names = server.kind === 'local' ? { channels: {} } : await readServerNames(o.root, server.guildId);
       const serverLabel = server.kind === 'local' ? 'console' : (names.guild ?? server.guildId);
       for (const pkg of await listPackages(store, server)) if (!pkg.privateThread && !pkg.problem) rows.push({ server: id, serverLabel, names, pkg });
     }
@@ -169,7 +170,7 @@ export function createDashboard(o: DashboardOptions): { server: http.Server; lis
   }
 
   async function search(ctx: ViewCtx, q: string, scope: string): Promise<string> {
-    const units = (await listUnits(o.root, o)).filter((u) => !scope || u.key === scope);
+    const units = (await listConversations(o.root, o)).filter((u) => !scope || u.key === scope);
     const hits: SearchHit[] = [];
     const words = q.toLowerCase().split(/\s+/).filter(Boolean);
     if (q) {
@@ -218,7 +219,7 @@ export function createDashboard(o: DashboardOptions): { server: http.Server; lis
     const rest = segs.slice(1);
     const ci = rest.indexOf('c');
     const keyParts = ci >= 0 ? rest.slice(0, ci) : rest;
-    const unit = (await listUnits(o.root, o)).find((u) => u.key === keyParts.join('/'));
+    const unit = (await listConversations(o.root, o)).find((u) => u.key === keyParts.join('/'));
     if (!unit) return null;
     const conds = await readCondensations(unit, parses);
     const { label } = await unitLabel(o.root, unit);
@@ -315,7 +316,7 @@ export function createDashboard(o: DashboardOptions): { server: http.Server; lis
           // (as the bot loads it at start), so the first search does not wait for all of it.
           o.recall.prepare();
           // A failure is the recall service's to log; searches then go by words.
-          void listUnits(o.root, o)
+          void listConversations(o.root, o)
             .then((units) => Promise.all(units.map((u) => o.recall.indexAll({ channelDirs: u.recallDirs }))))
             .catch(() => undefined);
           resolve(`http://${h}:${a.port}/`);

@@ -1,9 +1,10 @@
-import { listUnits, Names, readNames, Unit } from '../dashboard/data';
+import { Conversation, listConversations } from '../memory/dataRootIndex';
 import { McpRequestError } from './errors';
 
 /**
- * What an MCP client may see of the data root: the dashboard's listing (folders whose names pass the
- * store's own id checks; a private thread is its own unit, never part of its parent), narrowed to
+ * What an MCP client may see of the data root: its read model's listing (memory/dataRootIndex.ts:
+ * folders whose names pass the store's own id checks; a private thread is its own unit, never part
+ * of its parent), narrowed to
  * `--channels` when given. A client names a channel by a key of this listing (or a name that picks
  * exactly one of it); nothing a client sends is ever joined into a path, so no request can reach a
  * file the listing did not find.
@@ -14,7 +15,7 @@ export interface Channel {
   /** `<guild>/<channel>`, `<guild>/<channel>/<thread>` (private thread) or `local/<name>`. */
   key: string;
   kind: ChannelKind;
-  unit: Unit;
+  unit: Conversation;
   /** For people and agents: `Acme › #backend`, `Acme › #backend › private thread plans`, `console › sandbox`. */
   label: string;
   serverId?: string;
@@ -60,28 +61,24 @@ export class Catalog {
 
   /** Every channel the client may see, in the listing's order (by server, channel, thread). */
   async list(): Promise<Channel[]> {
-    const units = (await listUnits(this.o.root, this.o)).filter((u) => !this.o.only || this.o.only.has(u.key));
+    const units = (await listConversations(this.o.root, { includePrivate: this.o.includePrivate, withNames: true })).filter(
+      (u) => !this.o.only || this.o.only.has(u.key),
+    );
     const visible = new Set(units.map((u) => u.key));
-    const names = new Map<string, Names>();
-    const out: Channel[] = [];
-    for (const u of units) {
-      if (u.guildId && !names.has(u.guildId)) names.set(u.guildId, await readNames(this.o.root, u.guildId));
-      out.push(describe(u, u.guildId ? names.get(u.guildId)! : undefined, visible));
-    }
-    return out;
+    return units.map((u) => describe(u, visible));
   }
 
   /** `--channels` keys that name no channel of the data root (a typo, or a channel not made yet). */
   async missing(): Promise<string[]> {
     if (!this.o.only) return [];
-    const found = new Set((await listUnits(this.o.root, { includePrivate: true })).map((u) => u.key));
+    const found = new Set((await listConversations(this.o.root, { includePrivate: true })).map((u) => u.key));
     return [...this.o.only].filter((k) => !found.has(k));
   }
 
   /** Private threads of the data root this server leaves out (every one, without `--include-private`). */
   async privateLeftOut(): Promise<string[]> {
     if (this.o.includePrivate) return [];
-    const all = await listUnits(this.o.root, { includePrivate: true });
+    const all = await listConversations(this.o.root, { includePrivate: true });
     return all.filter((u) => u.threadId && (!this.o.only || this.o.only.has(u.key))).map((u) => u.key);
   }
 
@@ -106,17 +103,16 @@ export class Catalog {
   }
 }
 
-function describe(u: Unit, names: Names | undefined, visible: Set<string>): Channel {
+function describe(u: Conversation, visible: Set<string>): Channel {
   if (u.ref.kind === 'local') {
     return { key: u.key, kind: 'console channel', unit: u, label: `console › ${u.ref.name}`, channelName: u.ref.name, searchDirs: u.recallDirs };
   }
-  const serverName = names?.guild;
-  const channelName = names?.channels[u.channelId!];
+  const { serverName, channelName } = u;
   const base = `${serverName ?? u.guildId} › ${channelName ? `#${channelName}` : u.channelId}`;
   const common = { unit: u, serverId: u.guildId, serverName, channelName };
   if (!u.threadId) return { key: u.key, kind: 'channel', label: base, searchDirs: u.recallDirs, ...common };
   const parentKey = `${u.guildId}/${u.channelId}`;
-  const threadName = names?.channels[u.threadId];
+  const threadName = u.threadName;
   return {
     key: u.key,
     kind: 'private thread',

@@ -1,8 +1,10 @@
 import { z } from 'zod';
 import { atomicWrite } from '../memory/atomicWrite';
-import { listFolders, readTextOrNull } from '../memory/dataFiles';
-import { channelPaths, guildDir, localRoot, PackageServer, serverLabel, serverOf } from '../memory/layout';
-import { ChannelRef, isLocalName, isSnowflake, refLabel } from '../memory/paths';
+import { readTextOrNull } from '../memory/dataFiles';
+import { consoleChannels } from '../memory/dataRootIndex';
+import { PackageServer, serverLabel, serverOf } from '../memory/layout';
+import { ChannelRef, refLabel } from '../memory/paths';
+import { conversationFolders } from '../memory/serverFolders';
 import type { ChannelStore } from '../memory/store';
 import { PackageError } from './errors';
 import { ContextPackage, oneLine, packageTokens } from './model';
@@ -114,16 +116,10 @@ export async function deletePackage(
   return { pkg, deactivated };
 }
 
-/** The conversations of a server that have a folder: channels and their threads, or console channels. */
+/** The conversations of a server that have a folder: channels and their threads (public ones too), or console channels. */
 export async function conversationsOf(root: string, server: PackageServer): Promise<ChannelRef[]> {
-  if (server.kind === 'local') return (await listFolders(localRoot(root))).filter(isLocalName).map((name) => ({ kind: 'local', name }) as ChannelRef);
-  const out: ChannelRef[] = [];
-  for (const c of (await listFolders(guildDir(root, server.guildId))).filter(isSnowflake)) {
-    const channel: ChannelRef = { kind: 'discord', guildId: server.guildId, channelId: c };
-    out.push(channel);
-    for (const t of (await listFolders(channelPaths(root, channel).threads)).filter(isSnowflake)) out.push({ ...channel, threadId: t });
-  }
-  return out;
+  if (server.kind === 'local') return (await consoleChannels(root)).map((c) => c.ref);
+  return (await conversationFolders(root, server.guildId)).map((f) => ({ kind: 'discord', guildId: server.guildId, ...f }));
 }
 
 async function readActive(file: string): Promise<ActiveEntry[]> {

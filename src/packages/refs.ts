@@ -1,7 +1,6 @@
-import path from 'node:path';
-import { localRoot, NAMES, PackageServer, serverLabel, serverOf } from '../memory/layout';
+import { conversationAt } from '../memory/dataRootIndex';
+import { NAMES, PackageServer, serverLabel, serverOf } from '../memory/layout';
 import { ChannelRef, isLocalName, isSnowflake, refLabel } from '../memory/paths';
-import { isPrivateThreadFolder } from '../memory/privateThreads';
 import { PackageError } from './errors';
 
 /**
@@ -43,24 +42,15 @@ export function serverLabelOf(ref: ChannelRef): string {
 }
 
 /**
- * The conversation a folder of the data root is: `<guild>/<channel>`, `<guild>/<channel>/threads/<thread>`
- * (private by memory/privateThreads.ts's rule) or `local/<name>`.
+ * The conversation a folder of the data root is (memory/dataRootIndex.ts: `<guild>/<channel>`,
+ * `<guild>/<channel>/threads/<thread>`, private by memory/privateThreads.ts's rule, or `local/<name>`).
  * Anything else is refused: a package must know its server.
  */
 export async function refFromDir(root: string, dir: string): Promise<ChannelRef> {
-  const rel = path.relative(path.resolve(root), path.resolve(dir));
-  const parts = rel.split(path.sep);
-  const refused = () =>
-    new PackageError(
-      'bad-name',
-      `${dir} is not a channel folder of the data root ${root} (<guild>/<channel>, <guild>/<channel>/threads/<thread> or local/<name>): pass --data-dir, or the channel's folder inside it`,
-    );
-  if (rel.startsWith('..') || path.isAbsolute(rel) || rel === '') throw refused();
-  if (parts.length === 2 && parts[0] === path.basename(localRoot(root)) && isLocalName(parts[1])) return { kind: 'local', name: parts[1] };
-  if (parts.length === 2 && parts.every(isSnowflake)) return { kind: 'discord', guildId: parts[0], channelId: parts[1] };
-  if (parts.length === 4 && parts[2] === NAMES.threads && isSnowflake(parts[0]) && isSnowflake(parts[1]) && isSnowflake(parts[3])) {
-    const privateThread = await isPrivateThreadFolder(path.resolve(dir));
-    return { kind: 'discord', guildId: parts[0], channelId: parts[1], threadId: parts[3], ...(privateThread ? { privateThread: true } : {}) };
-  }
-  throw refused();
+  const ref = await conversationAt(root, dir);
+  if (ref) return ref;
+  throw new PackageError(
+    'bad-name',
+    `${dir} is not a channel folder of the data root ${root} (<guild>/<channel>, <guild>/<channel>/threads/<thread> or local/<name>): pass --data-dir, or the channel's folder inside it`,
+  );
 }

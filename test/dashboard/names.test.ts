@@ -4,7 +4,7 @@ import path from 'node:path';
 import { ChannelType, type Client } from 'discord.js';
 import { noteNames, watchNames } from '../../src/bot/names';
 import { namesFile } from '../../src/memory/layout';
-import { readNames } from '../../src/dashboard/data';
+import { readServerNames } from '../../src/memory/dataRootIndex';
 import { silentLogger } from '../../src/log/logger';
 import { ChannelStore } from '../../src/memory/store';
 import { makeTmpDir } from '../helpers/tmp';
@@ -33,7 +33,7 @@ describe('the names the bot records for the dashboard', () => {
       },
       silentLogger(),
     );
-    expect(await readNames(tmp.dir, G)).toEqual({ guild: 'Acme', channels: { 2: 'general', 3: 'backend' } });
+    expect(await readServerNames(tmp.dir, G)).toEqual({ guild: 'Acme', channels: { 2: 'general', 3: 'backend' } });
     const file = namesFile(tmp.dir, G);
     const before = fs.statSync(file).mtimeMs;
     await new Promise((r) => setTimeout(r, 20));
@@ -76,6 +76,6 @@ describe('the names the bot records for the dashboard', () => {
     client.emit('channelUpdate', ch('2', 'general'), ch('2', 'announcements'));
     client.emit('threadCreate', ch('9', 'secret-thread', true));
     await Promise.all(runs);
-    expect(await readNames(tmp.dir, G)).toEqual({ guild: 'Acme', channels: { 2: 'announcements', 4: 'design' } });
+    expect(await readServerNames(tmp.dir, G)).toEqual({ guild: 'Acme', channels: { 2: 'announcements', 4: 'design' } });
   });
 });

@@ -1,13 +1,13 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { listChannelRefs } from '../../src/condense/audit/audit';
-import { listUnits } from '../../src/dashboard/data';
+import { listConversations } from '../../src/memory/dataRootIndex';
 import { refFromDir } from '../../src/packages/refs';
 import { makeTmpDir } from '../helpers/tmp';
 
 /**
  * "Is this folder a private thread's" is one rule (memory/privateThreads.ts) that the audit, the
- * dashboard and `minutes mcp` (listUnits), and packages (refFromDir) all ask: any of the thread's own
+ * dashboard and `minutes mcp` (listConversations), and packages (refFromDir) all ask: any of the thread's own
  * durable records marks it private, so a person deleting one file never turns the rest public, and
  * a public thread's folder (its working state only) is never taken for one.
  */
@@ -44,7 +44,7 @@ describe('which thread folders are private threads', () => {
   async function seenAsPrivate(root: string, threadDir: string) {
     return {
       audit: (await listChannelRefs(root)).some((r) => r.kind === 'discord' && r.threadId === T && r.privateThread === true),
-      listing: (await listUnits(root, { includePrivate: true })).some((u) => u.threadId === T),
+      listing: (await listConversations(root, { includePrivate: true })).some((u) => u.threadId === T),
       packages: (await refFromDir(root, threadDir)).kind === 'discord' && (await refFromDir(root, threadDir)).privateThread === true,
     };
   }
@@ -53,7 +53,7 @@ describe('which thread folders are private threads', () => {
     const { root, threadDir } = rootWithThread([[file, text]]);
     expect(await seenAsPrivate(root, threadDir)).toEqual({ audit: true, listing: true, packages: true });
     // Listed outside the thread only when the operator opted in.
-    expect((await listUnits(root)).map((u) => u.key)).toEqual([`${G}/${C}`]);
+    expect((await listConversations(root)).map((u) => u.key)).toEqual([`${G}/${C}`]);
   });
 
   it("a public thread's folder (its working state only) is private for none", async () => {

@@ -1,9 +1,10 @@
-import { listFolders, listNames, readTextOrNull as readText } from '../../memory/dataFiles';
+import { listNames, readTextOrNull as readText } from '../../memory/dataFiles';
+import { listConversations } from '../../memory/dataRootIndex';
 import { FrontMatterError, frontMatterOrError } from '../../memory/frontMatter';
-import { channelLayout, channelPaths, guildDir, localRoot } from '../../memory/layout';
+import { channelLayout } from '../../memory/layout';
 import path from 'node:path';
 import { normalizeForCompare, parseMemory } from '../../memory/entries';
-import { ChannelRef, isLocalName, isSnowflake, refLabel } from '../../memory/paths';
+import { ChannelRef, refLabel } from '../../memory/paths';
 import { isPrivateThreadFolder } from '../../memory/privateThreads';
 import { ChannelStore } from '../../memory/store';
 import { MalformedStateError } from '../../memory/storeErrors';
@@ -276,27 +277,13 @@ export async function auditChannel(o: AuditOptions): Promise<ChannelAudit> {
 }
 
 /**
- * Every channel folder under the data root: `<guild>/<channel>`, `local/<name>`, and private
- * threads, which keep their own records (`<guild>/<channel>/threads/<thread>`: memory/privateThreads.ts).
+ * Every channel folder under the data root, as its read model lists them (memory/dataRootIndex.ts):
+ * `local/<name>` first, then `<guild>/<channel>` and the private threads, which keep their own
+ * records (`<guild>/<channel>/threads/<thread>`: memory/privateThreads.ts).
  */
 export async function listChannelRefs(root: string): Promise<ChannelRef[]> {
-  const refs: ChannelRef[] = [];
-  // A missing file or folder is the empty case.
-  for (const name of await listFolders(localRoot(root))) if (isLocalName(name)) refs.push({ kind: 'local', name });
-  for (const g of await listFolders(root)) {
-    if (!isSnowflake(g)) continue;
-    for (const c of await listFolders(guildDir(root, g))) {
-      if (!isSnowflake(c)) continue;
-      const channel: ChannelRef = { kind: 'discord', guildId: g, channelId: c };
-      refs.push(channel);
-      for (const t of await listFolders(channelPaths(root, channel).threads)) {
-        if (!isSnowflake(t)) continue;
-        const thread: ChannelRef = { ...channel, threadId: t, privateThread: true };
-        if (await isPrivateThreadFolder(channelPaths(root, thread).convDir)) refs.push(thread);
-      }
-    }
-  }
-  return refs;
+  const all = await listConversations(root, { includePrivate: true });
+  return [...all.filter((c) => c.ref.kind === 'local'), ...all.filter((c) => c.ref.kind === 'discord')].map((c) => c.ref);
 }
 
 export function auditIsClean(a: ChannelAudit): boolean {
