@@ -27,6 +27,8 @@ export interface Where {
 
 export interface RecallHealthData {
   health: RecallHealth;
+  /** How much of the log's end was read. */
+  windowBytes: number;
   /** A recorded MEMORY.md line's text as the file holds it now (undefined when gone). */
   entry(line: RecalledLine): string | undefined;
 }
@@ -47,7 +49,7 @@ export async function readRecallHealth(root: string, u: Where, now: Date, window
     for (const m of parseMemory(text)) if (m.kind === 'entry' && m.id) byId.set(m.id, m.superseded ? `${m.text} (superseded)` : m.text);
     entries.set(label, byId);
   }
-  return { health, entry: (l) => (l.id ? entries.get(l.file)?.get(l.id) : undefined) };
+  return { health, windowBytes, entry: (l) => (l.id ? entries.get(l.file)?.get(l.id) : undefined) };
 }
 
 /**

@@ -14,6 +14,8 @@ import { readTextOrNull as readText } from '../memory/dataFiles';
 import { createMarkdown, page } from './html';
 import { channelBody, condensationBody, HomeRow, homeBody, searchBody, SearchHit, ViewCtx } from './views';
 import { packageBody, PackageRow, packagesBody } from './packageViews';
+import { readRecallHealth } from './recallHealthData';
+import { recallHealthSection } from './recallHealthView';
 import { listPackages, serversWithPackages } from '../packages/library';
 import { explainPackage } from '../packages/explain';
 import { serverFromLabel } from '../packages/refs';
@@ -33,6 +35,8 @@ export interface DashboardOptions {
    * token's cookie is then Secure behind their TLS); anyone else's header is ignored.
    */
   trustProxy?: string[];
+  /** "Now" for the channel page's recall health (its last 7 and 30 days); the system clock by default. */
+  clock?: () => Date;
 }
 
 export function isLoopback(host: string): boolean {
@@ -240,7 +244,8 @@ export function createDashboard(o: DashboardOptions): { server: http.Server; lis
       filter: url.searchParams.get('filter') ?? '',
       ...(await readKnowledge(unit)),
     });
-    return page(label, body);
+    const health = await readRecallHealth(o.root, unit, (o.clock ?? (() => new Date()))());
+    return page(label, body + recallHealthSection(health.health, health));
   }
 
   const server = http.createServer((req, res) => {
