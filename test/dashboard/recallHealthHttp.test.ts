@@ -112,6 +112,41 @@ describe('the channel page shows recall health from the log', () => {
     expect(hashTree(tmp.dir)).toBe(before);
   });
 
+  it("a private thread's page: its own log, entries looked up in the thread's and the parent's MEMORY.md, and never a path the log names", async () => {
+    const g = '100000000000000001';
+    const c = '200000000000000002';
+    const t = '300000000000000003';
+    const parent = path.join(tmp.dir, g, c);
+    const thread = path.join(parent, 'threads', t);
+    fs.mkdirSync(thread, { recursive: true });
+    fs.writeFileSync(path.join(parent, 'MEMORY.md'), MEMORY);
+    fs.writeFileSync(
+      path.join(thread, 'MEMORY.md'),
+      '# Channel Memory\n\n## Facts\n\n- [m-bb0001] the thread settled on blue-green deploys [from: cy, 2026-11-20]\n',
+    );
+    // A MEMORY.md outside what this conversation's recall reads: a log line naming it is not followed.
+    fs.mkdirSync(path.join(tmp.dir, 'elsewhere'), { recursive: true });
+    fs.writeFileSync(path.join(tmp.dir, 'elsewhere', 'MEMORY.md'), '- [m-cc0001] a secret elsewhere\n');
+    const lines = [
+      { file: `threads/${t}/MEMORY.md`, id: 'm-bb0001' },
+      { file: 'MEMORY.md', id: 'm-aa0002' },
+      { file: '../../elsewhere/MEMORY.md', id: 'm-cc0001' },
+    ];
+    fs.writeFileSync(path.join(thread, 'log.jsonl'), turn(ago(1), 'how do we deploy?', { lines }));
+    const open = createDashboard({ root: tmp.dir, host: '127.0.0.1', port: 0, recall, clock: () => NOW, includePrivate: true });
+    try {
+      const s = section((await get(`${await open.listen()}channel/${g}/${c}/${t}`)).body);
+      expect(s).toContain('<span class="muted">m-bb0001</span> the thread settled on blue-green deploys');
+      expect(s).toContain('<span class="muted">m-aa0002</span> releases go out on Tuesdays');
+      expect(s).toContain('m-cc0001 (no longer in ../../elsewhere/MEMORY.md)');
+      expect(s).not.toContain('a secret elsewhere');
+      // The parent channel's page reads the parent's log (none here), not the thread's.
+      expect(section((await get(`${url}channel/${g}/${c}`)).body)).not.toContain('how do we deploy?');
+    } finally {
+      await open.close();
+    }
+  });
+
   it('a channel with no log says so', async () => {
     const s = section((await get(`${url}channel/local/quiet`)).body);
     expect(s).toContain('<tr><td>last 7 days</td><td>0</td><td>0</td><td>0</td><td>0</td></tr>');
