@@ -1,6 +1,7 @@
 import fsp from 'node:fs/promises';
 import path from 'node:path';
 import { listFolders } from './dataFiles';
+import { listServerIds } from './dataRootIndex';
 import { channelPaths, guildDir } from './layout';
 import { isSnowflake } from './paths';
 
@@ -16,12 +17,8 @@ export interface ServerFolder {
  * only; a missing root has none.
  */
 export async function serverFolders(root: string): Promise<ServerFolder[]> {
-  // Silent on purpose: a missing data root is the empty case (the caller checks the root itself).
-  const entries = await fsp.readdir(root, { withFileTypes: true }).catch(() => []);
-  const ids = entries
-    .filter((e) => e.isDirectory() && isSnowflake(e.name))
-    .map((e) => e.name)
-    .sort((a, b) => (BigInt(a) < BigInt(b) ? -1 : BigInt(a) > BigInt(b) ? 1 : 0));
+  // A missing data root is the empty case (the caller checks the root itself).
+  const ids = (await listServerIds(root)).sort((a, b) => (BigInt(a) < BigInt(b) ? -1 : BigInt(a) > BigInt(b) ? 1 : 0));
   return Promise.all(ids.map(async (guild) => ({ guild, bytes: await treeBytes(guildDir(root, guild)) })));
 }
 

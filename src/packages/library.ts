@@ -1,8 +1,9 @@
 import crypto from 'node:crypto';
 import { packagesDir, PackageServer, serverLabel, serverOf } from '../memory/layout';
 import { createPackageText, listPackageNames, readPackageText, removePackageText, replacePackageText } from '../memory/packageFiles';
-import { ChannelRef, isPackageName, isSnowflake, refLabel } from '../memory/paths';
-import { exists as pathExists, listFolders } from '../memory/dataFiles';
+import { ChannelRef, isPackageName, refLabel } from '../memory/paths';
+import { exists as pathExists } from '../memory/dataFiles';
+import { listServerIds } from '../memory/dataRootIndex';
 import type { ChannelStore } from '../memory/store';
 import { NotUtf8Error } from '../memory/atomicWrite';
 import { PackageKey, packageKey, PackageKeyError, readPackageKey } from '../memory/packageKey';
@@ -234,7 +235,7 @@ export async function checkingKey(store: ChannelStore): Promise<PackageKey | nul
 export async function serversWithPackages(root: string): Promise<PackageServer[]> {
   const out: PackageServer[] = [];
   if (await pathExists(packagesDir(root, { kind: 'local' }))) out.push({ kind: 'local' });
-  for (const g of (await listFolders(root)).filter(isSnowflake)) {
+  for (const g of await listServerIds(root)) {
     const server: PackageServer = { kind: 'discord', guildId: g };
     if (await pathExists(packagesDir(root, server))) out.push(server);
   }
