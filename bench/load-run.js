@@ -19,7 +19,7 @@
  * Every timestamp is `performance.timeOrigin + performance.now()` (ms since the epoch, sub-ms) in
  * both processes: the same machine clock. The bot is the compiled dist (`npm run build`).
  *
- *   minutes   the real bot, launchBot() from dist/bot/start.js, with its trace hook
+ *   minutes   the real bot, launchBot() from dist/bot/start/start.js, with its trace hook
  *   baseline  a bare discord.js Client (same createDiscordClient options) that merges pending
  *             mentions per channel exactly like the bot's Inbox, calls the same fake model with
  *             fetch(), and replies with channel.send: no memory files, recall, typing or logging
@@ -211,7 +211,7 @@ async function forkWorld(o) {
 
 async function main() {
   const o = parseArgs(process.argv.slice(2));
-  const { createDiscordClient, NO_PINGS } = dist('bot/client.js');
+  const { createDiscordClient, NO_PINGS } = dist('bot/discord/client.js');
 
   // ---- the world (fake Discord + fake model) ----------------------------------------------------
   const world = o.fakes === 'same' ? await require('./load-fakes.js').createWorld(o) : await forkWorld(o);
@@ -240,7 +240,7 @@ async function main() {
   let client;
   const baselineStats = { modelRetries: 0 };
   if (o.mode === 'minutes') {
-    const { launchBot } = dist('bot/start.js');
+    const { launchBot } = dist('bot/start/start.js');
     const { ConfigFileSchema } = dist('config/schema.js');
     const { createLogger } = dist('log/logger.js');
     const dataDir = path.join(tmp, 'channels');

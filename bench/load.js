@@ -18,7 +18,7 @@
  *
  *   baseline   a bare discord.js client: same merging rule, fetch() to the same fake model,
  *              channel.send; the throughput ratio is Minutes / baseline
- *   minutes    the real bot (launchBot from dist/bot/start.js) with its trace hook
+ *   minutes    the real bot (launchBot from dist/bot/start/start.js) with its trace hook
  *   diagnostics (--diagnose): minutes with the data dir on tmpfs (/dev/shm), minutes without
  *              Bottleneck in the model path, minutes with the store's building blocks timed
  *
@@ -169,7 +169,7 @@ const pp = (s) => (s && s.n ? `${f1(s.p50)} / ${f1(s.p95)}` : '–');
 async function main() {
   const o = parseArgs(process.argv.slice(2));
   if (!o.dist) {
-    if (!fs.existsSync(path.join(root, 'dist/bot/start.js'))) throw new Error('dist/ is missing: run npm run build first');
+    if (!fs.existsSync(path.join(root, 'dist/bot/start/start.js'))) throw new Error('dist/ is missing: run npm run build first');
     o.dist = path.join(root, 'bench/out/load-dist');
     fs.rmSync(o.dist, { recursive: true, force: true });
     fs.cpSync(path.join(root, 'dist'), o.dist, { recursive: true });

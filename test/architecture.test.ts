@@ -41,6 +41,14 @@ const SUBLAYERS: Record<string, string[]> = {
     'titles', // thread titles
     'audit', // the audit of a channel folder
   ],
+  bot: [
+    'shards', // which servers a shard owns, running shards, identify turns across hosts, planning shards over hosts
+    'discord', // the discord.js client, the permissions the bot needs, reply splitting, doctor's Discord check
+    'commands', // the slash commands' definitions and routing, /actions, /questions, /playbooks, /pack
+    'intake', // messages in and replies out: events, the gate, the log, the inbox, catch-up, sending, names
+    'secretary', // the Secretary on Discord: triggers, slash commands, jobs, gathering, threads it opens, decision offers, drift notes
+    'start', // the composition root: builds the runtime and wires the parts above into a running bot
+  ],
 };
 /** Files small enough to read in one sitting. */
 const MAX_LINES = 400;
@@ -153,9 +161,14 @@ export function sublayerProblems(rel: string, text: string, sublayers: Record<st
   return wrong;
 }
 
+/** Where a relative specifier of a file (its path relative to src/) leads, relative to src/. */
+export function importTarget(rel: string, spec: string): string {
+  return path.posix.normalize(path.posix.join(path.posix.dirname(rel), spec));
+}
+
 /** The relative specifiers of a file (its path relative to src/) that lead into `folder` of src/. */
 export function importsInto(rel: string, text: string, folder: string): string[] {
-  return relativeImports(text).filter((spec) => path.posix.normalize(path.posix.join(path.posix.dirname(rel), spec)).split('/')[0] === folder);
+  return relativeImports(text).filter((spec) => importTarget(rel, spec).split('/')[0] === folder);
 }
 
 /**
@@ -288,12 +301,17 @@ describe('the shape of src/', () => {
 
   it('bot classes take the dependencies they use, not the whole Runtime (only the composition root does)', () => {
     // The bot's composition root builds the runtime and hands each class the parts it uses.
-    const takesRuntime = new Set(['bot/start.ts']);
+    const takesRuntime = new Set(['bot/start/start.ts']);
+    const intoRuntime = (rel: string, text: string) => importsInto(rel, text, 'app').some((spec) => importTarget(rel, spec) === 'app/runtime');
     const wrong = files
       .filter((f) => folderOf(f) === 'bot')
       .map((f) => path.relative(SRC, f).split(path.sep).join('/'))
-      .filter((rel) => !takesRuntime.has(rel) && relativeImports(fs.readFileSync(path.join(SRC, rel), 'utf8')).includes('../app/runtime'));
+      .filter((rel) => !takesRuntime.has(rel) && intoRuntime(rel, fs.readFileSync(path.join(SRC, rel), 'utf8')));
     expect(wrong).toEqual([]);
+    // Resolved from any depth of bot/ (a literal '../app/runtime' matched no file in a subfolder).
+    expect(intoRuntime('bot/intake/x.ts', "import type { Runtime } from '../../app/runtime';")).toBe(true);
+    expect(intoRuntime('bot/intake/x.ts', "import { y } from '../app/runtime';\nimport { z } from '../../app/turnHost';")).toBe(false);
+    expect(takesRuntime.has('bot/start/start.ts') && files.some((f) => path.relative(SRC, f).split(path.sep).join('/') === 'bot/start/start.ts')).toBe(true);
   });
 
   it(`${NO_FS.join(', ')} do no file I/O of their own: every read and write goes through the store`, () => {

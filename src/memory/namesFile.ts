@@ -2,7 +2,7 @@ import { z } from 'zod';
 
 /**
  * The human names the bot sees, one file per server, `<root>/<guildId>/.minutes/names.json`: written
- * by the bot (bot/names.ts), read for the dashboard and `minutes mcp` by the data root's read model
+ * by the bot (bot/intake/names.ts), read for the dashboard and `minutes mcp` by the data root's read model
  * (dataRootIndex.ts). It imports nothing of Discord, so both sides can share it.
  * The zod schema and the type it accepts share the name; the object is loose, so keys this version
  * does not know survive a rewrite. `version` is optional: files written by hand or by tools may

@@ -6,7 +6,7 @@ import { NAMES } from './layout';
  * Private threads as the data root shows them: the one rule every surface that lists or reads
  * threads from disk asks (the audit, the dashboard, `minutes mcp`, `minutes pack create`).
  *
- * Discord says a thread is private only on its events (bot/refs.ts); on disk the sign is where the
+ * Discord says a thread is private only on its events (bot/intake/refs.ts); on disk the sign is where the
  * bot filed the thread's durable records. A private thread keeps its own MEMORY.md, HISTORY.md,
  * condensations, playbooks, ledger and context.json inside its folder (layout.ts, channelLayout:
  * its first contact writes MEMORY.md there from the template), while a public thread's all go to

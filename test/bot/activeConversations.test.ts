@@ -1,6 +1,6 @@
 import fs from 'node:fs';
 import path from 'node:path';
-import { ActiveConversations } from '../../src/bot/activeConversations';
+import { ActiveConversations } from '../../src/bot/intake/activeConversations';
 import { makeTmpDir } from '../helpers/tmp';
 
 /** Issue 25 §3: the bot's record of where it works stays bounded over thousands of channels. */

@@ -1,4 +1,4 @@
-import { BotActivity, TokenBucket } from '../../src/bot/activity';
+import { BotActivity, TokenBucket } from '../../src/bot/intake/activity';
 
 describe("the bot's activity on the REST path", () => {
   it('counts REST calls while they are in flight, whether they succeed or fail', async () => {

@@ -1,7 +1,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { DEFAULT_MODELS } from '../../src/llm/provider';
-import { fenceAfter } from '../../src/bot/split';
+import { fenceAfter } from '../../src/bot/discord/split';
 import type { FakeChannel, FakeGuild, FakeUser } from '../fakes/discord/state';
 import { BotHarness, startHarness } from '../helpers/botHarness';
 

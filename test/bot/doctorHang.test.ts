@@ -1,5 +1,5 @@
 import net from 'node:net';
-import { discordFindings } from '../../src/bot/doctor';
+import { discordFindings } from '../../src/bot/discord/doctor';
 
 describe('doctor against a Discord REST URL that never answers', () => {
   let server: net.Server;

@@ -1,9 +1,9 @@
 import fs from 'node:fs';
 import type { Client } from 'discord.js';
-import { botThereSince } from '../../src/bot/firstSeen';
+import { botThereSince } from '../../src/bot/secretary/firstSeen';
 import { firstSeenFile } from '../../src/memory/layout';
-import type { DiscordSecretary } from '../../src/bot/discordSecretary';
-import { discordSecretary } from '../../src/bot/start';
+import type { DiscordSecretary } from '../../src/bot/secretary/discordSecretary';
+import { discordSecretary } from '../../src/bot/start/start';
 import type { Runtime } from '../../src/app/runtime';
 import { readLedger } from '../../src/condense/saga/ledgerFile';
 import type { ChannelRef } from '../../src/memory/paths';

@@ -1,4 +1,4 @@
-import { decide, MessageFacts, placeAllowed } from '../../src/bot/gate';
+import { decide, MessageFacts, placeAllowed } from '../../src/bot/intake/gate';
 import { ConfigFileSchema } from '../../src/config/schema';
 
 /** Who the bot answers, notes or ignores: the allowlists and the bot checks, one fact at a time. */

@@ -1,4 +1,4 @@
-import { IDENTIFY_TURN_MS, IdentifyQueue } from '../../src/bot/identifyQueue';
+import { IDENTIFY_TURN_MS, IdentifyQueue } from '../../src/bot/shards/identifyQueue';
 import { freePort, redisSuite, startRedisServer, type RedisServer } from '../helpers/redis';
 import { capturedLogger } from '../helpers/botHarness';
 

@@ -1,6 +1,6 @@
 import fs from 'node:fs';
 import path from 'node:path';
-import type { RunningBot } from '../../src/bot/start';
+import type { RunningBot } from '../../src/bot/start/start';
 import type { FakeRequest } from '../fakes/model/types';
 import type { FakeChannel, FakeGuild, FakeUser } from '../fakes/discord/state';
 import { BotHarness, startWithControlChannel } from '../helpers/botHarness';

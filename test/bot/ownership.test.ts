@@ -1,5 +1,5 @@
-import { createDiscordClient } from '../../src/bot/client';
-import { ownsGuild, ownsRef, shardsOf } from '../../src/bot/ownership';
+import { createDiscordClient } from '../../src/bot/discord/client';
+import { ownsGuild, ownsRef, shardsOf } from '../../src/bot/shards/ownership';
 import { runCli } from '../helpers/cli';
 import { makeTmpDir } from '../helpers/tmp';
 

@@ -1,6 +1,6 @@
 import fs from 'node:fs';
 import path from 'node:path';
-import { launchBot } from '../../src/bot/start';
+import { launchBot } from '../../src/bot/start/start';
 import { DEFAULT_MODELS } from '../../src/llm/provider';
 import { silentLogger } from '../../src/log/logger';
 import type { FakeChannel, FakeUser } from '../fakes/discord/state';

@@ -1,7 +1,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
-import { checkFolders, planShards, splitShards } from '../../src/bot/shardPlan';
-import { shardOf } from '../../src/bot/ownership';
+import { checkFolders, planShards, splitShards } from '../../src/bot/shards/shardPlan';
+import { shardOf } from '../../src/bot/shards/ownership';
 import { serverFolders } from '../../src/memory/serverFolders';
 import { makeTmpDir } from '../helpers/tmp';
 

@@ -5,8 +5,8 @@
  */
 import fs from 'node:fs';
 import path from 'node:path';
-import type { RunningBot } from '../../src/bot/start';
-import { queueFile } from '../../src/bot/auditThreads';
+import type { RunningBot } from '../../src/bot/start/start';
+import { queueFile } from '../../src/bot/secretary/auditThreads';
 import { EMPTY_CONTEXT } from '../../src/condense/knowledge/contextData';
 import type { ChannelRef } from '../../src/memory/paths';
 import type { FakeChannel, FakeGuild, FakeUser } from '../fakes/discord/state';

@@ -1,4 +1,4 @@
-import { stopWithin } from '../../src/bot/start';
+import { stopWithin } from '../../src/bot/start/start';
 import { DEFAULT_MODELS } from '../../src/llm/provider';
 import type { FakeChannel, FakeUser } from '../fakes/discord/state';
 import { BotHarness, startHarness } from '../helpers/botHarness';

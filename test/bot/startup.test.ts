@@ -1,6 +1,6 @@
 import fs from 'node:fs';
 import path from 'node:path';
-import { launchBot, StartupError } from '../../src/bot/start';
+import { launchBot, StartupError } from '../../src/bot/start/start';
 import type { Settings } from '../../src/config/load';
 import { ConfigFileSchema } from '../../src/config/schema';
 import { silentLogger } from '../../src/log/logger';

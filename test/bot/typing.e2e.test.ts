@@ -1,5 +1,5 @@
 import type { ChannelRef } from '../../src/memory/paths';
-import { TYPING_BURST, TYPING_PER_SECOND } from '../../src/bot/replies';
+import { TYPING_BURST, TYPING_PER_SECOND } from '../../src/bot/intake/replies';
 import type { FakeChannel, FakeGuild, FakeUser } from '../fakes/discord/state';
 import { BotHarness, startHarness } from '../helpers/botHarness';
 

@@ -2,7 +2,7 @@ import { EventEmitter } from 'node:events';
 import fs from 'node:fs';
 import path from 'node:path';
 import { ChannelType, type Client } from 'discord.js';
-import { noteNames, watchNames } from '../../src/bot/names';
+import { noteNames, watchNames } from '../../src/bot/intake/names';
 import { namesFile } from '../../src/memory/layout';
 import { readServerNames } from '../../src/memory/dataRootIndex';
 import { silentLogger } from '../../src/log/logger';

@@ -1,7 +1,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
-import type { ShardSet } from '../../src/bot/ownership';
-import { launchBot, RunningBot } from '../../src/bot/start';
+import type { ShardSet } from '../../src/bot/shards/ownership';
+import { launchBot, RunningBot } from '../../src/bot/start/start';
 import type { Probes } from '../../src/app/probes';
 import type { Settings } from '../../src/config/load';
 import { ConfigFileSchema } from '../../src/config/schema';

@@ -1,7 +1,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { Writable } from 'node:stream';
-import { noteNames } from '../../src/bot/names';
+import { noteNames } from '../../src/bot/intake/names';
 import { namesFile } from '../../src/memory/layout';
 import { loadConversation } from '../../src/chat/conversation';
 import { auditChannel, formatAudit } from '../../src/condense/audit/audit';

@@ -1,5 +1,5 @@
-import { findMissingCondensations, queueFile } from '../../bot/auditThreads';
-import { createDiscordClient } from '../../bot/client';
+import { findMissingCondensations, queueFile } from '../../bot/secretary/auditThreads';
+import { createDiscordClient } from '../../bot/discord/client';
 import type { Settings } from '../../config/load';
 import type { Logger } from '../../log/logger';
 import { ChannelStore } from '../../memory/store';

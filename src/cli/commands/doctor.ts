@@ -1,7 +1,7 @@
 import { createModelClient } from '../../llm/provider';
 import { ModelError } from '../../llm/errors';
 import { silentLogger } from '../../log/logger';
-import type { Finding } from '../../bot/doctor';
+import type { Finding } from '../../bot/discord/doctor';
 import { ConfigError } from '../../config/errors';
 import { loadDotEnv, loadSettings, probeWritableReadOnly, providerEnv, Settings } from '../../config/load';
 import type { CliIO } from '../../shared/cliIO';
@@ -83,7 +83,7 @@ async function discordPart(io: CliIO): Promise<Finding[]> {
   } catch (err) {
     return [{ ok: false, check: 'token', detail: (err as Error).message }];
   }
-  const { discordFindings } = await import('../../bot/doctor');
+  const { discordFindings } = await import('../../bot/discord/doctor');
   return discordFindings({ token: s.discord!.token, apiUrl: s.discord!.apiUrl, discord: s.config.discord });
 }
 

@@ -1,5 +1,5 @@
 import path from 'node:path';
-import type { Finding } from '../../bot/doctor';
+import type { Finding } from '../../bot/discord/doctor';
 import { listChannelRefs } from '../../condense/audit/audit';
 import { readContext } from '../../condense/knowledge/contextFiles';
 import { readLedger } from '../../condense/saga/ledgerFile';

@@ -1,5 +1,5 @@
 import path from 'node:path';
-import { checkFolders, planShards, type DataRootToday, type ShardPlan } from '../../bot/shardPlan';
+import { checkFolders, planShards, type DataRootToday, type ShardPlan } from '../../bot/shards/shardPlan';
 import { dataRootProblem } from '../../memory/dataRoot';
 import { shardLayoutFile } from '../../memory/layout';
 import { serverFolders } from '../../memory/serverFolders';

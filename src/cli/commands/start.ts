@@ -1,4 +1,4 @@
-import type { ShardRequest } from '../../bot/shards';
+import type { ShardRequest } from '../../bot/shards/shards';
 import { claimShardLayout, describeLayout, parseShardList } from '../../memory/shardLayout';
 import type { CliIO } from '../../shared/cliIO';
 import { loggerFor, settingsFor } from './common';
@@ -50,7 +50,7 @@ export async function runStart(opts: StartOptions, io: CliIO): Promise<number> {
     return 2;
   }
   if (request) {
-    const { runShards } = await import('../../bot/shards');
+    const { runShards } = await import('../../bot/shards/shards');
     return runShards({ settings, logger, io, shards: request, reshard: opts.reshard });
   }
   // A shard process started by the sharding manager (which checked the layout for all of them), or
@@ -62,6 +62,6 @@ export async function runStart(opts: StartOptions, io: CliIO): Promise<number> {
       return 2;
     }
   }
-  const { startBot } = await import('../../bot/start');
+  const { startBot } = await import('../../bot/start/start');
   return startBot({ settings, logger, io });
 }

@@ -8,7 +8,7 @@ import { isWeakToken, tokenize } from '../../recall/tokenize';
  * Drift notes, the pure part: which decisions in force a chat message might contradict (a cheap
  * rule in code, so everyday chat costs no model call), the one side-task request that judges it,
  * and the line that cites the decision. The side call, the once-a-day record and the transports
- * are elsewhere (driftChecker.ts, bot/driftNotes.ts, the console).
+ * are elsewhere (driftChecker.ts, bot/secretary/driftNotes.ts, the console).
  */
 
 /** A decision in force, as drift needs it. */
