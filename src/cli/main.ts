@@ -108,6 +108,17 @@ export async function run(argv: string[], io: CliIO = defaultIO()): Promise<numb
     });
 
   program
+    .command('decisions')
+    .description("a channel folder's decisions in force at the end of a day (UTC), from its context.json, and those replaced by then")
+    .requiredOption('--channel-dir <dir>', 'the channel folder (any name) whose .minutes/context.json holds its decisions')
+    .option('--at <date>', 'YYYY-MM-DD: the end of that day, UTC (default: now)')
+    .option('--json', 'print one JSON line: {"at", "in_force": [...], "superseded": [...], "constraints": [...]}')
+    .action(async (opts) => {
+      const m = await import('./commands/decisions');
+      exitCode = await m.runDecisions(opts, io);
+    });
+
+  program
     .command('dashboard')
     .description('a read-only web page over the data root: decisions, supersessions, memory, search')
     .option('--port <n>', 'port (default 8787)', parseIntArg)
