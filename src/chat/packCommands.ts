@@ -10,8 +10,8 @@ import type { SearchRequest } from '../recall/service';
 import type { RecallItem } from '../recall/types';
 
 /**
- * `/pack create|activate|deactivate|explain|refresh|list|delete`, shared by console mode (and, later,
- * Discord): each returns the text to show; a refusal throws a PackageError whose message is one line
+ * `/pack create|activate|deactivate|explain|refresh|list|delete`, shared by console mode and Discord
+ * (through commandList.ts): each returns the text to show; a refusal throws a PackageError whose message is one line
  * saying what to do, and the transport shows it as its errors. Everything acts on the conversation
  * the command is typed in and on its server's packages.
  */
@@ -53,10 +53,15 @@ export interface PackRequest {
 
 /** A console line after `/pack`: `create NAME [--item ID]... [--max-items N] [--max-tokens N] [WORDS...]`, or `SUB NAME`. */
 export function packCommand(ctx: PackCommandContext, ref: ChannelRef, args: string): Promise<string> {
+  const req = packWords(args);
+  return req ? runPack(ctx, ref, req) : Promise.resolve(PACK_USAGE);
+}
+
+/** That line as a request, or null when it names no subcommand (then /pack's usage is the answer). */
+export function packWords(args: string): PackRequest | null {
   const [sub, name, ...rest] = args.trim().split(/\s+/).filter(Boolean);
-  if (!sub) return Promise.resolve(PACK_USAGE);
-  const parsed = sub === 'create' ? createArgs(rest) : {};
-  return runPack(ctx, ref, { sub, name: name ?? '', ...parsed });
+  if (!sub) return null;
+  return { sub, name: name ?? '', ...(sub === 'create' ? createArgs(rest) : {}) };
 }
 
 export async function runPack(ctx: PackCommandContext, ref: ChannelRef, req: PackRequest): Promise<string> {

@@ -1,88 +1,80 @@
-import { AttachmentBuilder, ChatInputCommandInteraction, MessageFlags, PermissionFlagsBits, SlashCommandBuilder } from 'discord.js';
+import {
+  AttachmentBuilder,
+  ChatInputCommandInteraction,
+  GuildMember,
+  MessageFlags,
+  PermissionFlagsBits,
+  SlashCommandBooleanOption,
+  SlashCommandBuilder,
+  SlashCommandIntegerOption,
+  SlashCommandStringOption,
+} from 'discord.js';
 import type { ChannelCommandRunner } from '../../chat/commands';
+import { commandNamed, COMMANDS } from '../../chat/commandList';
+import { answerIsPrivate, Asker, CommandServices, CommandSpec, mayRun, OptionSpec, OptionValues, runCommand } from '../../chat/commandRegistry';
 import type { ConfigFile } from '../../config/schema';
 import type { ChannelRef } from '../../memory/paths';
 import { NO_PINGS } from '../discord/client';
 import { DISCORD_MESSAGE_LIMIT } from '../discord/split';
 
-/** The commands registered in every guild at start (per guild: instant, unlike global ones). */
+/**
+ * The commands registered in every guild at start (per guild: instant, unlike global ones): the
+ * shared registry's (chat/commandList.ts) as Discord's definitions. A command only an admin may run
+ * carries default_member_permissions, so members do not see it; "admin" there is Manage Messages,
+ * what it means when no admin roles are configured (a server grants it to its admin roles in its
+ * Integrations settings, and the check in handleSlash still applies).
+ */
 export function slashCommandDefinitions() {
-  return [
-    new SlashCommandBuilder()
-      .setName('recall')
-      .setDescription('Show exactly what memory would be injected for this text')
-      .addStringOption((o) => o.setName('query').setDescription('the text to recall for').setRequired(true))
-      .addBooleanOption((o) => o.setName('explain').setDescription("also why: each line's words and meaning, or what kept recall silent")),
-    new SlashCommandBuilder()
-      .setName('memory')
-      .setDescription("This channel's durable memory")
-      .addSubcommand((s) => s.setName('show').setDescription("List this channel's memory entries"))
-      .addSubcommand((s) =>
-        s
-          .setName('forget')
-          .setDescription('Forget one memory entry (admins)')
-          .addStringOption((o) => o.setName('id').setDescription('the entry id, like m-1a2b3c').setRequired(true)),
-      ),
-    new SlashCommandBuilder().setName('context').setDescription("Show this channel's CONTEXT.md"),
-    new SlashCommandBuilder().setName('new').setDescription('Start a fresh model conversation; SESSION.md and memory are kept (admins)'),
-    new SlashCommandBuilder().setName('status').setDescription('Token usage, cache hit rate, memory file sizes, upkeep'),
-    new SlashCommandBuilder()
-      .setName('condense')
-      .setDescription('Condense this thread (or the recent channel discussion) into a decision record')
-      .addStringOption((o) => o.setName('topic').setDescription('optional topic hint')),
-    new SlashCommandBuilder().setName('resolve').setDescription('Condense this thread, then archive it'),
-    new SlashCommandBuilder().setName('condensations').setDescription("List this channel's condensations"),
-    new SlashCommandBuilder()
-      .setName('actions')
-      .setDescription("This channel's open action items; done:<id> closes one (its owner or an admin)")
-      .addStringOption((o) => o.setName('done').setDescription('the id of the item to close, like a-1a2b3c')),
-    packCommandDefinition(),
-    new SlashCommandBuilder()
-      .setName('questions')
-      .setDescription("This channel's open questions; answer:<id> text:<answer> answers one (who asked, or an admin)")
-      .addStringOption((o) => o.setName('answer').setDescription('the id of the question to answer, like q-1a2b3c'))
-      .addStringOption((o) => o.setName('text').setDescription('the answer, in a sentence')),
-    new SlashCommandBuilder().setName('playbooks').setDescription("This channel's playbooks (procedures the team agreed on) and their steps"),
-    new SlashCommandBuilder()
-      .setName('thread')
-      .setDescription('Open a titled thread from the latest message (in a forum: a post) for a focused topic')
-      .addStringOption((o) => o.setName('topic').setDescription('what the thread is for (needed in a forum)')),
-  ].map((b) => b.toJSON());
+  return COMMANDS.map((c) => slashDefinition(c).toJSON());
 }
 
-/** `/pack`: context packages (see README, "Context packages"). */
-function packCommandDefinition(): SlashCommandBuilder {
-  const b = new SlashCommandBuilder().setName('pack').setDescription('Context packages: memory gathered in one channel, active in others of this server');
-  const named = (sub: string, about: string) =>
-    b.addSubcommand((s) =>
-      s
-        .setName(sub)
-        .setDescription(about)
-        .addStringOption((o) => o.setName('name').setDescription('the package name').setRequired(true)),
-    );
-  b.addSubcommand((s) => s.setName('list').setDescription("This server's packages, and which are active here"));
-  b.addSubcommand((s) =>
-    s
-      .setName('create')
-      .setDescription("Gather this channel's memory into a package (admins)")
-      .addStringOption((o) => o.setName('name').setDescription('lowercase letters, digits, - and _').setRequired(true))
-      .addStringOption((o) => o.setName('query').setDescription('what to look for in memory and CONTEXT.md'))
-      .addStringOption((o) => o.setName('items').setDescription('named items: entry ids, condensation files, CONTEXT.md#section (spaces between)'))
-      .addIntegerOption((o) => o.setName('max_items').setDescription('at most this many items (default 8)').setMinValue(1).setMaxValue(50))
-      .addIntegerOption((o) => o.setName('max_tokens').setDescription('at most about this many tokens (default 1200)').setMinValue(1).setMaxValue(8000)),
-  );
-  named('activate', "Put a package's items into this conversation's prompt (admins)");
-  named('deactivate', 'Take them out again (admins)');
-  named('explain', 'What a package holds and why, its size, where it is active');
-  named('refresh', 'Run its recipes again and show the difference (admins)');
-  named('delete', 'Deactivate it everywhere and remove it (admins)');
+function slashDefinition(c: CommandSpec): SlashCommandBuilder {
+  const b = new SlashCommandBuilder().setName(c.name).setDescription(c.description);
+  if (c.access === 'admin') b.setDefaultMemberPermissions(PermissionFlagsBits.ManageMessages);
+  addOptions(b, c.options ?? []);
+  for (const sub of c.subcommands ?? []) b.addSubcommand((s) => addOptions(s.setName(sub.name).setDescription(sub.description), sub.options));
   return b;
 }
 
-/** `/pack`, supplied when packages are wired. */
-export interface PackCommands {
-  command(ix: ChatInputCommandInteraction, ref: ChannelRef, admin: boolean): Promise<string>;
+/** What a command and a subcommand builder share for options (their methods return different builders). */
+interface OptionHost {
+  addStringOption(f: (o: SlashCommandStringOption) => SlashCommandStringOption): unknown;
+  addBooleanOption(f: (o: SlashCommandBooleanOption) => SlashCommandBooleanOption): unknown;
+  addIntegerOption(f: (o: SlashCommandIntegerOption) => SlashCommandIntegerOption): unknown;
 }
+
+function addOptions<B extends OptionHost>(b: B, options: OptionSpec[]): B {
+  for (const o of options) {
+    const named = <T extends SlashCommandStringOption | SlashCommandBooleanOption | SlashCommandIntegerOption>(x: T): T => {
+      x.setName(o.name).setDescription(o.description);
+      if (o.required) x.setRequired(true);
+      return x;
+    };
+    if (o.type === 'string') b.addStringOption((x) => named(x));
+    else if (o.type === 'boolean') b.addBooleanOption((x) => named(x));
+    else
+      b.addIntegerOption((x) => {
+        named(x);
+        if (o.min !== undefined) x.setMinValue(o.min);
+        if (o.max !== undefined) x.setMaxValue(o.max);
+        return x;
+      });
+  }
+  return b;
+}
+
+/** An option's value as the registry reads it (absent: undefined). */
+function optionValues(ix: ChatInputCommandInteraction, options: OptionSpec[]): OptionValues {
+  const out: OptionValues = {};
+  for (const o of options) {
+    const v = o.type === 'string' ? ix.options.getString(o.name) : o.type === 'boolean' ? ix.options.getBoolean(o.name) : ix.options.getInteger(o.name);
+    if (v !== null) out[o.name] = v;
+  }
+  return out;
+}
+
+/** `/pack`, supplied when packages are wired. */
+export type PackCommands = NonNullable<CommandServices['packs']>;
 
 /** Handlers for the Secretary's commands, supplied by the Secretary glue when it is wired. */
 export interface SecretaryCommands {
@@ -106,14 +98,6 @@ export interface KnowledgeSlashCommands {
   questions(ix: ChatInputCommandInteraction, ref: ChannelRef, answerId: string | null, text: string | null, admin: boolean): Promise<string>;
   playbooks(ref: ChannelRef): Promise<string>;
 }
-
-/**
- * Answers only the asker sees. `/thread` is among them: its answer is a link to the thread (which
- * everyone sees open) or a one-line refusal.
- */
-const EPHEMERAL = new Set(['recall', 'memory show', 'status', 'condensations', 'thread', 'actions', 'questions', 'playbooks', 'pack list', 'pack explain']);
-/** Commands only an admin may run: anyone else gets a refusal only they see. */
-const ADMIN_ONLY = new Set(['new', 'pack create', 'pack activate', 'pack deactivate', 'pack refresh', 'pack delete']);
 
 /** Pure: admin rights are the configured roles, or Manage Messages when none are configured. */
 export function isAdmin(roleIds: string[], canManageMessages: boolean, d: ConfigFile['discord']): boolean {
@@ -143,77 +127,56 @@ export async function handleSlash(
   const name = sub ? `${ix.commandName} ${sub}` : ix.commandName;
   const roleIds = ix.member && 'roles' in ix.member ? (Array.isArray(ix.member.roles) ? ix.member.roles : [...ix.member.roles.cache.keys()]) : [];
   const admin = isAdmin(roleIds, Boolean(ix.memberPermissions?.has(PermissionFlagsBits.ManageMessages)), o.config.discord);
-  const needsAdmin = ADMIN_ONLY.has(name);
-  // A refusal concerns the asker alone; a package's list and explanation too.
-  await ix.deferReply(EPHEMERAL.has(name) || (needsAdmin && !admin && ix.commandName === 'pack') ? { flags: MessageFlags.Ephemeral } : {});
-  let text: string;
-  if (needsAdmin && !admin) {
-    text = o.config.discord.adminRoles.length
-      ? 'Only members with one of the configured admin roles can do that.'
-      : 'Only members with the Manage Messages permission can do that.';
-  } else {
-    text = await run(name, ix, { ...o, admin });
+  const spec = commandNamed(ix.commandName);
+  if (!spec) {
+    await ix.deferReply({ flags: MessageFlags.Ephemeral });
+    return answer(ix, `Unknown command /${name}.`, name);
   }
+  const refused = !mayRun(spec, sub, admin);
+  await ix.deferReply(answerIsPrivate(spec, sub, refused) ? { flags: MessageFlags.Ephemeral } : {});
+  const options = optionValues(ix, [...(spec.options ?? []), ...(spec.subcommands?.find((s) => s.name === sub)?.options ?? [])]);
+  const asker: Asker = {
+    actor: o.actor,
+    name: (ix.member as GuildMember | null)?.displayName ?? ix.user.globalName ?? ix.user.username,
+    userId: ix.user.id,
+    admin,
+  };
+  const text =
+    (await runCommand(spec, { ref: o.ref, sub, options, asker }, discordServices(ix, o))) ??
+    (o.config.discord.adminRoles.length
+      ? 'Only members with one of the configured admin roles can do that.'
+      : 'Only members with the Manage Messages permission can do that.');
   await answer(ix, text, name);
 }
 
-async function run(
-  name: string,
+/** The registry's services for one interaction: the Secretary and threads work on the channel it came from. */
+function discordServices(
   ix: ChatInputCommandInteraction,
   o: {
     commands: ChannelCommandRunner;
-    actor: string;
-    ref: ChannelRef;
     secretary?: SecretaryCommands;
     threads?: ThreadCommands;
     actions?: ActionItemCommands;
     packs?: PackCommands;
     knowledge?: KnowledgeSlashCommands;
-    admin: boolean;
   },
-): Promise<string> {
-  const { commands, actor, ref } = o;
-  switch (name) {
-    case 'recall':
-      return commands(ref, actor, { name: 'recall', query: ix.options.getString('query', true), explain: ix.options.getBoolean('explain') ?? false });
-    case 'memory show':
-      return commands(ref, actor, { name: 'memory' });
-    case 'memory forget':
-      // An admin, or the member the entry records as having said it (chat/forgetting.ts).
-      return commands(ref, actor, { name: 'forget', id: ix.options.getString('id', true), who: { admin: o.admin, userId: ix.user.id } });
-    case 'context':
-      return commands(ref, actor, { name: 'context' });
-    case 'new':
-      return commands(ref, actor, { name: 'new' });
-    case 'status':
-      return commands(ref, actor, { name: 'status' });
-    case 'condense':
-      return o.secretary ? o.secretary.condense(ix, ref, ix.options.getString('topic')) : 'The Secretary is not available in this version.';
-    case 'resolve':
-      return o.secretary ? o.secretary.resolve(ix, ref) : 'The Secretary is not available in this version.';
-    case 'condensations':
-      return o.secretary ? o.secretary.list(ref) : 'No condensations yet.';
-    case 'actions':
-      return o.actions ? o.actions.command(ix, ref, ix.options.getString('done'), o.admin) : 'Action items are not available in this version.';
-    case 'pack list':
-    case 'pack create':
-    case 'pack activate':
-    case 'pack deactivate':
-    case 'pack explain':
-    case 'pack refresh':
-    case 'pack delete':
-      return o.packs ? o.packs.command(ix, ref, o.admin) : 'Context packages are not available in this version.';
-    case 'questions':
-      return o.knowledge
-        ? o.knowledge.questions(ix, ref, ix.options.getString('answer'), ix.options.getString('text'), o.admin)
-        : 'Open questions are not available in this version.';
-    case 'playbooks':
-      return o.knowledge ? o.knowledge.playbooks(ref) : 'Playbooks are not available in this version.';
-    case 'thread':
-      return o.threads ? o.threads.command(ix, ix.options.getString('topic')) : 'Opening threads is not available in this version.';
-    default:
-      return `Unknown command /${name}.`;
-  }
+): CommandServices {
+  const { secretary, threads, actions, knowledge } = o;
+  return {
+    channel: o.commands,
+    secretary: secretary && {
+      condense: (ref, topic) => secretary.condense(ix, ref, topic),
+      resolve: (ref) => secretary.resolve(ix, ref),
+      list: (ref) => secretary.list(ref),
+    },
+    threads: threads && { open: (topic) => threads.command(ix, topic) },
+    actions: actions && { command: (ref, doneId, asker) => actions.command(ix, ref, doneId, asker.admin) },
+    knowledge: knowledge && {
+      questions: (ref, answerId, text, asker) => knowledge.questions(ix, ref, answerId, text, asker.admin),
+      playbooks: (ref) => knowledge.playbooks(ref),
+    },
+    packs: o.packs,
+  };
 }
 
 async function answer(ix: ChatInputCommandInteraction, text: string, name: string): Promise<void> {
