@@ -1,5 +1,6 @@
 import type { ActionItem } from '../condense/knowledge/actionItems';
-import { activeConstraints, ContextData, ContextDecision, newestFirst } from '../condense/knowledge/contextData';
+import { ContextData, ContextDecision, newestFirst } from '../condense/knowledge/contextData';
+import { decisionsAsOf } from '../condense/knowledge/decisionsAsOf';
 import { readCondensations } from '../dashboard/data';
 import { readTextOrNull } from '../memory/dataFiles';
 import { folderLayout } from '../memory/layout';
@@ -46,7 +47,10 @@ export interface ActionItemView {
   post_url?: string;
 }
 
-const NO_CONTEXT = 'no decision has been condensed here yet (no .minutes/context.json)';
+/** A day after every date context.json holds: decisions as they stand now. */
+const FOREVER = '9999-12-31';
+
+export const NO_CONTEXT = 'no decision has been condensed here yet (no .minutes/context.json)';
 
 /** The channel's context.json; null when there is none yet. One that does not parse or fit is a request error. */
 export async function readContextData(c: Channel): Promise<ContextData | null> {
@@ -79,33 +83,41 @@ function fileLinks(file: string | undefined, posts: Map<string, string>): { cond
   return { condensation: `condensations/${file}`, ...(post ? { post_url: post } : {}) };
 }
 
-export async function listDecisions(c: Channel, includeSuperseded: boolean) {
+/**
+ * list_decisions' answer: the decisions in force now, or at the end of `asOf` (a checked YYYY-MM-DD,
+ * UTC) through the same rule `minutes decisions --at` uses (condense/knowledge/decisionsAsOf.ts).
+ */
+export async function listDecisions(c: Channel, includeSuperseded: boolean, asOf?: string) {
   const data = await readContextData(c);
-  const head = { channel: c.key, label: c.label };
+  const head = { channel: c.key, label: c.label, ...(asOf ? { as_of: asOf } : {}) };
   if (!data) return { ...head, in_force: [], constraints: [], note: NO_CONTEXT };
   const posts = await postUrls(c);
-  // 'none' entries are discussions without a conclusion: never listed, as in CONTEXT.md.
   const decisions = data.decisions.filter((d) => d.kind === 'decision');
   const byId = new Map(decisions.map((d) => [d.id, d]));
+  // Without a day, the end of time: every replacement made so far counts.
+  const then = decisionsAsOf(data, asOf ?? FOREVER);
+  const lapsed = new Set(then.superseded.map((s) => s.decision.id));
   const view = (d: ContextDecision): DecisionView => {
     const replaces = newestFirst(decisions.filter((o) => o.supersededBy === d.id)).map(ref);
-    const by = d.supersededBy ? byId.get(d.supersededBy) : undefined;
+    const replaced = lapsed.has(d.id) && d.supersededBy;
+    const by = replaced ? byId.get(replaced) : undefined;
+    const on = d.supersededDate ?? by?.date;
     return {
       ...ref(d),
-      status: d.supersededBy ? 'superseded' : 'in force',
+      status: replaced ? 'superseded' : 'in force',
       ...fileLinks(d.file, posts),
       ...(replaces.length ? { replaces } : {}),
-      ...(d.supersededBy ? { replaced_by: by ? ref(by) : { id: d.supersededBy, topic: '', decision: '', date: d.supersededDate ?? '' } } : {}),
-      ...(d.supersededDate ? { replaced_on: d.supersededDate } : {}),
+      ...(replaced ? { replaced_by: by ? ref(by) : { id: replaced, topic: '', decision: '', date: d.supersededDate ?? '' } } : {}),
+      ...(replaced && on ? { replaced_on: on } : {}),
     };
   };
-  const all = newestFirst(decisions);
+  const state = then.currentState ? { current_state: then.currentState } : {};
   return {
     ...head,
-    ...(data.currentState ? { current_state: data.currentState } : {}),
-    in_force: all.filter((d) => !d.supersededBy).map(view),
-    ...(includeSuperseded ? { superseded: all.filter((d) => d.supersededBy).map(view) } : {}),
-    constraints: activeConstraints(data).map((k) => ({ text: k.text, since: k.date, decision_id: k.decisionId })),
+    ...state,
+    in_force: then.inForce.map(view),
+    ...(includeSuperseded ? { superseded: then.superseded.map((s) => view(s.decision)) } : {}),
+    constraints: then.constraints.map((k) => ({ text: k.text, since: k.date, decision_id: k.decisionId })),
   };
 }
 

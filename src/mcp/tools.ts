@@ -3,23 +3,34 @@ import type { RecallService } from '../recall/service';
 import type { Catalog, Channel } from './catalog';
 import { listActionItems, listDecisions } from './decisions';
 import { McpRequestError } from './errors';
-import { readContextText } from './context';
+import { readContextFile, readContextText } from './context';
 import { searchChannels } from './search';
 import { getPackage } from './packages';
+import { checkPlan, MAX_PLAN_CHARS } from './checkPlan';
+import { parseDay } from '../condense/knowledge/decisionsAsOf';
+import type { SideTaskDeps } from '../llm/sideTask';
+import { OUTPUTS } from './outputs';
 
 /**
- * The tools, one entry each: a name, a description an agent can act on, the input's zod shape (the
- * SDK turns it into the JSON schema clients see and checks every call against it) and what it
- * answers. A tool returns text (shown as is) or a value (sent as JSON). Adding a tool is adding an
- * entry here; server.ts registers them all the same way.
+ * The tools, one entry each: a name, a description an agent can act on, the input's and the
+ * output's zod shapes (the SDK turns them into the JSON schemas clients see, checks every call
+ * against the first and every answer against the second: outputs.ts) and what it answers. A tool
+ * answers a value (its structured content, also sent as JSON text) and, when a text reads better
+ * than JSON (CONTEXT.md), that text instead. Adding a tool is adding an entry here; server.ts
+ * registers them all the same way.
  */
-export type ToolAnswer = { text: string } | { json: Record<string, unknown> };
+export interface ToolAnswer {
+  json: Record<string, unknown>;
+  /** The text content, when not the JSON itself. */
+  text?: string;
+}
 
 export interface ToolSpec<S extends z.ZodRawShape = z.ZodRawShape> {
   name: string;
   title: string;
   description: string;
   input: S;
+  output: z.ZodRawShape;
   run(args: z.infer<z.ZodObject<S>>): Promise<ToolAnswer>;
 }
 
@@ -28,6 +39,8 @@ export interface ToolDeps {
   recall: RecallService;
   /** The data root, for the context packages of its servers. */
   root: string;
+  /** The configured model, for check_plan's judgement; absent when `minutes mcp` has none. */
+  judge?: SideTaskDeps;
 }
 
 /** Keeps each spec's argument type checked against its own shape while the list holds them all. */
@@ -53,6 +66,7 @@ export function mcpTools(d: ToolDeps): ToolSpec[] {
       description:
         "List the servers, channels and private threads whose memory this server can read, with their names and keys. Call it first: the other tools take a channel key (or a channel's unique name).",
       input: {},
+      output: OUTPUTS.list_channels,
       run: async () => ({ json: { channels: (await d.catalog.list()).map(channelView) } }),
     }),
     tool({
@@ -61,7 +75,14 @@ export function mcpTools(d: ToolDeps): ToolSpec[] {
       description:
         "Get a channel's CONTEXT.md, the team's living ground truth as the bot shows it: current state, key decisions in force (newest first, dated, each linking its condensation), active constraints, open action items and superseded decisions. Read it before working on something the channel discusses.",
       input: { channel: channelArg },
-      run: async ({ channel }) => ({ text: await readContextText(await d.catalog.find(channel), d.catalog) }),
+      output: OUTPUTS.get_context,
+      run: async ({ channel }) => {
+        const c = await d.catalog.find(channel);
+        const own = await readContextFile(c);
+        const found = own !== null && own.trim() !== '';
+        const text = found ? own : await readContextText(c, d.catalog);
+        return { text, json: { channel: c.key, label: c.label, text, found } };
+      },
     }),
     tool({
       name: 'search',
@@ -73,6 +94,7 @@ export function mcpTools(d: ToolDeps): ToolSpec[] {
         channel: channelArg.optional(),
         limit: z.number().int().min(1).max(50).optional().describe(`At most this many hits (default ${DEFAULT_SEARCH_LIMIT})`),
       },
+      output: OUTPUTS.search,
       run: async ({ query, channel, limit }) => {
         if (!query.trim()) throw new McpRequestError('query is blank: give the words to look for');
         const channels = channel === undefined ? await d.catalog.list() : [await d.catalog.find(channel)];
@@ -84,12 +106,24 @@ export function mcpTools(d: ToolDeps): ToolSpec[] {
       name: 'list_decisions',
       title: "List a channel's decisions",
       description:
-        "List a channel's decisions in force, newest first, each with its date, the condensation that recorded it (and its Discord post) and the decisions it replaced; also the active constraints. include_superseded: true adds the replaced decisions and what replaced each. Check it before changing something the team decided.",
+        "List a channel's decisions in force, newest first, each with its date, the condensation that recorded it (and its Discord post) and the decisions it replaced; also the active constraints. include_superseded: true adds the replaced decisions and what replaced each. as_of: the decisions as they stood at the end of that day (UTC). Check it before changing something the team decided.",
       input: {
         channel: channelArg,
         include_superseded: z.boolean().optional().describe('Also list decisions that were replaced (default false)'),
+        as_of: z
+          .string()
+          .max(40)
+          .optional()
+          .describe(
+            'YYYY-MM-DD: the decisions in force at the end of that day, UTC (one replaced on or before it is superseded; one made after it is left out)',
+          ),
       },
-      run: async ({ channel, include_superseded }) => ({ json: await listDecisions(await d.catalog.find(channel), include_superseded ?? false) }),
+      output: OUTPUTS.list_decisions,
+      run: async ({ channel, include_superseded, as_of }) => {
+        const day = as_of === undefined ? undefined : parseDay(as_of);
+        if (day && 'problem' in day) throw new McpRequestError(`as_of: ${day.problem}`);
+        return { json: await listDecisions(await d.catalog.find(channel), include_superseded ?? false, day?.day) };
+      },
     }),
     tool({
       name: 'list_action_items',
@@ -100,6 +134,7 @@ export function mcpTools(d: ToolDeps): ToolSpec[] {
         channel: channelArg,
         open_only: z.boolean().optional().describe('Only items still open (default true)'),
       },
+      output: OUTPUTS.list_action_items,
       run: async ({ channel, open_only }) => ({ json: await listActionItems(await d.catalog.find(channel), open_only ?? true) }),
     }),
     tool({
@@ -116,7 +151,27 @@ export function mcpTools(d: ToolDeps): ToolSpec[] {
           .optional()
           .describe('A server_id from list_channels, or "local"; only needed when two servers have a package of that name'),
       },
+      output: OUTPUTS.get_package,
       run: async ({ name, server }) => ({ json: await getPackage({ root: d.root, catalog: d.catalog }, name, server) }),
+    }),
+    tool({
+      name: 'check_plan',
+      title: 'Check a plan against the decisions in force',
+      description:
+        "Check a text you wrote (a plan, a summary of a change, a design note) against a channel's decisions in force: the decisions it contradicts, each with its id (as list_decisions gives it) and why. Call it before doing something the team may have decided otherwise. Each conflict says whether the server's model verified it; unverified ones are candidates that share words or meaning with the text.",
+      input: {
+        channel: channelArg,
+        text: z
+          .string()
+          .min(1)
+          .max(MAX_PLAN_CHARS * 4)
+          .describe(`The plan, diff summary or design note (its first ${MAX_PLAN_CHARS} characters are judged)`),
+      },
+      output: OUTPUTS.check_plan,
+      run: async ({ channel, text }) => {
+        if (!text.trim()) throw new McpRequestError('text is blank: give the plan, diff summary or design note to check');
+        return { json: await checkPlan({ recall: d.recall, judge: d.judge }, await d.catalog.find(channel), text) };
+      },
     }),
   ];
 }

@@ -177,15 +177,16 @@ describe('minutes mcp (a child process driven by the SDK client over stdio)', ()
 
   it('lists its tools, each with a description and the JSON schema of its arguments', async () => {
     const { tools } = await s.client.listTools();
-    expect(tools.map((t) => t.name)).toEqual(['list_channels', 'get_context', 'search', 'list_decisions', 'list_action_items', 'get_package']);
+    expect(tools.map((t) => t.name)).toEqual(['list_channels', 'get_context', 'search', 'list_decisions', 'list_action_items', 'get_package', 'check_plan']);
     const props = Object.fromEntries(tools.map((t) => [t.name, Object.keys(t.inputSchema.properties ?? {}).sort()]));
     expect(props).toEqual({
       list_channels: [],
       get_context: ['channel'],
       search: ['channel', 'limit', 'query'],
-      list_decisions: ['channel', 'include_superseded'],
+      list_decisions: ['as_of', 'channel', 'include_superseded'],
       list_action_items: ['channel', 'open_only'],
       get_package: ['name', 'server'],
+      check_plan: ['channel', 'text'],
     });
     const search = tools.find((t) => t.name === 'search')!;
     expect(search.inputSchema.required).toEqual(['query']);

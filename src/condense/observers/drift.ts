@@ -43,7 +43,7 @@ const SHARED_WITHOUT = 3;
 /** The most candidates one call is shown: the judgement stays a small call in a channel of many decisions. */
 export const MAX_CANDIDATES = 5;
 
-function specificWords(text: string): Set<string> {
+export function specificWords(text: string): Set<string> {
   return new Set(tokenize(text).filter((t) => t.length > 2 && !isWeakToken(t)));
 }
 
