@@ -221,11 +221,12 @@ export async function run(argv: string[], io: CliIO = defaultIO()): Promise<numb
 
   program
     .command('mcp')
-    .description('a read-only Model Context Protocol server over stdio for coding agents: channels, CONTEXT.md, decisions, action items, search')
+    .description('a read-only Model Context Protocol server over stdio (or --http) for coding agents: channels, CONTEXT.md, decisions, action items, search, check_plan')
     .option('--data-dir <dir>', 'the data root (default: MINUTES_DATA_DIR, else ./channels)')
     .option('--channels <keys>', 'show only these channel keys, comma-separated (<guild>/<channel>, <guild>/<channel>/<thread>, local/<name>)')
     .option('--include-private', 'serve private threads too (left out by default)')
     .option('--semantic <mode>', 'recall meaning for search: off, local or api (default: the config, as the bot)')
+    .option('--http <host:port>', 'serve over Streamable HTTP at http://HOST:PORT/mcp instead of stdio (loopback; other addresses need MINUTES_MCP_TOKEN)')
     .action(async (opts) => {
       const m = await import('./commands/mcp');
       exitCode = await m.runMcp(opts, io);
