@@ -105,13 +105,14 @@ describe('minutes mcp --http (Streamable HTTP, a child process driven by the SDK
 
   it('with a token: 401 without it, with a wrong one, or with it anywhere but the Authorization header', async () => {
     const s = running[0] ?? (await start({ MINUTES_MCP_TOKEN: TOKEN }));
-    for (const headers of [
+    const tries: Array<Record<string, string>> = [
       {},
       { authorization: `Bearer ${TOKEN.slice(0, -1)}x` },
       { authorization: `Bearer ${TOKEN}x` },
       { authorization: TOKEN },
       { 'x-minutes-token': TOKEN },
-    ]) {
+    ];
+    for (const headers of tries) {
       const r = await post(s.url, headers);
       expect({ headers, status: r.status }).toEqual({ headers, status: 401 });
       expect(r.headers['www-authenticate']).toBe('Bearer');
