@@ -10,7 +10,17 @@ describe('folding a condensation into the structured context', () => {
     const once = fold(EMPTY, { file: 'a.md', draft: draft({ constraints: ['under 50 ms'] }) });
     expect(fold(once, { file: 'a.md', draft: draft({ constraints: ['under 50 ms'] }) })).toEqual(once);
     expect(once.decisions).toEqual([
-      { id: 'd-1', kind: 'decision', topic: 'Storage', text: 'use Postgres', date: '2026-11-10', file: 'a.md', ledgerKey: 'k1', threadId: undefined },
+      {
+        id: 'd-1',
+        kind: 'decision',
+        topic: 'Storage',
+        text: 'use Postgres',
+        date: '2026-11-10',
+        file: 'a.md',
+        ledgerKey: 'k1',
+        threadId: undefined,
+        status: 'proposed',
+      },
     ]);
     const again = fold(once, { draft: draft({ decision: 'use Postgres 16' }) });
     expect(again.decisions).toHaveLength(1);

@@ -24,8 +24,20 @@ export const ContextDecision = z.looseObject({
   supersededDate: z.string().optional(),
   ledgerKey: z.string(),
   threadId: z.string().optional(),
+  /**
+   * The team's say on it (ratify.ts). Absent in files written before decisions were ratified: read as
+   * 'proposed', or 'superseded' when supersededBy is set (decisionStatus); supersededBy always wins.
+   */
+  status: z.enum(['proposed', 'ratified', 'disputed', 'superseded']).optional(),
+  /** The members who confirmed it, in order; it is ratified once there are `secretary.ratify.minConfirmations`. */
+  ratifiedBy: z.array(z.looseObject({ id: z.string(), name: z.string(), at: z.string() })).optional(),
+  /** When the last confirmation it needed came (ISO): the day it counts as ratified from. */
+  ratifiedAt: z.string().optional(),
+  /** Who reopened it, and when (ISO): it stays disputed until a new condensation replaces it. */
+  disputedBy: z.looseObject({ id: z.string(), name: z.string(), at: z.string() }).optional(),
 });
 export type ContextDecision = z.infer<typeof ContextDecision>;
+export type DecisionStatus = NonNullable<ContextDecision['status']>;
 
 export const ContextConstraint = z.looseObject({
   text: z.string(),

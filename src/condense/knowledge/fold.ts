@@ -22,16 +22,20 @@ export interface FoldInput {
 export function foldCondensation(prev: ContextData, f: FoldInput): ContextData {
   const decisions: ContextDecision[] = prev.decisions.map((d) => ({ ...d }));
   const existing = decisions.find((d) => d.id === f.decisionId);
+  const kind = f.draft.decision === 'none' ? 'none' : 'decision';
+  // A new decision is the Secretary's proposal until a member confirms it (ratify.ts); a resumed run keeps what members said.
+  const status = existing?.status ?? (kind === 'decision' ? 'proposed' : undefined);
   const entry: ContextDecision = {
     ...(existing ?? {}),
     id: f.decisionId,
-    kind: f.draft.decision === 'none' ? 'none' : 'decision',
+    kind,
     topic: f.draft.topic,
     text: f.draft.decision,
     date: f.facts.date,
     file: f.file ?? existing?.file,
     ledgerKey: f.ledgerKey,
     threadId: f.threadId,
+    ...(status ? { status } : {}),
   };
   if (existing) Object.assign(existing, entry);
   else decisions.push(entry);
@@ -40,6 +44,8 @@ export function foldCondensation(prev: ContextData, f: FoldInput): ContextData {
     if (!old || old.id === f.decisionId || old.supersededBy) continue;
     old.supersededBy = f.decisionId;
     old.supersededDate = f.facts.date;
+    // Whatever members said of it (ratified, disputed), the new condensation settled it.
+    if (old.kind === 'decision') old.status = 'superseded';
   }
   const constraints = prev.constraints.map((c) => ({ ...c }));
   const have = new Set(constraints.filter((c) => c.decisionId === f.decisionId).map((c) => c.text.toLowerCase()));
