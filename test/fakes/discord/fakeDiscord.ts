@@ -19,6 +19,8 @@ import { ApplicationFlags, ChannelType, GatewayIntentBits, PermissionFlagsBits }
 import { Actions, type UploadInput } from './actions';
 import { FakeGateway } from './gateway';
 import { FakeInteraction, InteractionRegistry, type SlashOptionValue, buildSlashCommand } from './interactions';
+import { type BuiltInteraction, buildButtonClick, buildMessageCommand, buildModalSubmit } from './componentInteractions';
+import { type ButtonJson, buttonsIn } from './components';
 import { pingsNobody } from './mentions';
 import { identifyPayloads, memberPayload } from './payloads';
 import { type PermissionInput, type PermissionName, toBits } from './permissions';
@@ -66,8 +68,8 @@ export interface FakeDiscordOptions {
   maxConcurrency?: number;
 }
 
-/** Messages a person is shown as the bot's answers: not system notices (types 0, 19, 20 only). */
-const ANSWER_TYPES = new Set([0, 19, 20]);
+/** Messages a person is shown as the bot's answers: not system notices (types 0, 19, 20, 23 only). */
+const ANSWER_TYPES = new Set([0, 19, 20, 23]);
 
 export class FakeDiscord {
   readonly botToken: string;
@@ -502,6 +504,50 @@ export class FakeDiscord {
       });
       const channel = this.state.channel(channelId);
       const ix = new FakeInteraction(this.state, id, token, command.trim(), channelId, channel.guildId, userId, Date.now(), payload);
+      this.interactions.add(ix);
+      this.gateway.dispatch('INTERACTION_CREATE', payload, { intent: 0 });
+      return ix;
+    });
+  }
+
+  /**
+   * A person clicks the button `customId` on a message → INTERACTION_CREATE type 3. Throws when
+   * the message has no such button or it is disabled (nobody could click it).
+   */
+  clickButton(messageId: string, userId: string, customId: string): FakeInteraction {
+    const size = this.limits.maxUploadBytes;
+    const built = () => buildButtonClick(this.state, { messageId, userId, customId, attachmentSizeLimit: size });
+    return this.dispatchInteraction(built, { name: customId, type: 3, userId, messageId });
+  }
+
+  /**
+   * A person submits the form the bot showed in answer to `shownBy` (callback type 9) → type 5.
+   * `values` by input custom_id; inputs left out keep their prefilled text. Throws when no form
+   * was shown, an id is unknown, or a required input is empty.
+   */
+  submitModal(shownBy: FakeInteraction, userId: string, values: Record<string, string>): FakeInteraction {
+    const size = this.limits.maxUploadBytes;
+    const built = () => buildModalSubmit(this.state, { shownBy, userId, values, attachmentSizeLimit: size });
+    return this.dispatchInteraction(built, { name: shownBy.modal?.custom_id ?? '', type: 5, userId, messageId: shownBy.messageId });
+  }
+
+  /** A person runs the message context-menu command `name` on a message → type 2, `data.type` 3. */
+  runMessageCommand(name: string, messageId: string, userId: string, channelId: string): FakeInteraction {
+    const size = this.limits.maxUploadBytes;
+    const built = () => buildMessageCommand(this.state, { name, messageId, userId, channelId, attachmentSizeLimit: size });
+    return this.dispatchInteraction(built, { name, type: 2, userId, messageId: null });
+  }
+
+  /** Every button on a message, row by row, as the bot last sent them. */
+  buttonsOf(messageId: string): ButtonJson[] {
+    return buttonsIn(this.state.message(messageId).components);
+  }
+
+  private dispatchInteraction(build: () => BuiltInteraction, how: { name: string; type: number; userId: string; messageId: string | null }): FakeInteraction {
+    return this.act(() => {
+      const { payload, id, token, channelId } = build();
+      const guildId = this.state.channel(channelId).guildId;
+      const ix = new FakeInteraction(this.state, id, token, how.name, channelId, guildId, how.userId, Date.now(), payload, how.type, how.messageId);
       this.interactions.add(ix);
       this.gateway.dispatch('INTERACTION_CREATE', payload, { intent: 0 });
       return ix;

@@ -10,8 +10,12 @@ import { ApplicationCommandOptionType, MessageFlags } from 'discord.js';
 import type { UploadInput } from './actions';
 import { channelPayload, memberPayload, rolePayload, userPayload, attachmentPayload } from './payloads';
 import type { FakeAttachment, FakeMessage, FakeState, RegisteredCommand } from './state';
+import { type FakeModal, modalFromCallback } from './components';
 
 type Json = Record<string, unknown>;
+
+/** InteractionResponseType.Modal. */
+const MODAL = 9;
 
 /** A value for one option. Plain values are typed from the registered command (or inferred). */
 export type SlashOptionValue = string | number | boolean | UploadInput | { type: ApplicationCommandOptionType; value: string | number | boolean };
@@ -41,7 +45,28 @@ export class FakeInteraction {
     readonly createdAt: number,
     /** The INTERACTION_CREATE payload that was dispatched. */
     readonly payload: Json,
+    /** InteractionType: 2 command (slash or context menu), 3 component (a click), 5 form submit. */
+    readonly type = 2,
+    /** The message holding the clicked component (also a form's shown from one): what types 6 and 7 edit. */
+    readonly messageId: string | null = null,
   ) {}
+
+  /** Set once the form shown in answer was submitted (a form closes on submit). */
+  formSubmitted = false;
+
+  /** Times the bot changed the component's message through this interaction (type 7, or editReply after 6). */
+  updates = 0;
+
+  /** When the first answer arrived (ms since the epoch), or null while unanswered. */
+  get acknowledgedAt(): number | null {
+    return this.callbacks[0]?.at ?? null;
+  }
+
+  /** The form the bot showed in answer (callback type 9), as the person sees it. */
+  get modal(): FakeModal | undefined {
+    const shown = this.callbacks.find((c) => c.type === MODAL);
+    return shown ? modalFromCallback(shown.data) : undefined;
+  }
 
   get acknowledged(): boolean {
     return this.callbacks.length > 0;
@@ -69,17 +94,22 @@ export class FakeInteraction {
     return this.followupIds.map((id) => this.state.messages.get(id)).filter((m): m is FakeMessage => !!m);
   }
 
-  /** True once the user sees an answer: a non-loading original response or any follow-up. */
+  /** True once the user sees an answer: a non-loading original response, an update of the clicked message, or any follow-up. */
   get answered(): boolean {
-    const o = this.original;
-    return (!!o && (o.flags & MessageFlags.Loading) === 0) || this.followupIds.length > 0;
+    return this.shownOriginal() !== undefined || this.followupIds.length > 0;
   }
 
-  /** All the text the user was shown, original first. */
+  /** All the text the user was shown, original (or the clicked message as updated) first. */
   get texts(): string[] {
+    const o = this.shownOriginal();
+    return [...(o ? [o.content] : []), ...this.followups.map((m) => m.content)];
+  }
+
+  private shownOriginal(): FakeMessage | undefined {
     const o = this.original;
-    const first = o && (o.flags & MessageFlags.Loading) === 0 ? [o.content] : [];
-    return [...first, ...this.followups.map((m) => m.content)];
+    if (!o || (o.flags & MessageFlags.Loading) !== 0) return undefined;
+    // After a deferred update (type 6) the clicked message is the original, but unchanged until edited.
+    return o.id === this.messageId && this.updates === 0 ? undefined : o;
   }
 }
 
@@ -119,8 +149,6 @@ export interface SlashCommandInput {
 export function buildSlashCommand(state: FakeState, input: SlashCommandInput): { payload: Json; id: string; token: string } {
   const channel = state.channel(input.channelId);
   const guildId = channel.guildId;
-  const member = state.member(guildId, input.userId);
-  if (!member) throw new Error(`fake-discord: ${input.userId} is not a member of guild ${guildId}`);
   const [name, ...path] = input.command.trim().split(/\s+/);
   const registered = findCommand(state, guildId, name);
   const leafDefs = leafOptionDefinitions(registered, path);
@@ -173,30 +201,10 @@ export function buildSlashCommand(state: FakeState, input: SlashCommandInput): {
   if (path.length >= 1) options = [{ name: path[path.length - 1], type: ApplicationCommandOptionType.Subcommand, options }];
   if (path.length === 2) options = [{ name: path[0], type: ApplicationCommandOptionType.SubcommandGroup, options }];
 
-  const id = state.ids.next();
-  const token = `fake-interaction-token-${id}`;
+  const { id, token, envelope } = interactionEnvelope(state, channel.id, input.userId, input.attachmentSizeLimit);
   const payload: Json = {
-    id,
-    application_id: state.applicationId,
+    ...envelope,
     type: 2,
-    token,
-    version: 1,
-    guild_id: guildId,
-    channel_id: channel.id,
-    channel: channelPayload(state, channel),
-    guild: { id: guildId, locale: 'en-US', features: [] },
-    member: {
-      ...memberPayload(state, member, { withUser: true }),
-      // The invoker's permissions in this channel: what the bot checks for admin-only commands.
-      permissions: state.permissionsIn(channel.id, input.userId).toString(),
-    },
-    app_permissions: state.permissionsIn(channel.id, state.bot.id).toString(),
-    locale: 'en-US',
-    guild_locale: 'en-US',
-    entitlements: [],
-    authorizing_integration_owners: { '0': guildId },
-    context: 0,
-    attachment_size_limit: input.attachmentSizeLimit,
     data: {
       id: registered?.id ?? state.ids.next(),
       name,
@@ -209,8 +217,50 @@ export function buildSlashCommand(state: FakeState, input: SlashCommandInput): {
   return { payload, id, token };
 }
 
-function findCommand(state: FakeState, guildId: string, name: string): RegisteredCommand | undefined {
-  const all = [...state.commands.values()].filter((c) => c.name === name && c.type === 1);
+/**
+ * What every guild interaction carries besides its `type` and `data`: ids, the token, where it
+ * happened, and the invoker as a member with their permissions in the channel.
+ */
+export function interactionEnvelope(
+  state: FakeState,
+  channelId: string,
+  userId: string,
+  attachmentSizeLimit: number,
+): { id: string; token: string; envelope: Json } {
+  const channel = state.channel(channelId);
+  const guildId = channel.guildId;
+  const member = state.member(guildId, userId);
+  if (!member) throw new Error(`fake-discord: ${userId} is not a member of guild ${guildId}`);
+  const id = state.ids.next();
+  const token = `fake-interaction-token-${id}`;
+  const envelope: Json = {
+    id,
+    application_id: state.applicationId,
+    token,
+    version: 1,
+    guild_id: guildId,
+    channel_id: channel.id,
+    channel: channelPayload(state, channel),
+    guild: { id: guildId, locale: 'en-US', features: [] },
+    member: {
+      ...memberPayload(state, member, { withUser: true }),
+      // The invoker's permissions in this channel: what the bot checks for admin-only commands.
+      permissions: state.permissionsIn(channel.id, userId).toString(),
+    },
+    app_permissions: state.permissionsIn(channel.id, state.bot.id).toString(),
+    locale: 'en-US',
+    guild_locale: 'en-US',
+    entitlements: [],
+    authorizing_integration_owners: { '0': guildId },
+    context: 0,
+    attachment_size_limit: attachmentSizeLimit,
+  };
+  return { id, token, envelope };
+}
+
+/** The command a person in the guild sees by that name (type 1 slash, 3 message context menu). */
+export function findCommand(state: FakeState, guildId: string, name: string, type = 1): RegisteredCommand | undefined {
+  const all = [...state.commands.values()].filter((c) => c.name === name && c.type === type);
   return all.find((c) => c.guildId === guildId) ?? all.find((c) => c.guildId === null);
 }
 

@@ -212,14 +212,14 @@ export function messagePayload(state: FakeState, m: FakeMessage, opts: { gateway
       ? {
           interaction_metadata: {
             id: m.interaction.id,
-            type: 2,
+            type: m.interaction.type ?? 2,
             name: m.interaction.name,
             user: userPayload(state.user(m.interaction.userId)),
             authorizing_integration_owners: { '0': m.guildId },
           },
           interaction: {
             id: m.interaction.id,
-            type: 2,
+            type: m.interaction.type ?? 2,
             name: m.interaction.name,
             user: userPayload(state.user(m.interaction.userId)),
           },

@@ -4,6 +4,7 @@
  * limits (2 000 characters, 10 embeds / 6 000 embed characters, 10 files, upload size).
  */
 import type { Actions, UploadInput } from './actions';
+import { validateComponents } from './components';
 import { Errors, type ParsedBody, type RouteResult, ok } from './http';
 import { messagePayload } from './payloads';
 import type { InteractionRegistry } from './interactions';
@@ -118,6 +119,7 @@ export function validateMessage(ctx: RequestContext, body: MessageBody, uploads:
     const size = typeof u.content === 'string' ? Buffer.byteLength(u.content) : u.content.length;
     if (size > ctx.deps.limits.maxUploadBytes) throw Errors.tooLarge();
   }
+  validateComponents(body.components);
   const mentionsProblem = allowedMentionsError(body.allowed_mentions);
   if (mentionsProblem) throw Errors.invalidForm('allowed_mentions', 'ALLOWED_MENTIONS_PARSE_EXCLUSIVE', mentionsProblem);
   const hasBody =

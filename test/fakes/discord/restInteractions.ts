@@ -3,19 +3,30 @@
  * (/webhooks/:appId/:token[/messages/@original|:id]) used by editReply, followUp, fetchReply
  * and deleteReply. None of these carry the bot token (discord.js sends them with auth: false),
  * and none need channel permissions: Discord lets an app answer wherever it was invoked.
+ *
+ * A click (or a form opened by one) may also be answered by updating the clicked message (type 7,
+ * or 6 then editReply), and a command or click by showing a form (type 9), recorded on the
+ * interaction for `submitModal`.
  */
 import { MessageFlags } from 'discord.js';
 import { Errors, type Router, noContent, ok } from './http';
 import type { FakeInteraction } from './interactions';
 import { messagePayload } from './payloads';
-import { type MessageBody, type RequestContext, jsonBody, editFromBody, uploadsOf, validateMessage } from './restCommon';
+import { modalFromCallback } from './components';
+import { type MessageBody, type RequestContext, jsonBody, editFromBody, keptAttachments, uploadsOf, validateMessage } from './restCommon';
 import type { FakeMessage } from './state';
 
 /** Interaction response types handled here (Discord's InteractionResponseType). */
 const REPLY = 4;
 const DEFERRED_REPLY = 5;
-/** MessageType for slash-command responses. */
+const DEFERRED_UPDATE = 6;
+const UPDATE = 7;
+const MODAL = 9;
+/** MessageType for slash-command and context-menu responses. */
 const CHAT_INPUT_COMMAND = 20;
+const CONTEXT_MENU_COMMAND = 23;
+/** InteractionType.ModalSubmit. */
+const MODAL_SUBMIT = 5;
 
 export function registerInteractionRoutes(r: Router<RequestContext>): void {
   r.add('POST', '/interactions/:interactionId/:token/callback', callback, { auth: false });
@@ -53,6 +64,12 @@ function callback(ctx: RequestContext, p: Record<string, string>) {
   const data = body.data ?? {};
   const uploads = uploadsOf(ctx, data);
   if (body.type === REPLY) validateMessage(ctx, data, uploads, { edit: false });
+  // Updates answer a click (or a form opened by one): only then is there a message to update.
+  if ((body.type === DEFERRED_UPDATE || body.type === UPDATE) && !ix.messageId) throw invalidResponseType();
+  if (body.type === UPDATE) validateMessage(ctx, data, uploads, { edit: true });
+  // A form cannot answer a form; a malformed one is refused like Discord does (50035).
+  if (body.type === MODAL && ix.type === MODAL_SUBMIT) throw invalidResponseType();
+  if (body.type === MODAL) modalFromCallback(body.data as Record<string, unknown> | undefined);
   ix.callbacks.push({
     type: body.type,
     data: body.data as Record<string, unknown> | undefined,
@@ -73,12 +90,17 @@ function callback(ctx: RequestContext, p: Record<string, string>) {
     );
     ix.originalMessageId = message.id;
   }
+  if ((body.type === DEFERRED_UPDATE || body.type === UPDATE) && ix.messageId) {
+    // After an update, @original is the clicked message itself.
+    ix.originalMessageId = ix.messageId;
+    if (body.type === UPDATE) updateClickedMessage(ctx, ix, data, uploads);
+  }
   if (ctx.query.get('with_response') !== 'true') return noContent();
   const original = ix.original;
   return ok({
     interaction: {
       id: ix.id,
-      type: 2,
+      type: ix.type,
       activity_instance_id: null,
       response_message_id: original?.id,
       response_message_loading: original ? (original.flags & MessageFlags.Loading) !== 0 : undefined,
@@ -118,16 +140,34 @@ function followup(ctx: RequestContext, p: Record<string, string>) {
 }
 
 function editWebhookMessage(ctx: RequestContext, p: Record<string, string>) {
-  const { message } = webhookMessage(ctx, p);
-  return editFromBody(ctx, message, () => message.flags & ~MessageFlags.Loading);
+  const { ix, message } = webhookMessage(ctx, p);
+  const result = editFromBody(ctx, message, () => message.flags & ~MessageFlags.Loading);
+  if (message.id === ix.messageId) ix.updates++;
+  return result;
 }
+
+function updateClickedMessage(ctx: RequestContext, ix: FakeInteraction, data: MessageBody, uploads: ReturnType<typeof uploadsOf>): void {
+  const message = ctx.deps.state.messages.get(ix.messageId ?? '');
+  if (!message) throw Errors.unknownMessage();
+  ctx.deps.actions.editMessage(message, {
+    content: data.content,
+    embeds: data.embeds,
+    components: data.components,
+    attachments: keptAttachments(message, data),
+    newFiles: uploads,
+    allowedMentions: data.allowed_mentions,
+  });
+  ix.updates++;
+}
+
+const invalidResponseType = () => Errors.invalidForm('type', 'INTERACTION_RESPONSE_TYPE_INVALID', 'Interaction response type is invalid for this interaction.');
 
 function responseMessage(ctx: RequestContext, ix: FakeInteraction, body: MessageBody, uploads: ReturnType<typeof uploadsOf>) {
   const { state, actions } = ctx.deps;
   return actions.createMessage({
     channelId: ix.channelId,
     authorId: state.bot.id,
-    type: CHAT_INPUT_COMMAND,
+    type: responseType(ix),
     content: body.content,
     embeds: body.embeds,
     components: body.components,
@@ -135,8 +175,17 @@ function responseMessage(ctx: RequestContext, ix: FakeInteraction, body: Message
     allowedMentions: body.allowed_mentions,
     flags: body.flags ?? 0,
     webhookId: state.applicationId,
-    interaction: { id: ix.id, name: ix.commandName, userId: ix.userId },
+    interaction: { id: ix.id, name: ix.commandName, userId: ix.userId, type: ix.type },
   });
+}
+
+/**
+ * The message type of a response: 20 for a slash command, 23 for a context-menu command; the
+ * answer to a click or a form is a plain message here (0).
+ */
+function responseType(ix: FakeInteraction): number {
+  if (ix.type !== 2) return 0;
+  return (ix.payload.data as { type?: number } | undefined)?.type === 3 ? CONTEXT_MENU_COMMAND : CHAT_INPUT_COMMAND;
 }
 
 /** The interaction behind a webhook token; it only works once the interaction was acknowledged. */

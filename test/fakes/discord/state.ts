@@ -152,7 +152,8 @@ export interface FakeMessage {
   tts: boolean;
   webhookId: string | null;
   /** Set on interaction responses (original and follow-ups). */
-  interaction: { id: string; name: string; userId: string } | null;
+  /** `type` is the InteractionType (2 command, 3 click, 5 form); absent means 2. */
+  interaction: { id: string; name: string; userId: string; type?: number } | null;
   /** A thread started from this message (its id equals the message id). */
   threadId: string | null;
 }
