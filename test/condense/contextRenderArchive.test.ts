@@ -54,7 +54,7 @@ describe('CONTEXT.md and CONTEXT.archive.md for a channel past every bound', () 
   it('CONTEXT.md keeps the newest of each list and says how many older ones the archive holds', () => {
     const decisions = section(main, 'Key Decisions');
     expect(decisions).toHaveLength(CONTEXT_SHOWN.decisions + 1);
-    expect(decisions[0]).toBe(`1. [${day(122)}] **Topic 122:** decision 122 ([condensation](condensations/${day(122)}-topic-22.md))`);
+    expect(decisions[0]).toBe(`1. [${day(122)}] **Topic 122:** decision 122 ([condensation](condensations/${day(122)}-topic-22.md)) — proposed`);
     expect(decisions[19]).toMatch(/^20\. \[\d{4}-\d\d-\d\d\] \*\*Topic 103:\*\* decision 103 /);
     expect(decisions[20]).toBe(`_3 older decisions still in force are listed in ${LINK}._`);
     // Constraints and action items are oldest first: the newest 20 are the last 20.
@@ -76,9 +76,9 @@ describe('CONTEXT.md and CONTEXT.archive.md for a channel past every bound', () 
       `CONTEXT.md lists the newest ${CONTEXT_SHOWN.decisions} key decisions, ${CONTEXT_SHOWN.constraints} active constraints, ${CONTEXT_SHOWN.actions} open action items and ${CONTEXT_SHOWN.superseded} superseded decisions`,
     );
     expect(section(archive, 'Older Key Decisions (still in force)')).toEqual([
-      `21. [${day(102)}] **Topic 102:** decision 102 ([condensation](condensations/${day(102)}-topic-2.md))`,
-      `22. [${day(101)}] **Topic 101:** decision 101 ([condensation](condensations/${day(101)}-topic-1.md))`,
-      `23. [${day(100)}] **Topic 100:** decision 100 ([condensation](condensations/${day(100)}-topic-0.md))`,
+      `21. [${day(102)}] **Topic 102:** decision 102 ([condensation](condensations/${day(102)}-topic-2.md)) — proposed`,
+      `22. [${day(101)}] **Topic 101:** decision 101 ([condensation](condensations/${day(101)}-topic-1.md)) — proposed`,
+      `23. [${day(100)}] **Topic 100:** decision 100 ([condensation](condensations/${day(100)}-topic-0.md)) — proposed`,
     ]);
     expect(section(archive, 'Older Active Constraints')).toEqual(['- constraint 0']);
     const actions = section(archive, 'Older Open Action Items');
@@ -96,7 +96,7 @@ describe('CONTEXT.md and CONTEXT.archive.md for a channel past every bound', () 
   it('an archive section with nothing older says so; the archive is needed from the first item past a bound', () => {
     const justDecisions = ContextData.parse({ version: 1, decisions: Array.from({ length: 21 }, (_, i) => decision(i)), constraints: [] });
     const a = renderArchiveBody(justDecisions);
-    expect(section(a, 'Older Key Decisions (still in force)')).toEqual([`21. [${day(0)}] **Topic 0:** decision 0`]);
+    expect(section(a, 'Older Key Decisions (still in force)')).toEqual([`21. [${day(0)}] **Topic 0:** decision 0 — proposed`]);
     for (const s of ['Older Active Constraints', 'Older Open Action Items', 'Older Superseded Decisions']) expect(section(a, s)).toEqual(['_None._']);
     expect(section(renderContextBody(justDecisions), 'Key Decisions').at(-1)).toBe(`_1 older decisions still in force is listed in ${LINK}._`);
     expect(archiveNeeded(justDecisions)).toBe(true);

@@ -210,7 +210,7 @@ describe('CONTEXT.md', () => {
         '',
         '## Key Decisions',
         '',
-        '1. [2026-02-15] **Material:** Clearceram-Z HS ([condensation](condensations/2026-02-15-material.md))',
+        '1. [2026-02-15] **Material:** Clearceram-Z HS ([condensation](condensations/2026-02-15-material.md)) — proposed',
         '',
         '## Active Constraints',
         '',

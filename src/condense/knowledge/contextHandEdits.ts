@@ -1,6 +1,6 @@
 import type { ContextData } from './contextData';
 import { hashOf, NOTES_HEADING, splitContext, withHashLine } from './contextHash';
-import { ARCHIVE_DOC, ContextDocKind, MAIN_DOC } from './contextRender';
+import { ARCHIVE_DOC, ContextDocKind, MAIN_DOC, STATUS_SUFFIX } from './contextRender';
 
 /**
  * Composing a new CONTEXT.md (or its archive) without losing a person's edit: lines changed or
@@ -15,7 +15,8 @@ export function handEditedLines(current: string, previous: ContextData, next: Co
   const { main, hash } = splitContext(current);
   if (hash !== undefined && hashOf(main) === hash) return [];
   const known = new Set<string>();
-  const addAll = (t: string) => t.split('\n').forEach((l) => known.add(l.trim()));
+  // Each decision line also as rendered before decisions had a status: a file from then is not a hand edit.
+  const addAll = (t: string) => t.split('\n').forEach((l) => known.add(l.trim()).add(l.trim().replace(STATUS_SUFFIX, '')));
   addAll(kind.render(previous));
   addAll(kind.render(next));
   addAll(kind.template);

@@ -4,6 +4,7 @@ import { formatItem, openItems } from './actionItems';
 import { activeConstraints, ContextData, ContextDecision, currentDecisions, newestFirst } from './contextData';
 import { formatQuestion, openQuestions } from './openQuestions';
 import { byLastChange, currentVersion, Playbook, stepsInline } from './playbooks';
+import { statusAsOf, statusWords } from './ratify';
 
 /** How CONTEXT.md and CONTEXT.archive.md are drawn from context.json (without the hash line). */
 
@@ -57,9 +58,18 @@ export function archiveNeeded(data: ContextData): boolean {
 const ARCHIVE_LINK = `[${NAMES.contextArchive}](${NAMES.contextArchive})`;
 const olderNote = (n: number, what: string) => `_${n} older ${what} ${n === 1 ? 'is' : 'are'} listed in ${ARCHIVE_LINK}._`;
 
+/** A display name inside CONTEXT.md: one line, its markdown shown as typed (a name is anyone's to choose). */
+const mdName = (s: string) => flat(s).replace(/[\\`*_~[\]<>|#!]/g, (c) => `\\${c}`);
+
+/**
+ * What a decision line ends with: its status (ratify.ts). Lines rendered before decisions had one
+ * end without it: contextHandEdits.ts strips it to tell such a line from a person's edit.
+ */
+export const STATUS_SUFFIX = / — (?:proposed(?:, confirmed by .*)?|ratified by .*|disputed: .*)$/;
+
 function decisionLine(d: ContextDecision, n: number): string {
   const link = d.file ? ` ([condensation](condensations/${encodeURI(d.file)}))` : '';
-  return `${n}. [${d.date}] **${flat(d.topic)}:** ${flat(d.text)}${link}`;
+  return `${n}. [${d.date}] **${flat(d.topic)}:** ${flat(d.text)}${link} — ${statusWords(statusAsOf(d), mdName)}`;
 }
 
 /** A playbook in one line: its name, its steps and its file (where the earlier versions are). */
