@@ -15,6 +15,7 @@ type Json = Record<string, unknown>;
 const ACTION_ROW = 1;
 const BUTTON = 2;
 const TEXT_INPUT = 4;
+const TEXT_DISPLAY = 10;
 const LABEL = 18;
 /** ButtonStyle.Link: a URL, no custom_id, no interaction. */
 const LINK = 5;
@@ -148,14 +149,19 @@ export function modalSubmitComponents(shown: Json, values: Record<string, string
     }
     return { type: TEXT_INPUT, custom_id: id, value };
   };
-  return asObjects(shown.components).map((c) =>
-    c.type === LABEL
-      ? { type: LABEL, component: valueOf(asObjects([c.component])[0] ?? {}) }
-      : {
-          type: ACTION_ROW,
-          components: asObjects(c.components)
-            .filter((x) => x.type === TEXT_INPUT)
-            .map(valueOf),
-        },
-  );
+  return asObjects(shown.components).map((c): Json => {
+    if (c.type === TEXT_DISPLAY) return { type: TEXT_DISPLAY, ...(c.id !== undefined ? { id: c.id } : {}) };
+    if (c.type === LABEL) {
+      const input = asObjects([c.component])[0] ?? {};
+      if (input.type !== TEXT_INPUT)
+        throw new Error(`fake-discord: the fake fills in text inputs only (form "${modal.custom_id}" has a type ${String(input.type)})`);
+      return { type: LABEL, component: valueOf(input) };
+    }
+    return {
+      type: ACTION_ROW,
+      components: asObjects(c.components)
+        .filter((x) => x.type === TEXT_INPUT)
+        .map(valueOf),
+    };
+  });
 }
