@@ -125,6 +125,19 @@ export const ConfigFileSchema = z.strictObject({
       staleAfterDays: z.number().int().min(1).max(3650).default(14),
     })
     .default({ staleAfterDays: 14 }),
+  secretary: z
+    .strictObject({
+      /** The team's say on the decisions the Secretary records (condense/knowledge/ratify.ts). */
+      ratify: z
+        .strictObject({
+          /** Members who must confirm a decision before it counts as ratified. */
+          minConfirmations: z.number().int().min(1).max(25).default(1),
+          /** When set, only members with this role may confirm or reopen a decision. */
+          role: snowflake.optional(),
+        })
+        .default({ minConfirmations: 1 }),
+    })
+    .default({ ratify: { minConfirmations: 1 } }),
   log: z
     .strictObject({
       level: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).optional(),
