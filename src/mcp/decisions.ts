@@ -1,6 +1,7 @@
 import type { ActionItem } from '../condense/knowledge/actionItems';
 import { ContextData, ContextDecision, newestFirst } from '../condense/knowledge/contextData';
 import { decisionsAsOf } from '../condense/knowledge/decisionsAsOf';
+import { Confirmation, statusAsOf } from '../condense/knowledge/ratify';
 import { readCondensations } from '../dashboard/data';
 import { readTextOrNull } from '../memory/dataFiles';
 import { folderLayout } from '../memory/layout';
@@ -21,7 +22,17 @@ interface DecisionRef {
 }
 
 export interface DecisionView extends DecisionRef {
-  status: 'in force' | 'superseded';
+  /** Proposed, ratified and disputed decisions are in force (condense/knowledge/ratify.ts). */
+  status: 'proposed' | 'ratified' | 'disputed' | 'superseded';
+  /** Who confirmed it into force, display names then ids, in order (one each by default), and the day. */
+  ratified_by?: string;
+  ratified_by_id?: string;
+  ratified_on?: string;
+  /** Every confirmation by then (a proposed decision may have some short of the count). */
+  confirmations?: Confirmation[];
+  disputed_by?: string;
+  disputed_by_id?: string;
+  disputed_on?: string;
   /** The condensation file, relative to the channel's folder. */
   condensation?: string;
   /** The pinned Discord post of that condensation. */
@@ -83,6 +94,18 @@ function fileLinks(file: string | undefined, posts: Map<string, string>): { cond
   return { condensation: `condensations/${file}`, ...(post ? { post_url: post } : {}) };
 }
 
+/** What members said of a decision by the end of `day`: its status, who ratified or reopened it. */
+function statusFields(d: ContextDecision, day: string, replaced: boolean): Pick<DecisionView, Exclude<keyof DecisionView, keyof DecisionRef>> {
+  const v = statusAsOf(d, day, replaced);
+  const names = (cs: Confirmation[], k: 'id' | 'name') => cs.map((c) => c[k]).join(', ');
+  return {
+    status: v.status,
+    ...(v.ratifiedOn ? { ratified_by: names(v.confirmations, 'name'), ratified_by_id: names(v.confirmations, 'id'), ratified_on: v.ratifiedOn } : {}),
+    ...(v.confirmations.length ? { confirmations: v.confirmations } : {}),
+    ...(v.disputedBy ? { disputed_by: v.disputedBy.name, disputed_by_id: v.disputedBy.id, disputed_on: v.disputedBy.at.slice(0, 10) } : {}),
+  };
+}
+
 /**
  * list_decisions' answer: the decisions in force now, or at the end of `asOf` (a checked YYYY-MM-DD,
  * UTC) through the same rule `minutes decisions --at` uses (condense/knowledge/decisionsAsOf.ts).
@@ -104,7 +127,7 @@ export async function listDecisions(c: Channel, includeSuperseded: boolean, asOf
     const on = d.supersededDate ?? by?.date;
     return {
       ...ref(d),
-      status: replaced ? 'superseded' : 'in force',
+      ...statusFields(d, asOf ?? FOREVER, Boolean(replaced)),
       ...fileLinks(d.file, posts),
       ...(replaces.length ? { replaces } : {}),
       ...(replaced ? { replaced_by: by ? ref(by) : { id: replaced, topic: '', decision: '', date: d.supersededDate ?? '' } } : {}),

@@ -14,7 +14,18 @@ const decisionRef = z.looseObject({
 });
 
 const decision = decisionRef.extend({
-  status: z.string().describe('"in force" or "superseded" (at as_of, when given)'),
+  status: z
+    .string()
+    .describe(
+      '"proposed" (recorded, no member confirmed it yet), "ratified", "disputed" (reopened, awaiting a new condensation) or "superseded", at as_of when given; the first three are in force',
+    ),
+  ratified_by: z.string().optional().describe('The display names of the members who ratified it, comma-separated (one by default)'),
+  ratified_by_id: z.string().optional().describe('Their Discord user ids, in the same order'),
+  ratified_on: z.string().optional().describe('YYYY-MM-DD: the day it was ratified'),
+  confirmations: z.array(z.looseObject({ id: z.string(), name: z.string(), at: z.string() })).optional(),
+  disputed_by: z.string().optional().describe('Who reopened it (display name)'),
+  disputed_by_id: z.string().optional(),
+  disputed_on: z.string().optional(),
   condensation: z.string().optional().describe("The condensation file, relative to the channel's folder"),
   post_url: z.string().optional().describe('Its pinned Discord post'),
   replaces: z.array(decisionRef).optional(),

@@ -103,7 +103,7 @@ describe('minutes mcp for agents: as_of, check_plan, brief, output schemas (stdi
     const between = await at('2025-02-15', true);
     expect(between.as_of).toBe('2025-02-15');
     expect(between.in_force.map((d: { id: string }) => d.id)).toEqual([CHAIN.sqlite, CHAIN.deploys]);
-    expect(between.in_force[0]).toMatchObject({ status: 'in force', replaces: [expect.objectContaining({ id: CHAIN.mysql })] });
+    expect(between.in_force[0]).toMatchObject({ status: 'proposed', replaces: [expect.objectContaining({ id: CHAIN.mysql })] });
     expect(between.superseded).toEqual([
       expect.objectContaining({ id: CHAIN.mysql, status: 'superseded', replaced_by: expect.objectContaining({ id: CHAIN.sqlite }), replaced_on: '2025-02-01' }),
     ]);

@@ -275,7 +275,7 @@ describe('minutes mcp (a child process driven by the SDK client over stdio)', ()
         topic: 'Postgres for orders',
         decision: 'use Postgres 16 for the orders service, with nightly backups',
         date: '2025-03-05',
-        status: 'in force',
+        status: 'proposed',
         condensation: 'condensations/2025-03-05-postgres.md',
         replaces: [{ id: 'd-bbb2', topic: 'Database revisited', decision: 'use SQLite for the orders service', date: '2025-02-01' }],
       },
