@@ -1,5 +1,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
+import { ContextData } from '../../src/condense/knowledge/contextData';
+import { confirmDecision, reopenDecision } from '../../src/condense/knowledge/ratify';
 import { runCli } from '../helpers/cli';
 import { CHAIN, writeDecisionChain } from '../helpers/decisionChain';
 import { makeTmpDir } from '../helpers/tmp';
@@ -43,6 +45,7 @@ describe('minutes decisions --at', () => {
       decision: 'the orders service stores its data in SQLite',
       date: '2025-02-01',
       condensation: `condensations/2025-02-01-${CHAIN.sqlite}.md`,
+      status: 'proposed',
     });
     expect(out.superseded).toEqual([expect.objectContaining({ id: CHAIN.mysql, replaced_by: CHAIN.sqlite, replaced_on: '2025-02-01' })]);
     // The MySQL constraint lapsed with its decision; Postgres's is not set yet.
@@ -60,13 +63,42 @@ describe('minutes decisions --at', () => {
     expect(r.stdout).toBe(
       [
         `Decisions in force at the end of 2025-02-15 (UTC) in ${dir}:`,
-        `- [2025-02-01] Orders database: the orders service stores its data in SQLite (${CHAIN.sqlite})`,
-        `- [2025-01-20] Deploy days: deploys happen on Tuesdays and Thursdays only, never on Fridays (${CHAIN.deploys})`,
+        `- [2025-02-01] Orders database: the orders service stores its data in SQLite (${CHAIN.sqlite}) — proposed`,
+        `- [2025-01-20] Deploy days: deploys happen on Tuesdays and Thursdays only, never on Fridays (${CHAIN.deploys}) — proposed`,
         'Superseded by then:',
         `- ~~[2025-01-10] Orders database: the orders service stores its data in MySQL 8~~ → replaced by ${CHAIN.sqlite} on 2025-02-01 (${CHAIN.mysql})`,
         '',
       ].join('\n'),
     );
+  });
+
+  it('says what members said of each decision by then: ratified by whom, reopened by whom (issue 43 §1)', async () => {
+    const ratified = path.join(tmp.dir, 'ratified');
+    writeDecisionChain(ratified);
+    const file = path.join(ratified, '.minutes', 'context.json');
+    const clicked = [
+      (d: ContextData) => confirmDecision(d, CHAIN.postgres, { id: '111', name: 'Ana Lopez' }, new Date('2025-03-07T10:00:00Z')),
+      (d: ContextData) => reopenDecision(d, CHAIN.deploys, { id: '222', name: 'Ben' }, new Date('2025-03-08T09:00:00Z')),
+    ].reduce(
+      (d, click) => {
+        const r = click(d);
+        if (!r.ok) throw new Error(r.why);
+        return r.data;
+      },
+      ContextData.parse(JSON.parse(fs.readFileSync(file, 'utf8'))),
+    );
+    fs.writeFileSync(file, JSON.stringify(clicked));
+    const text = await runCli(['decisions', '--channel-dir', ratified, '--at', '2025-03-08'], { env: {}, cwd: tmp.dir });
+    expect(text.stdout.split('\n').slice(1, 3)).toEqual([
+      `- [2025-03-05] Orders database: the orders service stores its data in Postgres 16, with nightly backups (${CHAIN.postgres}) — ratified by Ana Lopez (2025-03-07)`,
+      `- [2025-01-20] Deploy days: deploys happen on Tuesdays and Thursdays only, never on Fridays (${CHAIN.deploys}) — disputed: reopened by Ben (2025-03-08)`,
+    ]);
+    const json = JSON.parse((await runCli(['decisions', '--channel-dir', ratified, '--json'], { env: {}, cwd: tmp.dir })).stdout);
+    expect(json.in_force[0]).toMatchObject({ status: 'ratified', ratified_by: 'Ana Lopez', ratified_by_id: '111', ratified_on: '2025-03-07' });
+    expect(json.in_force[1]).toMatchObject({ status: 'disputed', disputed_by: 'Ben' });
+    expect(json.superseded.map((d: { status: string }) => d.status)).toEqual(['superseded', 'superseded']);
+    const before = JSON.parse((await runCli(['decisions', '--channel-dir', ratified, '--at', '2025-03-06', '--json'], { env: {}, cwd: tmp.dir })).stdout);
+    expect(before.in_force.map((d: { status: string }) => d.status)).toEqual(['proposed', 'proposed']);
   });
 
   it('without --at: the decisions in force now', async () => {

@@ -2,6 +2,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { ContextData, ContextDecision } from '../../condense/knowledge/contextData';
 import { decisionsAsOf, parseDay } from '../../condense/knowledge/decisionsAsOf';
+import { statusAsOf, StatusView, statusWords } from '../../condense/knowledge/ratify';
 import { readTextOrNull } from '../../memory/dataFiles';
 import { folderLayout } from '../../memory/layout';
 import { jsonProblem, schemaProblem } from '../../memory/storeErrors';
@@ -14,7 +15,7 @@ import type { CliIO } from '../../shared/cliIO';
  * (condense/knowledge/decisionsAsOf.ts). Reads only; bad arguments: one line on stderr, exit 2; a
  * context.json that does not parse: one line with the fix, exit 1.
  *
- *   --json: one line {"channelDir", "at", "in_force": [{"id","topic","decision","date","condensation"?}],
+ *   --json: one line {"channelDir", "at", "in_force": [{"id","topic","decision","date","condensation"?,"status","ratified_by"?,"ratified_by_id"?,"ratified_on"?,"disputed_by"?}],
  *           "superseded": [{…, "replaced_by", "replaced_on"}], "constraints": [{"text","since","decision_id"}], "current_state"?}
  */
 export interface DecisionsCliOptions {
@@ -23,12 +24,18 @@ export interface DecisionsCliOptions {
   json?: boolean;
 }
 
-const view = (d: ContextDecision) => ({
+const view = (d: ContextDecision, v: StatusView) => ({
   id: d.id,
   topic: d.topic,
   decision: d.text,
   date: d.date,
   ...(d.file ? { condensation: `condensations/${d.file}` } : {}),
+  // What members said of it by the end of the day (condense/knowledge/ratify.ts), as list_decisions gives it.
+  status: v.status,
+  ...(v.ratifiedOn
+    ? { ratified_by: v.confirmations.map((c) => c.name).join(', '), ratified_by_id: v.confirmations.map((c) => c.id).join(', '), ratified_on: v.ratifiedOn }
+    : {}),
+  ...(v.disputedBy ? { disputed_by: v.disputedBy.name, disputed_on: v.disputedBy.at.slice(0, 10) } : {}),
 });
 const oneLine = (s: string): string => s.replace(/\s+/g, ' ').trim();
 
@@ -55,12 +62,13 @@ export async function runDecisions(opts: DecisionsCliOptions, io: CliIO, clock: 
   if (!checked.success) return say(`${file} ${schemaProblem(checked.error.issues)}; fix or remove it`, 1);
 
   const then = decisionsAsOf(checked.data, parsed.day);
+  const status = (d: ContextDecision, replaced: boolean) => statusAsOf(d, parsed.day, replaced);
   if (opts.json) {
     const out = {
       channelDir: dir,
       at: parsed.day,
-      in_force: then.inForce.map(view),
-      superseded: then.superseded.map((s) => ({ ...view(s.decision), replaced_by: s.decision.supersededBy, replaced_on: s.on })),
+      in_force: then.inForce.map((d) => view(d, status(d, false))),
+      superseded: then.superseded.map((s) => ({ ...view(s.decision, status(s.decision, true)), replaced_by: s.decision.supersededBy, replaced_on: s.on })),
       constraints: then.constraints.map((k) => ({ text: k.text, since: k.date, decision_id: k.decisionId })),
       ...(then.currentState ? { current_state: then.currentState } : {}),
     };
@@ -69,7 +77,7 @@ export async function runDecisions(opts: DecisionsCliOptions, io: CliIO, clock: 
   }
   const line = (d: ContextDecision) => `[${d.date}] ${oneLine(d.topic)}: ${oneLine(d.text)}`;
   const lines = [`Decisions in force at the end of ${parsed.day} (UTC) in ${dir}:`];
-  lines.push(...(then.inForce.length ? then.inForce.map((d) => `- ${line(d)} (${d.id})`) : ['(none)']));
+  lines.push(...(then.inForce.length ? then.inForce.map((d) => `- ${line(d)} (${d.id}) — ${statusWords(status(d, false), oneLine)}`) : ['(none)']));
   if (then.superseded.length) {
     lines.push('Superseded by then:');
     lines.push(...then.superseded.map((s) => `- ~~${line(s.decision)}~~ → replaced by ${s.decision.supersededBy} on ${s.on} (${s.decision.id})`));
