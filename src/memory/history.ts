@@ -94,14 +94,14 @@ export function removeFolded(text: string, moved: string[], summary: string): st
 /** Applies foldHistory through the store: archive first, so a crash between the two loses nothing. */
 export async function foldHistoryIfLarge(store: ChannelStore, ref: ChannelRef, now: Date): Promise<boolean> {
   const p = store.paths(store.parentRef(ref));
-  return store.exclusive(p, async () => {
+  return store.exclusive(p, async (tx) => {
     // Strict: archiving a lenient decode would copy U+FFFD over bytes HISTORY.md still has.
     const current = (await readTextForWrite(p.history)) ?? '';
     const fold = foldHistory(current, now);
     if (!fold) return false;
-    await store.updateLocked(p, 'HISTORY.archive.md', (cur) => `${cur.replace(/\s*$/, '')}${cur.trim() ? '\n\n' : ''}${fold.archived}`, { template: false });
+    await tx.update('HISTORY.archive.md', (cur) => `${cur.replace(/\s*$/, '')}${cur.trim() ? '\n\n' : ''}${fold.archived}`, { template: false });
     // From the text on disk now: a block or line added while the archive was written stays.
-    await store.updateLocked(p, 'HISTORY.md', (cur) => removeFolded(cur, fold.moved, fold.summary), { allowShrink: true });
+    await tx.update('HISTORY.md', (cur) => removeFolded(cur, fold.moved, fold.summary), { allowShrink: true });
     return true;
   });
 }

@@ -17,6 +17,7 @@ import { parsedJsonLines } from '../shared/jsonLines';
 import { OrderedWrites } from './orderedWrites';
 import { readStateFile } from './stateFile';
 import { rewritePlaybookFile } from './playbookFiles';
+import { ChannelSection, channelSection, ChannelTx, MemoryFileName, UpdateOptions } from './channelTx';
 
 /** A rewrite may not shrink a file below this share of its size unless it is an explicit forget. */
 const SHRINK_GUARD = 0.5;
@@ -24,8 +25,6 @@ const SHRINK_GUARD = 0.5;
 const SHRINK_GUARD_MIN_BYTES = 400;
 /** A human edit can land between our read and our write; re-apply this many times before giving up. */
 const MAX_REAPPLY = 5;
-
-export type MemoryFileName = 'CONTEXT.md' | 'CONTEXT.archive.md' | 'MEMORY.md' | 'SESSION.md' | 'HISTORY.md' | 'HISTORY.archive.md';
 
 export interface StoreOptions {
   root: string;
@@ -48,13 +47,6 @@ export interface StoreOptions {
    * channels gets its replies first. None by default.
    */
   lull?: () => Promise<void>;
-}
-
-export interface UpdateOptions {
-  /** Lets a rewrite shrink the file by more than half (an explicit forget). */
-  allowShrink?: boolean;
-  /** Create the file from its template when missing (the default for the four memory files). */
-  template?: boolean;
 }
 
 /**
@@ -164,12 +156,11 @@ export class ChannelStore {
     change: (current: string) => string,
     opts: UpdateOptions = {},
   ): Promise<{ changed: boolean; text: string }> {
-    const p = this.paths(ref);
-    return this.exclusive(p, () => this.updateLocked(p, name, change, opts));
+    return this.exclusive(this.paths(ref), (tx) => tx.update(name, change, opts));
   }
 
-  /** `update` for callers already inside `exclusive` (multi-file steps such as a condensation). */
-  async updateLocked(
+  /** `update` under the lock the caller's section holds (ChannelTx.update). */
+  private async rewrite(
     p: ChannelPaths,
     name: MemoryFileName,
     change: (current: string) => string,
@@ -200,7 +191,7 @@ export class ChannelStore {
   async applyMemoryOps(ref: ChannelRef, ops: MemoryOp[]): Promise<ApplyOpsResult> {
     const p = this.paths(this.parentRef(ref));
     const explicitForget = ops.some((o) => o.op === 'forget');
-    return this.exclusive(p, async () => {
+    return this.exclusive(p, async (tx) => {
       const tombstones = await this.loadTombstones(p);
       const now = this.clock();
       // Tombstones first: a crash between the two writes must not let a forgotten fact be
@@ -213,8 +204,7 @@ export class ChannelStore {
         }
       }
       let result: ApplyOpsResult | undefined;
-      await this.updateLocked(
-        p,
+      await tx.update(
         'MEMORY.md',
         (current) => {
           result = applyMemoryOps(current, ops, { now, tombstones, random: this.entryIds });
@@ -270,23 +260,14 @@ export class ChannelStore {
     return this.ordered.writePrivate(file, value, { syncDir: false });
   }
 
-  /**
-   * Rewrites a `.minutes/` state file that is read back to build on (ledger, context) after keeping
-   * its previous version among the channel's backups, as the markdown files get: a bad rewrite of
-   * either can be undone by hand. Call it inside `exclusive` for the channel.
-   */
-  async writeStateLocked(p: ChannelPaths, file: string, value: unknown): Promise<void> {
+  /** ChannelTx.writeState, under the lock the caller's section holds. */
+  private async rewriteState(p: ChannelPaths, file: string, value: unknown): Promise<void> {
     const text = JSON.stringify(value, null, 2) + '\n';
     const prev = await readTextIfExists(file);
     if (prev === text) return;
     // One backup per burst (a condensation's steps): the state from before it stays in the slots.
     if (prev && !(await backedUpWithinBurst(p, file, this.clock()))) await this.backup(p, file, prev);
     await atomicWrite(file, text);
-  }
-
-  /** A playbook file (`playbooks/<slug>.md`), rewritten as a memory file is (playbookFiles.ts); call it inside `exclusive`. */
-  updatePlaybookLocked(p: ChannelPaths, slug: string, change: (current: string | null) => string): Promise<void> {
-    return rewritePlaybookFile(p, slug, change, this.clock());
   }
 
   async writeState(ref: ChannelRef, file: string, value: unknown): Promise<void> {
@@ -303,12 +284,18 @@ export class ChannelStore {
     return this.lockedTasks;
   }
 
-  /** Runs a task in the channel's queue and under its lock: for multi-file steps. */
-  exclusive<T>(p: ChannelPaths, task: () => Promise<T>): Promise<T> {
-    const counted = () =>
-      task().finally(() => {
+  /**
+   * Runs a task in the channel's queue and under its lock: for multi-file steps. The task gets the
+   * writers that need the lock (ChannelTx), valid until it settles.
+   */
+  exclusive<T>(p: ChannelPaths, task: (tx: ChannelTx) => Promise<T>): Promise<T> {
+    const counted = () => {
+      const section = this.openSection(p);
+      return task(section.tx).finally(() => {
+        section.close();
         this.lockedTasks++;
       });
+    };
     return this.queue.run(p.queueKey, () =>
       withChannelLock(p.channelStateDir, counted, {
         onStrayLock: (msg) => this.log.warn({ dir: path.relative(this.root, p.channelStateDir) || '.' }, msg),
@@ -332,6 +319,15 @@ export class ChannelStore {
     // A private thread is its own durable scope (see channelPaths).
     if (ref.kind === 'local' || !ref.threadId || ref.privateThread) return ref;
     return { kind: 'discord', guildId: ref.guildId, channelId: ref.channelId };
+  }
+
+  /** The writers of one exclusive section of the channel at `p` (channelTx.ts). */
+  private openSection(p: ChannelPaths): ChannelSection {
+    return channelSection(p, () => path.relative(this.root, p.channelDir) || '.', {
+      update: (name, change, opts = {}) => this.rewrite(p, name, change, opts),
+      writeState: (file, value) => this.rewriteState(p, file, value),
+      updatePlaybook: (slug, change) => rewritePlaybookFile(p, slug, change, this.clock()),
+    });
   }
 
   /** The file as it is on disk, strictly decoded; null when missing. */

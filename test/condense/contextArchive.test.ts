@@ -36,7 +36,7 @@ describe('CONTEXT.md over a year of decisions', () => {
 
   const write = async (prev: ContextData, next: ContextData) => {
     const p = await store.ensureChannel(ref);
-    await store.exclusive(p, () => writeContextFiles(store, p, prev, next));
+    await store.exclusive(p, (tx) => writeContextFiles(tx, prev, next));
     await store.writeState(ref, p.contextData, next);
     return p;
   };
@@ -83,7 +83,7 @@ describe('CONTEXT.md over a year of decisions', () => {
       .map((d, i) => `${i + 1}. [${d.date}] **${d.topic}:** ${d.text}`);
     fs.writeFileSync(p.context, `# Channel Context\n\n## Key Decisions\n\n${every.join('\n')}\n\nPerson's note: ask Bea before changing Subject 3.\n`);
     expect(fs.statSync(p.context).size).toBeGreaterThan(4_000);
-    await store.exclusive(p, () => writeContextFiles(store, p, data, data));
+    await store.exclusive(p, (tx) => writeContextFiles(tx, data, data));
     const main = fs.readFileSync(p.context, 'utf8');
     expect(main).toContain("Person's note: ask Bea before changing Subject 3.");
     expect(fs.readFileSync(p.contextArchive, 'utf8')).toContain('Decision number 0 holds.');

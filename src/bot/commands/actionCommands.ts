@@ -38,7 +38,7 @@ export class ActionCommands {
     const file = p.contextData;
     const who = (ix.member as GuildMember | null)?.displayName ?? ix.user.username;
     const date = clock().toISOString().slice(0, 10);
-    const outcome = await store.exclusive(p, async () => {
+    const outcome = await store.exclusive(p, async (tx) => {
       const prev = await readContext(this.rt.store, ref);
       const item = (prev.actions ?? []).find((i) => i.id === id.trim());
       if (item && item.status === 'open' && !admin && !isNamedMember(item.ownerId, ix.user.id)) {
@@ -48,8 +48,8 @@ export class ActionCommands {
       if (!r.closed) return { why: r.why };
       const next: ContextData = { ...prev, actions: r.items };
       // A private thread's context is its own; CONTEXT.md is the parent channel's file.
-      if (!ref.privateThread) await writeContextFiles(store, p, prev, next);
-      await store.writeStateLocked(p, file, next);
+      if (!ref.privateThread) await writeContextFiles(tx, prev, next);
+      await tx.writeState(file, next);
       return { closed: r.closed };
     });
     if (!outcome.closed) return `Nothing closed: ${outcome.why}.`;

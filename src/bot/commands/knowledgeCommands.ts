@@ -65,7 +65,7 @@ export class KnowledgeCommands {
     const date = clock().toISOString().slice(0, 10);
     // Memory and CONTEXT.md never keep a secret, whoever types it.
     const answer = redactSecrets(text);
-    const outcome = await store.exclusive(p, async () => {
+    const outcome = await store.exclusive(p, async (tx) => {
       const prev = await readContext(store, ref);
       const q = (prev.questions ?? []).find((x) => x.id === id.trim());
       if (q && q.status === 'open' && !admin && !isNamedMember(q.askedById, ix.user.id)) {
@@ -75,8 +75,8 @@ export class KnowledgeCommands {
       if (!r.answered) return { why: r.why };
       const next: ContextData = { ...prev, questions: r.questions };
       // A private thread's context is its own; CONTEXT.md is the parent channel's file.
-      if (!ref.privateThread) await writeContextFiles(store, p, prev, next);
-      await store.writeStateLocked(p, p.contextData, next);
+      if (!ref.privateThread) await writeContextFiles(tx, prev, next);
+      await tx.writeState(p.contextData, next);
       return { answered: r.answered };
     });
     if (!outcome.answered) return `Nothing answered: ${outcome.why}.`;

@@ -214,7 +214,7 @@ export async function auditChannel(o: AuditOptions): Promise<ChannelAudit> {
     const current = await readText(p.context);
     report.context = contextStaleness(current, data) ?? archiveStaleness(await readText(p.contextArchive), data);
     if (report.context && o.fix) {
-      await store.exclusive(p, () => writeContextFiles(store, p, data, data));
+      await store.exclusive(p, (tx) => writeContextFiles(tx, data, data));
       report.contextFixed = true;
     }
   }

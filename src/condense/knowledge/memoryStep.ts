@@ -103,7 +103,7 @@ export async function condensationMemoryStep(
     );
   const constraintMemoryIds = constraintTexts.map((t) => findEntryId(memory, t)).filter((x): x is string => !!x);
   // Link the decision, its constraints and its items to their MEMORY entries.
-  await store.exclusive(p, async () => {
+  await store.exclusive(p, async (tx) => {
     const cur = await d.readContext();
     const dec = cur.decisions.find((x) => x.id === decisionId);
     if (dec) dec.memoryId = decisionMemoryId;
@@ -127,7 +127,7 @@ export async function condensationMemoryStep(
       const id = findEntryId(memory, playbookMemoryText(pb));
       if (id) pb.memoryId = id;
     }
-    await store.writeStateLocked(p, d.contextFile, cur);
+    await tx.writeState(d.contextFile, cur);
   });
   return { decisionMemoryId, constraintMemoryIds };
 }

@@ -1,30 +1,34 @@
 import type { ChannelRef } from '../../memory/paths';
 import { ChannelStore } from '../../memory/store';
+import type { ChannelTx } from '../../memory/channelTx';
 import { MalformedStateError } from '../../memory/storeErrors';
 import { EMPTY_LEDGER, Ledger } from './ledgerSchema';
 
 /** Reading and rewriting a conversation's ledger (`.minutes/ledger.json`, see memory/layout.ts). */
 
 /** Strict: a ledger that does not parse is refused, not read as empty (that would redo every condensation). */
-export async function readLedger(store: ChannelStore, ref: ChannelRef): Promise<Ledger> {
-  const l = await store.readState(store.paths(ref).ledger, Ledger, { strict: true });
+export function readLedger(store: ChannelStore, ref: ChannelRef): Promise<Ledger> {
+  return readLedgerFile(store, store.paths(ref).ledger);
+}
+
+async function readLedgerFile(store: ChannelStore, file: string): Promise<Ledger> {
+  const l = await store.readState(file, Ledger, { strict: true });
   return l ?? { ...EMPTY_LEDGER, entries: {} };
 }
 
 /**
- * Read-modify-write of the ledger. Call it only inside `store.exclusive` for this channel: two
+ * Read-modify-write of the ledger of the channel whose exclusive section `tx` is: two
  * condensations of one channel must not lose each other's entries.
  */
-export async function mutateLedgerLocked<T>(store: ChannelStore, ref: ChannelRef, fn: (l: Ledger) => T): Promise<T> {
-  const p = store.paths(ref);
-  const l = await readLedger(store, ref);
+export async function mutateLedgerIn<T>(store: ChannelStore, tx: ChannelTx, fn: (l: Ledger) => T): Promise<T> {
+  const l = await readLedgerFile(store, tx.p.ledger);
   const out = fn(l);
-  await store.writeStateLocked(p, p.ledger, l);
+  await tx.writeState(tx.p.ledger, l);
   return out;
 }
 
 export async function mutateLedger<T>(store: ChannelStore, ref: ChannelRef, fn: (l: Ledger) => T): Promise<T> {
-  return store.exclusive(store.paths(ref), () => mutateLedgerLocked(store, ref, fn));
+  return store.exclusive(store.paths(ref), (tx) => mutateLedgerIn(store, tx, fn));
 }
 
 /**

@@ -7,7 +7,7 @@ import type { SideTaskDeps } from '../../llm/sideTask';
 import { decisionIdFor } from '../knowledge/contextData';
 import { LEASE_MS, leaseHolderGone, thisProcess } from './leases';
 import { LeaseHolder, LedgerEntry } from './ledgerSchema';
-import { mutateLedger, mutateLedgerLocked } from './ledgerFile';
+import { mutateLedger, mutateLedgerIn } from './ledgerFile';
 import {
   ClaimedRun,
   CondenseStep,
@@ -15,6 +15,7 @@ import {
   DraftedRun,
   draftedRun,
   draftStep,
+  ExclusiveStep,
   fileStep,
   historyStep,
   LedgerRecord,
@@ -78,18 +79,22 @@ const DEFAULT_BUDGET_CHARS = 40_000;
 export { PIN_NOT_ALLOWED_NOTICE, PINS_FULL_NOTICE } from './steps';
 
 /** A step as the runner sees it: its name, its fault point, and how its ledger entry shows it done. */
-interface NamedStep<R extends ClaimedRun> {
+type NamedStep<R extends ClaimedRun> = {
   name: 'draft' | 'post' | 'file' | 'context' | 'memory' | 'history';
   faultPoint: FaultPoint;
   done: (entry: LedgerEntry) => boolean;
-  /**
-   * The effect and its record in one exclusive section of the channel: the effect rewrites files
-   * other writers of the channel (commands, memory upkeep, the audit) change under that lock, and no
-   * one who takes the lock sees the effect without its record.
-   */
-  exclusive: boolean;
-  run: CondenseStep<R>;
-}
+} & (
+  | { exclusive: false; run: CondenseStep<R> }
+  | {
+      /**
+       * The effect and its record in one exclusive section of the channel: the effect rewrites files
+       * other writers of the channel (commands, memory upkeep, the audit) change under that lock, and no
+       * one who takes the lock sees the effect without its record.
+       */
+      exclusive: true;
+      run: ExclusiveStep<R>;
+    }
+);
 
 /** The step whose answer the others are built from. */
 const DRAFT_STEP: NamedStep<ClaimedRun> = { name: 'draft', faultPoint: 'drafted', exclusive: false, done: (e) => !!e.draft, run: draftStep };
@@ -229,11 +234,11 @@ export class Secretary {
       run.entry = await this.record(run, record);
       return;
     }
-    run.entry = await this.store.exclusive(run.p, async () => {
-      const record = await step.run(run, crashPoint);
+    run.entry = await this.store.exclusive(run.p, async (tx) => {
+      const record = await step.run(run, tx, crashPoint);
       // updatedAt is left as the last unlocked record stamped it: retries are ordered by it, and
       // these records have never moved it.
-      return mutateLedgerLocked(this.store, run.ref, (l) => {
+      return mutateLedgerIn(this.store, tx, (l) => {
         const e = l.entries[run.key];
         record(e, l);
         return structuredClone(e);

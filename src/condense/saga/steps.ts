@@ -2,6 +2,7 @@ import { renderHistoryBlock } from '../../memory/history';
 import type { ChannelRef } from '../../memory/paths';
 import type { ChannelPaths } from '../../memory/layout';
 import type { ChannelStore } from '../../memory/store';
+import type { ChannelTx } from '../../memory/channelTx';
 import type { SideTaskDeps } from '../../llm/sideTask';
 import { NAMES } from '../../memory/layout';
 import { composePlaybook } from '../knowledge/playbookFile';
@@ -67,6 +68,9 @@ export type LedgerRecord = (entry: LedgerEntry, ledger: Ledger) => void;
  * tests inject crashes there, so the step calls it at that moment rather than the runner after it.
  */
 export type CondenseStep<R extends ClaimedRun> = (run: R, crashPoint: () => Promise<void>) => Promise<LedgerRecord>;
+
+/** A step run in the channel's exclusive section with its record (see the runner): `tx` writes under that lock. */
+export type ExclusiveStep<R extends ClaimedRun> = (run: R, tx: ChannelTx, crashPoint: () => Promise<void>) => Promise<LedgerRecord>;
 
 export const PIN_NOT_ALLOWED_NOTICE = "I can't pin messages here (missing the Pin Messages permission), so condensations are posted without pinning.";
 export const PINS_FULL_NOTICE = "This channel's pins are full and none of them are my condensations, so I posted this one without pinning.";
@@ -147,7 +151,7 @@ export const postStep: CondenseStep<DraftedRun> = async (run, crashPoint) => {
 };
 
 /** 3. The condensation file (and superseded_by on the files it replaces). */
-export const fileStep: CondenseStep<DraftedRun> = async (run, crashPoint) => {
+export const fileStep: ExclusiveStep<DraftedRun> = async (run, _tx, crashPoint) => {
   const { store, p, ref, key, target, entry, draft, body, supersedes } = run;
   const name = await fileCondensation(store, { p, ref, key, target, entry, draft, body, supersedes, ctx: run.contextBefore, posted: postedMessage(entry) });
   await crashPoint();
@@ -157,8 +161,8 @@ export const fileStep: CondenseStep<DraftedRun> = async (run, crashPoint) => {
 };
 
 /** 4. context.json, and CONTEXT.md rendered from it (never for a private thread: that file is the parent's). */
-export const contextStep: CondenseStep<DraftedRun> = async (run, crashPoint) => {
-  const { store, p, ref, entry } = run;
+export const contextStep: ExclusiveStep<DraftedRun> = async (run, tx, crashPoint) => {
+  const { p, ref, entry } = run;
   const prev = await readContext(run.store, run.ref);
   const next = foldCondensation(prev, {
     decisionId: run.decisionId,
@@ -182,13 +186,13 @@ export const contextStep: CondenseStep<DraftedRun> = async (run, crashPoint) => 
   // Playbook files before context.json: a resumed step finds the change still to make and makes it.
   for (const c of changedPlaybooks(prev, next)) {
     const before = prev.playbooks?.find((x) => x.slug === c.playbook.slug);
-    await store.updatePlaybookLocked(p, c.playbook.slug, (cur) => composePlaybook(cur, before, c.playbook));
+    await tx.updatePlaybook(c.playbook.slug, (cur) => composePlaybook(cur, before, c.playbook));
   }
   if (!ref.privateThread) {
     // CONTEXT.md first: a crash before context.json leaves a file whose hash still matches.
-    await writeContextFiles(store, p, prev, next);
+    await writeContextFiles(tx, prev, next);
   }
-  await store.writeStateLocked(p, p.contextData, next);
+  await tx.writeState(p.contextData, next);
   await crashPoint();
   return (e) => {
     e.steps.context = ref.privateThread ? 'skipped' : 'done';
@@ -211,10 +215,10 @@ export const memoryStep: CondenseStep<DraftedRun> = async (run, crashPoint) => {
 };
 
 /** 6. HISTORY.md: one block, recognised by its marker on a resumed run. */
-export const historyStep: CondenseStep<DraftedRun> = async (run, crashPoint) => {
+export const historyStep: ExclusiveStep<DraftedRun> = async (run, tx, crashPoint) => {
   const { entry, draft } = run;
   const marker = markerFor(run.key);
-  await run.store.updateLocked(run.p, 'HISTORY.md', (cur) => {
+  await tx.update('HISTORY.md', (cur) => {
     if (cur.includes(marker)) return cur;
     const block = renderHistoryBlock({
       at: new Date(`${entry.facts.date}T00:00:00Z`),
