@@ -35,7 +35,7 @@ const { ConfigFileSchema } = require('../src/config/schema.ts');
 const { createRuntime } = require('../src/app/runtime.ts');
 const { silentLogger } = require('../src/log/logger.ts');
 const { Secretary } = require('../src/condense/saga/secretary.ts');
-const { ActionCommands } = require('../src/bot/commands/actionCommands.ts');
+const { ActionCommands } = require('../src/condense/knowledge/actionCommands.ts');
 const { parseMemory } = require('../src/memory/entries.ts');
 const { recallDirs } = require('../src/memory/layout.ts');
 const { DEFAULT_MODELS } = require('../src/llm/provider.ts');
@@ -287,8 +287,8 @@ async function closeSomeActions(rt, actions, ref, world, dayStart) {
   const ctx = JSON.parse(fs.readFileSync(file, 'utf8'));
   for (const it of ctx.actions ?? []) {
     if (it.status !== 'open' || Date.parse(it.opened) > dayStart - 10 * DAY_MS || world.random() < 0.2) continue;
-    const ix = { member: { displayName: it.owner ?? 'admin' }, user: { username: it.owner ?? 'admin', globalName: null } };
-    await actions.command(ix, ref, it.id, true);
+    const who = it.owner ?? 'admin';
+    await actions.command(ref, it.id, { actor: who, name: who, admin: true });
   }
 }
 

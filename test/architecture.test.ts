@@ -35,7 +35,7 @@ const LAYERS = [
 const SUBLAYERS: Record<string, string[]> = {
   condense: [
     'condensation', // what a condensation is: the discussion's transcript, the draft's shape, its post and file
-    'knowledge', // the channel's knowledge: decisions, action items, open questions, playbooks, CONTEXT.md, their MEMORY.md lines
+    'knowledge', // the channel's knowledge: decisions, action items, open questions, playbooks (and /actions, /questions, /playbooks), CONTEXT.md, their MEMORY.md lines
     'saga', // the Secretary's saga: the ledger and its leases, the trigger gate, the draft, the steps, filing
     'observers', // noticing decisions nobody condensed, drift from a decision in force
     'titles', // thread titles
@@ -44,7 +44,7 @@ const SUBLAYERS: Record<string, string[]> = {
   bot: [
     'shards', // which servers a shard owns, running shards, identify turns across hosts, planning shards over hosts
     'discord', // the discord.js client, the permissions the bot needs, reply splitting, doctor's Discord check
-    'commands', // the slash commands' definitions and routing, /actions, /questions, /playbooks, /pack
+    'commands', // the command registry on Discord: slash definitions built from it, routing through it, /pack's refusals
     'intake', // messages in and replies out: events, the gate, the log, the inbox, catch-up, sending, names
     'secretary', // the Secretary on Discord: triggers, slash commands, jobs, gathering, threads it opens, decision offers, drift notes
     'start', // the composition root: builds the runtime and wires the parts above into a running bot

@@ -1,14 +1,13 @@
 import path from 'node:path';
 import readline from 'node:readline';
 import type { Runtime } from '../app/runtime';
-import { contextCommand, forgetCommand, memoryCommand, newCommand, recallCommand, statusCommand, CommandContext } from '../chat/commands';
 import { ModelError } from '../llm/errors';
 import { ModelCallsStoppedError } from '../llm/shutdown';
 import { type ChannelRef } from '../memory/paths';
 import { recallDirs } from '../memory/layout';
-import { packCommand, PackCommandContext } from '../chat/packCommands';
 import { driftLine } from '../condense/observers/drift';
 import { DriftChecker } from '../condense/observers/driftChecker';
+import { consoleServices, HELP, runConsoleCommand } from './consoleCommands';
 
 /**
  * Console mode. At a terminal it is a chat; when stdin is not a terminal it is a protocol for
@@ -29,21 +28,6 @@ export interface ConsoleOptions {
    */
   stop?: AbortSignal;
 }
-
-/** What `/help` prints; also the list the banner and an unknown command point to. */
-export const HELP = [
-  'Type a message to talk to the model. Commands:',
-  '  /recall <text>         what recall would inject for that text, with its scores',
-  "  /recall --explain <text>  the same, and why: each line's words and meaning, or what kept recall silent",
-  "  /memory                the channel's MEMORY.md entries",
-  '  /memory forget <id>    remove one entry (the reply quotes it)',
-  "  /context               the channel's CONTEXT.md",
-  '  /new                   a fresh model conversation (SESSION.md is kept)',
-  '  /status                token usage, cache hit rate, file sizes, upkeep',
-  '  /pack …                context packages: list, create, activate, deactivate, explain, refresh, delete (/pack alone for usage)',
-  '  /help                  this list',
-  'Start a line with a space to send a /word as a message. Ctrl-D (end of input) quits.',
-].join('\n');
 
 export const SEPARATOR = '---';
 
@@ -71,22 +55,6 @@ const COMMAND_LIKE = /^\/[a-z]+$/i;
 
 export async function runConsole(o: ConsoleOptions): Promise<void> {
   const { runtime, ref } = o;
-  const ctx: CommandContext = {
-    store: runtime.store,
-    engine: runtime.engine,
-    clock: runtime.clock,
-    usage: runtime.usage,
-    upkeep: runtime.upkeep,
-    actor: o.userName ?? 'console',
-  };
-  // The person at the console runs the bot: an admin.
-  const packs: PackCommandContext = {
-    store: runtime.store,
-    search: (r) => runtime.recall.search(r),
-    clock: runtime.clock,
-    actor: ctx.actor,
-    isAdmin: true,
-  };
   const rl = readline.createInterface({ input: o.input, terminal: false, crlfDelay: Infinity });
   const stopReading = () => rl.close();
   if (o.stop?.aborted) stopReading();
@@ -97,6 +65,10 @@ export async function runConsole(o: ConsoleOptions): Promise<void> {
   const paths = runtime.store.paths(ref);
   // Silent on purpose: a failure is logged by the embedder once, and recall then goes by words.
   const indexed = runtime.recall.indexAll(recallDirs(paths, runtime.store.root)).catch(() => undefined);
+  // The person at the console runs the bot: an admin.
+  const actor = o.userName ?? 'console';
+  const asker = { actor, name: actor, admin: true };
+  const services = consoleServices({ runtime, channelDir: path.resolve(paths.channelDir), indexed });
   let seq = 0;
   // Drift notes (discord.driftNotes, here too): checked beside the reply, never before it; a line
   // found after its reply was printed goes under the next one.
@@ -135,31 +107,10 @@ export async function runConsole(o: ConsoleOptions): Promise<void> {
     // Read from the raw line: a leading space turns a would-be command into a message.
     const [first] = line.split(/\s+/);
     if (COMMAND_LIKE.test(first)) {
-      const [cmd, ...rest] = trimmed.split(/\s+/);
-      const arg = trimmed.slice(cmd.length).trim();
-      switch (cmd) {
-        case '/recall':
-          await indexed;
-          if (rest[0] === '--explain') return recallCommand(ctx, ref, arg.slice('--explain'.length).trim(), true);
-          return recallCommand(ctx, ref, arg);
-        case '/help':
-          return HELP;
-        case '/memory':
-          // The console's user runs the bot: an admin.
-          if (rest[0] === 'forget') return rest[1] ? forgetCommand(ctx, ref, rest[1], { admin: true }) : 'error: usage: /memory forget <id>';
-          return memoryCommand(ctx, ref);
-        case '/context':
-          return contextCommand(ctx, ref);
-        case '/new':
-          return newCommand(ctx, ref);
-        case '/status':
-          return statusCommand(ctx, ref);
-        case '/pack':
-          await indexed;
-          return packCommand(packs, ref, arg);
-        default:
-          return `error: unknown command ${cmd}; /help lists the commands (start the line with a space to send it as a message)`;
-      }
+      const [cmd] = trimmed.split(/\s+/);
+      if (cmd === '/help') return HELP;
+      const answer = await runConsoleCommand(cmd.slice(1), trimmed.slice(cmd.length).trim(), { ref, asker, services });
+      return answer ?? `error: unknown command ${cmd}; /help lists the commands (start the line with a space to send it as a message)`;
     }
     seq++;
     // The console's user runs the bot: an admin, who may make it forget any entry.

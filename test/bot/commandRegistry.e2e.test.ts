@@ -1,11 +1,12 @@
 import { PermissionFlagsBits } from 'discord.js';
+import { HELP } from '../../src/cli/consoleCommands';
 import type { FakeChannel, FakeGuild, FakeUser } from '../fakes/discord/state';
 import { BotHarness, startHarness } from '../helpers/botHarness';
 
 /**
  * One command registry for Discord and the console (issue 42): a command only an admin may run is
  * registered with default_member_permissions, so members do not see it; the commands members use
- * carry none.
+ * carry none; and both transports offer the same commands.
  */
 describe('the command registry on Discord', () => {
   let h: BotHarness;
@@ -46,5 +47,10 @@ describe('the command registry on Discord', () => {
     const allowed = h.discord.slashCommand(general.id, mod.id, 'new');
     await h.discord.waitForAnswer(allowed);
     expect(allowed.original!.content).toMatch(/conversation/);
+  });
+
+  it('the console offers the same commands as Discord registers (its /help names each)', () => {
+    const onConsole = [...HELP.matchAll(/^ {2}\/([a-z]+)/gm)].map((m) => m[1]).filter((n) => n !== 'help');
+    expect([...new Set(onConsole)].sort()).toEqual(Object.keys(registered()).sort());
   });
 });

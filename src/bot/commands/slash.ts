@@ -88,16 +88,11 @@ export interface ThreadCommands {
   command(ix: ChatInputCommandInteraction, topic: string | null): Promise<string>;
 }
 
-/** `/actions`, supplied when action items are wired. */
-export interface ActionItemCommands {
-  command(ix: ChatInputCommandInteraction, ref: ChannelRef, doneId: string | null, admin: boolean): Promise<string>;
-}
+/** `/actions`, supplied when action items are wired (condense/knowledge/actionCommands.ts). */
+export type ActionItemCommands = NonNullable<CommandServices['actions']>;
 
-/** `/questions` and `/playbooks`, supplied when open questions and playbooks are wired. */
-export interface KnowledgeSlashCommands {
-  questions(ix: ChatInputCommandInteraction, ref: ChannelRef, answerId: string | null, text: string | null, admin: boolean): Promise<string>;
-  playbooks(ref: ChannelRef): Promise<string>;
-}
+/** `/questions` and `/playbooks`, supplied when open questions and playbooks are wired (condense/knowledge/knowledgeCommands.ts). */
+export type KnowledgeSlashCommands = NonNullable<CommandServices['knowledge']>;
 
 /** Pure: admin rights are the configured roles, or Manage Messages when none are configured. */
 export function isAdmin(roleIds: string[], canManageMessages: boolean, d: ConfigFile['discord']): boolean {
@@ -161,7 +156,7 @@ function discordServices(
     knowledge?: KnowledgeSlashCommands;
   },
 ): CommandServices {
-  const { secretary, threads, actions, knowledge } = o;
+  const { secretary, threads } = o;
   return {
     channel: o.commands,
     secretary: secretary && {
@@ -170,11 +165,8 @@ function discordServices(
       list: (ref) => secretary.list(ref),
     },
     threads: threads && { open: (topic) => threads.command(ix, topic) },
-    actions: actions && { command: (ref, doneId, asker) => actions.command(ix, ref, doneId, asker.admin) },
-    knowledge: knowledge && {
-      questions: (ref, answerId, text, asker) => knowledge.questions(ix, ref, answerId, text, asker.admin),
-      playbooks: (ref) => knowledge.playbooks(ref),
-    },
+    actions: o.actions,
+    knowledge: o.knowledge,
     packs: o.packs,
   };
 }

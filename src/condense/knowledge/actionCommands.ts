@@ -1,9 +1,9 @@
-import type { ChatInputCommandInteraction, GuildMember } from 'discord.js';
+import type { Asker } from '../../chat/commandRegistry';
 import type { Logger } from '../../log/logger';
 import type { ChannelStore } from '../../memory/store';
-import { closeItem, formatItem, isNamedMember, openItems } from '../../condense/knowledge/actionItems';
-import { ContextData } from '../../condense/knowledge/contextData';
-import { readContext, writeContextFiles } from '../../condense/knowledge/contextFiles';
+import { closeItem, formatItem, isNamedMember, openItems } from './actionItems';
+import { ContextData } from './contextData';
+import { readContext, writeContextFiles } from './contextFiles';
 import type { ChannelRef } from '../../memory/paths';
 import { MalformedStateError } from '../../memory/storeErrors';
 
@@ -17,9 +17,9 @@ import { MalformedStateError } from '../../memory/storeErrors';
 export class ActionCommands {
   constructor(private readonly rt: { store: ChannelStore; logger: Logger; clock: () => Date }) {}
 
-  async command(ix: ChatInputCommandInteraction, ref: ChannelRef, doneId: string | null, admin: boolean): Promise<string> {
+  async command(ref: ChannelRef, doneId: string | null, asker: Asker): Promise<string> {
     try {
-      return doneId ? await this.done(ix, ref, doneId, admin) : await this.list(ref);
+      return doneId ? await this.done(ref, doneId, asker) : await this.list(ref);
     } catch (err) {
       if (err instanceof MalformedStateError) return `Cannot read this channel's action items: ${err.message}.`;
       throw err;
@@ -32,16 +32,16 @@ export class ActionCommands {
     return [`Open action items (${open.length}); close one with /actions done:<id>:`, ...open.map((i) => `- ${formatItem(i)}`)].join('\n');
   }
 
-  private async done(ix: ChatInputCommandInteraction, ref: ChannelRef, id: string, admin: boolean): Promise<string> {
+  private async done(ref: ChannelRef, id: string, asker: Asker): Promise<string> {
     const { store, clock } = this.rt;
     const p = store.paths(ref);
     const file = p.contextData;
-    const who = (ix.member as GuildMember | null)?.displayName ?? ix.user.username;
+    const who = asker.name;
     const date = clock().toISOString().slice(0, 10);
     const outcome = await store.exclusive(p, async (tx) => {
       const prev = await readContext(this.rt.store, ref);
       const item = (prev.actions ?? []).find((i) => i.id === id.trim());
-      if (item && item.status === 'open' && !admin && !isNamedMember(item.ownerId, ix.user.id)) {
+      if (item && item.status === 'open' && !asker.admin && !(asker.userId !== undefined && isNamedMember(item.ownerId, asker.userId))) {
         return { why: ownerOnly(item.owner, item.ownerId, `close ${item.id}`, 'its owner') };
       }
       const r = closeItem(prev.actions ?? [], id, who, date);

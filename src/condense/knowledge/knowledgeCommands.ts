@@ -1,14 +1,14 @@
-import type { ChatInputCommandInteraction, GuildMember } from 'discord.js';
+import type { Asker } from '../../chat/commandRegistry';
 import type { Logger } from '../../log/logger';
 import type { ChannelStore } from '../../memory/store';
 import { NAMES } from '../../memory/layout';
-import { ContextData } from '../../condense/knowledge/contextData';
-import { readContext, writeContextFiles } from '../../condense/knowledge/contextFiles';
-import { answeredMemoryText } from '../../condense/knowledge/memoryStep';
-import { answerQuestion, formatAnswered, formatQuestion, openQuestions } from '../../condense/knowledge/openQuestions';
-import { isNamedMember } from '../../condense/knowledge/actionItems';
+import { ContextData } from './contextData';
+import { readContext, writeContextFiles } from './contextFiles';
+import { answeredMemoryText } from './memoryStep';
+import { answerQuestion, formatAnswered, formatQuestion, openQuestions } from './openQuestions';
+import { isNamedMember } from './actionItems';
 import { ownerOnly } from './actionCommands';
-import { byLastChange, currentVersion } from '../../condense/knowledge/playbooks';
+import { byLastChange, currentVersion } from './playbooks';
 import type { ChannelRef } from '../../memory/paths';
 import { MalformedStateError } from '../../memory/storeErrors';
 import { redactSecrets } from '../../shared/secrets';
@@ -24,10 +24,10 @@ import { redactSecrets } from '../../shared/secrets';
 export class KnowledgeCommands {
   constructor(private readonly rt: { store: ChannelStore; logger: Logger; clock: () => Date }) {}
 
-  async questions(ix: ChatInputCommandInteraction, ref: ChannelRef, answerId: string | null, text: string | null, admin: boolean): Promise<string> {
+  async questions(ref: ChannelRef, answerId: string | null, text: string | null, asker: Asker): Promise<string> {
     try {
       if (!answerId) return text ? 'Name the question too: /questions answer:<id> text:<answer> (the ids are in /questions).' : await this.list(ref);
-      return await this.answer(ix, ref, answerId, text ?? '', admin);
+      return await this.answer(ref, answerId, text ?? '', asker);
     } catch (err) {
       if (err instanceof MalformedStateError) return `Cannot read this channel's open questions: ${err.message}.`;
       throw err;
@@ -58,17 +58,17 @@ export class KnowledgeCommands {
     return [`Open questions (${open.length}); answer one with /questions answer:<id> text:<answer>:`, ...open.map((q) => `- ${formatQuestion(q)}`)].join('\n');
   }
 
-  private async answer(ix: ChatInputCommandInteraction, ref: ChannelRef, id: string, text: string, admin: boolean): Promise<string> {
+  private async answer(ref: ChannelRef, id: string, text: string, asker: Asker): Promise<string> {
     const { store, clock } = this.rt;
     const p = store.paths(ref);
-    const who = (ix.member as GuildMember | null)?.displayName ?? ix.user.username;
+    const who = asker.name;
     const date = clock().toISOString().slice(0, 10);
     // Memory and CONTEXT.md never keep a secret, whoever types it.
     const answer = redactSecrets(text);
     const outcome = await store.exclusive(p, async (tx) => {
       const prev = await readContext(store, ref);
       const q = (prev.questions ?? []).find((x) => x.id === id.trim());
-      if (q && q.status === 'open' && !admin && !isNamedMember(q.askedById, ix.user.id)) {
+      if (q && q.status === 'open' && !asker.admin && !(asker.userId !== undefined && isNamedMember(q.askedById, asker.userId))) {
         return { why: ownerOnly(q.askedBy, q.askedById, `answer ${q.id}`, 'who asked') };
       }
       const r = answerQuestion(prev.questions ?? [], { id, answer, who, date });
