@@ -76,4 +76,20 @@ describe('console knowledge commands', () => {
     expect(unknown).toMatch(/^Nothing closed: /);
     for (const cmd of ['/actions', '/actions done <id>', '/questions', '/questions answer <id> <answer>', '/playbooks']) expect(help).toContain(cmd);
   });
+
+  it('what needs Discord says what does it here: /condense and /resolve the command that condenses this channel, /thread a channel', async () => {
+    seed();
+    const r = await runCli(['chat', '--channel', 'ops'], {
+      env: env(),
+      cwd: world.tmp.dir,
+      input: ['/condense the replicas', '/resolve', '/thread replicas', '/condensations'],
+    });
+    const [condense, resolve, thread, list] = blocks(r.stdout);
+    const command = `minutes condense --channel-dir ${dir()} --apply`;
+    expect(condense).toContain(command);
+    expect(resolve).toContain(command);
+    expect(thread).toMatch(/minutes chat --channel NAME/);
+    expect(list).toBe('No condensations in this channel yet.');
+    expect(world.fake.requests).toHaveLength(0);
+  });
 });
