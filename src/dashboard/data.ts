@@ -3,7 +3,7 @@ import type { Conversation, ServerNames } from '../memory/dataRootIndex';
 import path from 'node:path';
 import { parseMemory, MemoryLine } from '../memory/entries';
 import { FrontMatterError, frontMatterOrError } from '../memory/frontMatter';
-import { ContextData } from '../condense/knowledge/contextData';
+import { ContextData, ContextDecision } from '../condense/knowledge/contextData';
 import { openQuestions, type OpenQuestion } from '../condense/knowledge/openQuestions';
 import { byLastChange, type Playbook } from '../condense/knowledge/playbooks';
 import { folderLayout } from '../memory/layout';
@@ -144,12 +144,14 @@ export type Names = ServerNames;
  * The unit's open questions (oldest first) and playbooks (most recently changed first), from its
  * context.json; none when it has none or it does not parse (the audit on the home page says why).
  */
-export async function readKnowledge(u: Unit): Promise<{ questions: OpenQuestion[]; playbooks: Playbook[] }> {
+export async function readKnowledge(u: Unit): Promise<{ questions: OpenQuestion[]; playbooks: Playbook[]; decisions: ContextDecision[] }> {
   const text = await readTextOrNull(folderLayout(u.dir).contextData);
+  const none = { questions: [], playbooks: [], decisions: [] };
   try {
     const v = ContextData.safeParse(text ? JSON.parse(text) : null);
-    return v.success ? { questions: openQuestions(v.data.questions), playbooks: byLastChange(v.data.playbooks) } : { questions: [], playbooks: [] };
+    // The decisions for their status (who ratified or reopened each), shown beside their condensations.
+    return v.success ? { questions: openQuestions(v.data.questions), playbooks: byLastChange(v.data.playbooks), decisions: v.data.decisions } : none;
   } catch {
-    return { questions: [], playbooks: [] };
+    return none;
   }
 }

@@ -4,6 +4,8 @@ import type { RecallItem } from '../recall/types';
 import { chainOf, Condensation, Unit } from './data';
 import type { OpenQuestion } from '../condense/knowledge/openQuestions';
 import type { Playbook } from '../condense/knowledge/playbooks';
+import type { ContextDecision } from '../condense/knowledge/contextData';
+import { statusAsOf, statusWords } from '../condense/knowledge/ratify';
 import { esc, LinkTarget, Markdown, safeHref } from './html';
 import { timelineSvg } from './timeline';
 
@@ -76,16 +78,23 @@ export function channelBody(
     filter: string;
     questions?: OpenQuestion[];
     playbooks?: Playbook[];
+    /** context.json's decisions: what members said of each (ratified by whom…) is shown beside its condensation. */
+    decisions?: ContextDecision[];
   },
 ): string {
   const links = channelLinks(ctx, u, o.conds);
+  const byFile = new Map((o.decisions ?? []).filter((d) => d.kind === 'decision' && d.file).map((d) => [d.file as string, d]));
+  const said = (c: Condensation) => {
+    const d = byFile.get(c.file);
+    return d && !c.supersededBy ? ` <span class="muted">${esc(statusWords(statusAsOf(d)))}</span>` : '';
+  };
   const list = [...o.conds]
     .reverse()
     .map((c) => {
       const post = safeHref(c.postUrl);
       const title = `<a href="${esc(condLink(ctx, u, c.id))}">${esc(c.topic)}</a>`;
       return (
-        `<li>${esc(c.date)} — ${c.supersededBy ? `<del>${title}</del> <span class="muted">superseded by ${esc(c.supersededBy)}</span>` : title}` +
+        `<li>${esc(c.date)} — ${c.supersededBy ? `<del>${title}</del> <span class="muted">superseded by ${esc(c.supersededBy)}</span>` : title}${said(c)}` +
         `${post ? ` · <a href="${esc(post)}" rel="noopener noreferrer">Discord message</a>` : ''}` +
         `${c.malformed ? ' <span class="muted">malformed front matter (not read)</span>' : ''}</li>`
       );
