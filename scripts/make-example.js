@@ -4,7 +4,8 @@
  * Makes the example data root (`examples/`) with the product's own pipeline: a scripted discussion
  * in a console channel goes into its log.jsonl, its "remember that …" / "don't forget that …" lines
  * are applied as the chat engine applies them, and each discussion is condensed by the Secretary
- * (CONTEXT.md, MEMORY.md, HISTORY.md, condensations/, the ledger). The Secretary's model is a
+ * (CONTEXT.md, MEMORY.md, HISTORY.md, condensations/, the ledger), and a member confirms one decision
+ * as the Confirm button does (ratified; the one it replaced is superseded). The Secretary's model is a
  * scripted one and the clock is fixed, so the output is the same byte for byte on every run.
  *
  *   npm run example            # rebuilds dist/, then writes examples/
@@ -36,6 +37,8 @@ const DISCUSSIONS = [
   {
     start: '2026-11-16T14:00:00Z',
     topic: 'orders database',
+    // bea clicks Confirm on the pinned post 20 minutes after the condensation: the decision is ratified.
+    confirmedBy: [20, 'bea'],
     messages: [
       [0, 'cy', 'the MySQL JSON columns keep biting us in the orders service'],
       [4, 'bea', 'Postgres 16 has jsonb and the same p99 on our load test'],
@@ -148,6 +151,7 @@ async function makeExample(outDir) {
   const p = store.paths(ref);
   await store.ensureChannel(ref);
   const secretary = new Secretary({ deps: { model: scriptedModel(), store, logger, clock } });
+  const { confirmInChannel } = dist('condense/knowledge/ratifyFiles.js');
 
   let seq = 0;
   for (const d of DISCUSSIONS) {
@@ -167,6 +171,14 @@ async function makeExample(outDir) {
     now = new Date(now.getTime() + 5 * 60_000);
     const result = await secretary.condense({ target: { ref, channelName: CHANNEL, trigger: 'explicit', topicHint: d.topic }, messages });
     if (result.status !== 'done') throw new Error(`condensation of the discussion of ${d.start} ended "${result.status}": ${result.error ?? ''}`);
+    if (d.confirmedBy) {
+      // As the Confirm button does it (a console person's id is their name).
+      const [minutes, who] = d.confirmedBy;
+      now = new Date(now.getTime() + minutes * 60_000);
+      const click = { decisionId: result.decisionId, member: { id: who, name: who }, at: clock(), settings: { minConfirmations: 1 } };
+      const r = await confirmInChannel(store, ref, click);
+      if (!r.ok) throw new Error(`${who}'s Confirm of ${result.decisionId} was refused: ${r.why}`);
+    }
   }
   await store.idle();
   // Runtime state a reader of the example has no use for, and that no run writes the same way twice.

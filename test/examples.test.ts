@@ -41,6 +41,9 @@ describe('the example data root', () => {
     // question (and one answered), a playbook, memory.
     const context = fs.readFileSync(path.join(EXAMPLES, 'local', 'orders-team', 'CONTEXT.md'), 'utf8');
     expect(context).toMatch(/## Superseded Decisions\n\n- ~~/);
+    // A decision a member ratified (issue 43 §1), and one the Secretary recorded that nobody confirmed yet.
+    expect(context).toMatch(/^\d\. .*Postgres 16.* — ratified by bea \(2026-11-16\)$/m);
+    expect(context).toMatch(/^\d\. .*releases go out.* — proposed$/m);
     expect(context).toMatch(/## Open Action Items\n\n- `a-[0-9a-f]{6}`/);
     expect(context).toMatch(/## Open Questions\n\n- `q-[0-9a-f]{6}`/);
     expect(context).toMatch(/## Playbooks\n\n- \*\*Cut a release:\*\*/);
