@@ -45,6 +45,12 @@ describe('a decision the Secretary records, and what members say of it', () => {
       ],
     };
     expect(legacy.decisions.map(decisionStatus)).toEqual(['superseded', 'proposed']);
+    // A status set by hand, without who or when, counts from the decision's date and names nobody.
+    const byHand = { ...legacy.decisions[1], status: 'disputed' as const };
+    expect(statusAsOf(byHand)).toEqual({ status: 'disputed', confirmations: [] });
+    expect(statusWords(statusAsOf(byHand))).toBe('disputed');
+    expect(statusAsOf({ ...byHand, status: 'ratified' }, '2025-01-31').status).toBe('proposed');
+    expect(statusWords(statusAsOf({ ...byHand, status: 'ratified' }))).toBe('ratified by a member (2025-02-01)');
     expect(statusWords(statusAsOf(legacy.decisions[1]))).toBe('proposed');
   });
 

@@ -65,7 +65,7 @@ const mdName = (s: string) => flat(s).replace(/[\\`*_~[\]<>|#!]/g, (c) => `\\${c
  * What a decision line ends with: its status (ratify.ts). Lines rendered before decisions had one
  * end without it: contextHandEdits.ts strips it to tell such a line from a person's edit.
  */
-export const STATUS_SUFFIX = / — (?:proposed(?:, confirmed by .*)?|ratified by .*|disputed: .*)$/;
+export const STATUS_SUFFIX = / — (?:proposed(?:, confirmed by .*)?|ratified by .*|disputed(?:: .*)?)$/;
 
 function decisionLine(d: ContextDecision, n: number): string {
   const link = d.file ? ` ([condensation](condensations/${encodeURI(d.file)}))` : '';

@@ -63,11 +63,14 @@ const FOREVER = '9999-12-31';
 export function statusAsOf(d: ContextDecision, day: string = FOREVER, replaced: boolean = d.supersededBy !== undefined): StatusView {
   const confirmations = (d.ratifiedBy ?? []).filter((c) => dayOf(c.at) <= day).map((c) => ({ id: c.id, name: c.name, at: c.at }));
   const ratifiedAt = d.ratifiedAt ?? (d.status === 'ratified' ? (d.ratifiedBy?.at(-1)?.at ?? d.date) : undefined);
-  const disputed = d.disputedBy ?? (d.status === 'disputed' ? { id: '', name: 'someone', at: d.date } : undefined);
+  const disputedAt = d.disputedBy?.at ?? (d.status === 'disputed' ? d.date : undefined);
   const ratifiedOn = ratifiedAt && dayOf(ratifiedAt) <= day ? dayOf(ratifiedAt) : undefined;
   const base = { confirmations, ...(ratifiedOn ? { ratifiedOn } : {}) };
   if (replaced) return { status: 'superseded', ...base };
-  if (disputed && dayOf(disputed.at) <= day) return { status: 'disputed', ...base, disputedBy: { id: disputed.id, name: disputed.name, at: disputed.at } };
+  if (disputedAt && dayOf(disputedAt) <= day) {
+    const by = d.disputedBy;
+    return { status: 'disputed', ...base, ...(by ? { disputedBy: { id: by.id, name: by.name, at: by.at } } : {}) };
+  }
   return ratifiedOn ? { status: 'ratified', ...base } : { status: 'proposed', confirmations };
 }
 
@@ -82,7 +85,7 @@ export function statusWords(v: StatusView, name: (s: string) => string = (s) => 
     case 'ratified':
       return `ratified by ${names || 'a member'} (${v.ratifiedOn})`;
     case 'disputed':
-      return `disputed: reopened by ${name(v.disputedBy?.name ?? 'someone')} (${dayOf(v.disputedBy?.at ?? '')})`;
+      return v.disputedBy ? `disputed: reopened by ${name(v.disputedBy.name)} (${dayOf(v.disputedBy.at)})` : 'disputed';
     case 'superseded':
       return 'superseded';
     case 'proposed':
