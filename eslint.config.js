@@ -45,6 +45,18 @@ module.exports = tseslint.config(
     },
   },
   {
+    // Rules that need types, for src/ only (tests and benches await what they mean to): a promise
+    // nobody awaits or catches loses its rejection (an unhandled rejection ends the process), and
+    // one handed where a void callback is expected (an event listener) is never awaited either.
+    // Fire-and-forget is written `void p.catch(log)`, so the reader sees where its failure goes.
+    files: ['src/**/*.ts'],
+    languageOptions: { parserOptions: { project: './tsconfig.json', tsconfigRootDir: __dirname } },
+    rules: {
+      '@typescript-eslint/no-floating-promises': ['error', { ignoreVoid: false }],
+      '@typescript-eslint/no-misused-promises': 'error',
+    },
+  },
+  {
     // Front matter is read in one place, YAML only: gray-matter's other engines (`---js`) run the file's code.
     files: ['src/**/*.ts'],
     ignores: ['src/memory/frontMatter.ts'],

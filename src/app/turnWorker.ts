@@ -97,7 +97,7 @@ function handle({ rt, post, calls, turns, commands }: WorkerContext, m: HostMess
     case 'close':
       return answer(m.id, () => rt.close());
     case 'usage':
-      void rt.usage.add(m.ref, m.model, 'side', m.usage, m.at);
+      void rt.usage.add(m.ref, m.model, 'side', m.usage, m.at).catch((err) => rt.logger.warn({ err }, 'could not count a side call in usage.json'));
       return;
     case 'append-logs':
       for (const { ref, record } of m.lines) {

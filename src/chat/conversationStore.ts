@@ -121,14 +121,14 @@ export class ConversationStore {
         this.journal.appendSync(e.journalFile, text, !e.journalExists);
         e.journalExists = true;
         e.journalBytes += Buffer.byteLength(text);
-        if (e.journalBytes > this.journalMaxBytes && e.writes === 0) void this.snapshot(ref, e);
+        if (e.journalBytes > this.journalMaxBytes && e.writes === 0) this.snapshotSoon(ref, e);
       } catch (err) {
         // The reply still goes; the whole conversation is written instead, and the journal cut after
         // it (part of the line may have been written).
         e.journalExists = true;
         e.journalBytes += Buffer.byteLength(text);
         this.o.logger.error({ err, file: e.journalFile }, 'could not append to the conversation journal; writing the whole conversation');
-        void this.snapshot(ref, e);
+        this.snapshotSoon(ref, e);
       }
       return { state: e.state };
     });
@@ -214,7 +214,8 @@ export class ConversationStore {
       };
       this.held.set(key, e);
       // Its first turn will append here once the model has answered: the folder is made meanwhile.
-      void this.journal.prepare(p.conversationJournal);
+      // A failure is left to that append to meet and report.
+      void this.journal.prepare(p.conversationJournal).catch(() => undefined);
     }
     return e;
   }
@@ -245,12 +246,18 @@ export class ConversationStore {
       .finally(() => {
         e.writes--;
         // Turns arrived while it was written, so the journal could not be cut: try again with them.
-        if (e.writes === 0 && e.seq !== seq && e.journalBytes > this.journalMaxBytes) void this.snapshot(ref, e);
+        if (e.writes === 0 && e.seq !== seq && e.journalBytes > this.journalMaxBytes) this.snapshotSoon(ref, e);
         if (e.writes === 0 && this.pinned.get(key) === e) this.pinned.delete(key);
       });
     this.saves.add(saved);
-    void saved.then(() => this.saves.delete(saved));
+    const done = () => void this.saves.delete(saved);
+    saved.then(done, done);
     return saved;
+  }
+
+  /** snapshot() that nobody awaits: a failure to write is logged there, anything else here. */
+  private snapshotSoon(ref: ChannelRef, e: Held): void {
+    void this.snapshot(ref, e).catch((err) => this.o.logger.error({ err, file: e.snapshotFile }, 'could not save the conversation'));
   }
 
   private key(ref: ChannelRef): string {

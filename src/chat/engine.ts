@@ -259,7 +259,9 @@ export class ChatEngine {
       { role: 'user', content: newest, at, ids: messages.map((m) => m.id), parts: renderedParts },
       { role: 'assistant', content: replyText, at },
     ]);
-    void this.o.usage.add(ref, res.model, 'chat', res.usage, this.clock());
+    void this.o.usage
+      .add(ref, res.model, 'chat', res.usage, this.clock())
+      .catch((err) => this.o.logger.warn({ err }, 'could not count the reply in usage.json'));
     void store
       .appendJsonl(p.log, { type: 'reply', at, content: replyText, inReplyTo: messages.map((m) => m.id), model: res.model, recall: replyRecall(result) })
       .catch((err) => this.o.logger.warn({ err }, 'could not append to log.jsonl'));

@@ -140,7 +140,8 @@ export async function runConsole(o: ConsoleOptions): Promise<void> {
       });
     if (checking) {
       checks.add(checking);
-      void checking.finally(() => checks.delete(checking));
+      const done = () => void checks.delete(checking);
+      checking.then(done, done);
     }
     let reply;
     try {

@@ -73,4 +73,7 @@ async function main(): Promise<void> {
   });
 }
 
-void main();
+// A failed load is posted inside; anything else that throws here is told the host the same way.
+void main().catch((err: unknown) => {
+  parentPort?.postMessage({ type: 'failed', error: err instanceof Error ? err.message : String(err) } satisfies WorkerReply);
+});

@@ -122,14 +122,16 @@ export class WorkerEmbedder implements Embedder {
       // of the batch's answer is ignored.
       const timer = setTimeout(() => this.giveUp(mine, queue), deadline - now);
       timer.unref();
-      void Promise.allSettled(parts).then(() => clearTimeout(timer));
+      const clear = () => clearTimeout(timer);
+      Promise.allSettled(parts).then(clear, clear);
     }
     if (signal) {
       // A query whose reply went ahead without it (its wait ran out) is not embedded: under a burst
       // that work would only delay the queries still waiting. A batch already in the worker finishes.
       const drop = () => this.drop(mine, queue, signal.reason instanceof Error ? signal.reason : new Error('the embedding was no longer wanted'), true);
       signal.addEventListener('abort', drop, { once: true });
-      void Promise.allSettled(parts).then(() => signal.removeEventListener('abort', drop));
+      const unlisten = () => signal.removeEventListener('abort', drop);
+      Promise.allSettled(parts).then(unlisten, unlisten);
     }
     if (isQuery && !this.inFlight && !this.gathering) {
       this.gathering = setTimeout(() => {
@@ -241,7 +243,7 @@ export class WorkerEmbedder implements Embedder {
     }
     if (m.type === 'failed') {
       this.fail(new Error(`the sentence model could not load: ${m.error}`));
-      void w.terminate();
+      void w.terminate().catch((err) => this.o.logger.warn({ err }, 'could not stop the embedding worker whose model failed to load'));
       return;
     }
     const cur = this.inFlight;

@@ -72,8 +72,8 @@ export function createMcpHttp(o: McpHttpOptions): { server: http.Server; listen(
       const mcp = o.serverFor();
       const transport = new StreamableHTTPServerTransport({ sessionIdGenerator: undefined, enableJsonResponse: true });
       res.on('close', () => {
-        void transport.close();
-        void mcp.close();
+        void transport.close().catch((err) => o.logger.warn({ err }, 'could not close an MCP request'));
+        void mcp.close().catch((err) => o.logger.warn({ err }, 'could not close an MCP request'));
       });
       await mcp.connect(transport);
       await transport.handleRequest(req, res);

@@ -135,7 +135,8 @@ export class LineTransport implements Transport {
 
   private refuse(id: RequestId | null, code: number, message: string): void {
     // JSON-RPC answers an unreadable request with a null id; the SDK's type has no room for one.
-    void this.write(JSON.stringify({ jsonrpc: '2.0', id, error: { code, message } }));
+    // write() never rejects: a closed output drops the answer, as it drops any other.
+    void this.write(JSON.stringify({ jsonrpc: '2.0', id, error: { code, message } })).catch(() => undefined);
   }
 
   private write(json: string): Promise<void> {

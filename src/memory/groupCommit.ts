@@ -74,7 +74,8 @@ export class GroupCommit {
     if (this.timer) return;
     this.timer = setTimeout(() => {
       this.timer = null;
-      void this.commit();
+      // syncDirty reports each file's failure through onError; nothing else of it can fail.
+      void this.commit().catch((err) => this.o.onError(err, "this commit's journal files"));
     }, this.o.everyMs);
     // Pending fsyncs must not keep a finished process alive; shutdown calls flush().
     this.timer.unref();

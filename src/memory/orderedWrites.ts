@@ -74,8 +74,9 @@ export class OrderedWrites {
       () => undefined,
     );
     map.set(file, settled);
-    void settled.then(() => {
+    const done = () => {
       if (map.get(file) === settled) map.delete(file);
-    });
+    };
+    settled.then(done, done);
   }
 }

@@ -161,7 +161,7 @@ export function createRecallService(o: RecallServiceOptions): RecallService {
       const timer = setTimeout(() => {
         warming.delete(key);
         try {
-          void vectors.indexAll(o.lexical.indexOf(input));
+          void vectors.indexAll(o.lexical.indexOf(input)).catch((err) => o.logger.debug({ err }, 'could not queue memory lines for embedding'));
         } catch (err) {
           o.logger.debug({ err }, 'could not queue memory lines for embedding');
         }

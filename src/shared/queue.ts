@@ -27,9 +27,10 @@ export class KeyedQueue {
     }
     // The tail never rejects, so one failed task does not poison the queue.
     next.then(settle, settle);
-    void tail.then(() => {
+    const done = () => {
       if (this.tails.get(key) === tail) this.tails.delete(key);
-    });
+    };
+    tail.then(done, done);
     return next;
   }
 

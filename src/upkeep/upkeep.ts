@@ -54,18 +54,19 @@ export class Upkeep implements TurnListener {
     const key = this.o.deps.store.paths(ref).convDir;
     this.active.set(key, { ref, lastTurnAt: this.o.deps.clock().toISOString(), savedLastTurnAt: this.active.get(key)?.savedLastTurnAt });
     if (conversationTokens(conversation) <= this.o.tuning.tokenBudget) return;
+    // enqueue logs a step that failed; the catch is for anything past that.
     void this.enqueue(async () => {
       // Read again now, not as it was when the turn was noted: a compaction may have run since.
       const conv = await this.o.conversations.get(ref);
       if (conversationTokens(conv) > this.o.tuning.tokenBudget) await this.runDue(ref);
-    });
+    }).catch((err) => this.o.deps.logger.error({ err }, 'upkeep step failed'));
   }
 
   start(): void {
     this.task = cron.schedule(
       this.o.schedule ?? '* * * * *',
       () => {
-        void this.tick();
+        void this.tick().catch((err) => this.o.deps.logger.error({ err }, 'upkeep tick failed'));
       },
       { noOverlap: true },
     );

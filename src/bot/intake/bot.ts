@@ -107,6 +107,7 @@ export class MinutesBot {
         void o.appendLog(batch.ref, { type: 'answered', at: o.clock().toISOString(), ids, how: outcome }).catch(() => undefined);
       },
       (ref) => o.store.paths(ref).convDir,
+      (err) => this.log.error({ err }, 'a turn failed'),
     );
   }
 
@@ -125,8 +126,8 @@ export class MinutesBot {
    * (the gate, the log unless it is there already, the inbox), without the observers, whose notes
    * would come late. Once per process, whichever of the gateway and the catch-up sees it first.
    */
-  catchUpMessage(m: Message, logged: boolean): Promise<void> {
-    return this.handlers.run('catchUp', () => this.onMessage(m, { missed: true, logged }));
+  catchUpMessage(m: Message, logged: boolean): void {
+    this.handlers.run('catchUp', () => this.onMessage(m, { missed: true, logged }));
   }
 
   /**
@@ -160,22 +161,22 @@ export class MinutesBot {
   attach(): void {
     const { client } = this.o;
     client.on(Events.MessageCreate, (m) => {
-      void this.handlers.run('messageCreate', () => this.onMessage(m));
+      this.handlers.run('messageCreate', () => this.onMessage(m));
     });
     client.on(Events.MessageDelete, (m) => {
-      void this.handlers.run('messageDelete', () => this.onDelete(m));
+      this.handlers.run('messageDelete', () => this.onDelete(m));
     });
     client.on(Events.MessageUpdate, (_old, m) => {
-      void this.handlers.run('messageUpdate', () => this.onEdit(m));
+      this.handlers.run('messageUpdate', () => this.onEdit(m));
     });
     client.on(Events.InteractionCreate, (ix) => {
-      void this.handlers.run('interactionCreate', () => this.onInteraction(ix));
+      this.handlers.run('interactionCreate', () => this.onInteraction(ix));
     });
     client.on(Events.ClientReady, (c) => {
-      for (const g of c.guilds.cache.values()) void this.handlers.run('registerCommands', () => this.registerCommands(g));
+      for (const g of c.guilds.cache.values()) this.handlers.run('registerCommands', () => this.registerCommands(g));
     });
     client.on(Events.GuildCreate, (g) => {
-      void this.handlers.run('registerCommands', () => this.registerCommands(g));
+      this.handlers.run('registerCommands', () => this.registerCommands(g));
     });
   }
 

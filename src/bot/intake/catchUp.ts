@@ -120,7 +120,7 @@ export class CatchUp {
           if (logged && !owedIds.has(id) && !contextIds.has(id)) continue;
           if (!logged && m.createdTimestamp < floorMs) continue;
           handled++;
-          void this.o.bot.catchUpMessage(m, logged);
+          this.o.bot.catchUpMessage(m, logged);
         } else if (records.has(id)) {
           handled++;
           this.o.bot.resumeLogged(ref, channel, records.get(id)!);

@@ -13,8 +13,9 @@ export class InFlight {
     return this.closed;
   }
 
-  run(what: string, fn: () => Promise<unknown>): Promise<void> {
-    if (this.closed) return Promise.resolve();
+  /** Starts `fn`: nothing to await (its failure goes to onError; close() waits for it). */
+  run(what: string, fn: () => Promise<unknown>): void {
+    if (this.closed) return;
     const p = (async () => {
       try {
         await fn();
@@ -23,8 +24,8 @@ export class InFlight {
       }
     })();
     this.running.add(p);
-    void p.finally(() => this.running.delete(p));
-    return p;
+    const done = () => void this.running.delete(p);
+    p.then(done, done);
   }
 
   /** Stops new work at once, then waits for what is running (and anything it starts). */

@@ -23,9 +23,11 @@ export class Inbox<C = unknown> {
   private readonly busy = new Set<string>();
   private readonly held = new Set<string>();
 
+  /** `onError` is told of a batch whose `work` threw; that conversation's later turns still run. */
   constructor(
     private readonly work: (batch: Pending<C>) => Promise<void>,
     private readonly keyOf: (ref: ChannelRef) => string,
+    private readonly onError: (err: unknown) => void,
   ) {}
 
   note(ref: ChannelRef, m: InboundMessage): void {
@@ -40,7 +42,7 @@ export class Inbox<C = unknown> {
     p.messages.push(m);
     if (p.messages.length > MAX_PENDING) p.messages.splice(0, p.messages.length - MAX_PENDING);
     p.replyTo = m.id;
-    void this.drain(this.keyOf(ref));
+    this.start(this.keyOf(ref));
   }
 
   /** A deleted message never reaches a prompt. */
@@ -70,7 +72,7 @@ export class Inbox<C = unknown> {
       fill();
     } finally {
       this.held.delete(key);
-      void this.drain(key);
+      this.start(key);
     }
   }
 
@@ -87,6 +89,11 @@ export class Inbox<C = unknown> {
       this.pending.set(key, p);
     }
     return p;
+  }
+
+  /** Drains the conversation's turns in the background; nothing awaits it, so a failure is reported here. */
+  private start(key: string): void {
+    void this.drain(key).catch(this.onError);
   }
 
   private async drain(key: string): Promise<void> {

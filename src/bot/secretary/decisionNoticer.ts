@@ -61,7 +61,7 @@ export class DecisionNoticer {
     if (this.windows.size > MAX_CONVERSATIONS) this.windows.delete(this.windows.keys().next().value as string);
     if (this.busy.has(key) || !worthAsking(w)) return;
     this.busy.add(key);
-    void this.events.run('notice', () => this.judge(key, ref, m).finally(() => this.busy.delete(key)));
+    this.events.run('notice', () => this.judge(key, ref, m).finally(() => this.busy.delete(key)));
   }
 
   private async judge(key: string, ref: ChannelRef, m: Message): Promise<void> {

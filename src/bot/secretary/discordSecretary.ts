@@ -17,6 +17,8 @@ import { SecretaryTriggers } from './secretaryTriggers';
 import { SecretarySlashCommands } from './secretarySlash';
 import type { BotActivity } from '../intake/activity';
 import { serverFirstSeen } from './firstSeen';
+import { DecisionInteractions } from './decisionInteractions';
+import { RATIFY_DEFAULTS, type RatifySettings } from '../../condense/knowledge/ratify';
 
 /** Every 30 minutes: archived threads discord.js did not report, and interrupted condensations. */
 const DEFAULT_SWEEP_SCHEDULE = '*/30 * * * *';
@@ -39,6 +41,8 @@ export class DiscordSecretary implements SecretaryCommands {
   private readonly condenser: DiscordCondenser;
   private readonly triggers: SecretaryTriggers;
   private readonly slash: SecretarySlashCommands;
+  /** The buttons on pinned condensations, their forms, and the message commands. */
+  private readonly interactions: DecisionInteractions;
   private readonly jobs: SecretaryJobs;
   /** When the latest gateway session began (see SecretaryJobs.sweep); unset before the first. */
   private sessionSince: Date | undefined;
@@ -61,6 +65,8 @@ export class DiscordSecretary implements SecretaryCommands {
       auditSchedule?: string;
       /** The bot's answers and sends in flight: the sweep waits for a quiet moment. None: it does not wait. */
       activity?: BotActivity;
+      /** `secretary.ratify`: what Confirm and Reopen on a pinned condensation need (default: one member, any role). */
+      ratify?: RatifySettings;
     },
   ) {
     const { client, secretary, store, logger, clock, discord } = o;
@@ -69,6 +75,8 @@ export class DiscordSecretary implements SecretaryCommands {
     this.condenser = new DiscordCondenser({ client, secretary, store, logger, discord, firstRunNoted });
     this.triggers = new SecretaryTriggers({ client, logger, clock, discord, condenser: this.condenser });
     this.slash = new SecretarySlashCommands({ store, logger, condenser: this.condenser });
+    const ratify = o.ratify ?? RATIFY_DEFAULTS;
+    this.interactions = new DecisionInteractions({ client, store, logger, clock, discord, ratify, condenser: this.condenser });
     this.jobs = new SecretaryJobs({
       client,
       store,
@@ -87,11 +95,14 @@ export class DiscordSecretary implements SecretaryCommands {
 
   attach(): void {
     const { client, store, clock, logger: log } = this.o;
+    client.on(Events.InteractionCreate, (ix) => {
+      this.events.run('decisionInteraction', () => this.interactions.handle(ix));
+    });
     client.on(Events.MessageReactionAdd, (r, u) => {
-      void this.events.run('reaction', () => this.triggers.onReaction(r, u));
+      this.events.run('reaction', () => this.triggers.onReaction(r, u));
     });
     client.on(Events.ThreadUpdate, (before, after) => {
-      void this.events.run('threadUpdate', async () => {
+      this.events.run('threadUpdate', async () => {
         try {
           await this.triggers.onThreadUpdate(before, after);
         } catch (err) {
@@ -112,17 +123,17 @@ export class DiscordSecretary implements SecretaryCommands {
     });
     const seen = (ids: string[]) => noteServersSeen(client, store, ids, clock(), log);
     client.once(Events.ClientReady, () => {
-      void this.events.run('sweep', async () => {
+      this.events.run('sweep', async () => {
         await seen([...client.guilds.cache.keys()]);
         await this.resumeInterrupted({ atStart: true });
         await this.sweep();
       });
     });
     client.on(Events.GuildCreate, (g) => {
-      void this.events.run('guildCreate', () => seen([g.id]));
+      this.events.run('guildCreate', () => seen([g.id]));
     });
     watchNames(client, store, log, (name, fn) => {
-      void this.events.run(name, fn);
+      this.events.run(name, fn);
     });
   }
 
@@ -132,7 +143,7 @@ export class DiscordSecretary implements SecretaryCommands {
         cron.schedule(
           schedule,
           () => {
-            void this.events.run(event, job);
+            this.events.run(event, job);
           },
           { noOverlap: true },
         ),
@@ -183,10 +194,11 @@ export class DiscordSecretary implements SecretaryCommands {
     // Silent on purpose: an unreadable record only means the ledger record is made, as before.
     const reading = serverFirstSeen(this.o.store, guildId).catch(() => undefined);
     this.serversSeen.set(guildId, reading);
-    // A record not there yet is read again by the next first contact.
-    void reading.then((at) => {
+    // A record not there yet is read again by the next first contact. (`reading` never rejects.)
+    const forgetIfNone = (at: Date | undefined) => {
       if (!at && this.serversSeen.get(guildId) === reading) this.serversSeen.delete(guildId);
-    });
+    };
+    reading.then(forgetIfNone, () => forgetIfNone(undefined));
     return reading;
   }
 

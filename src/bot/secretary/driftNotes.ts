@@ -64,7 +64,7 @@ export class DriftNotes {
     }
     // As it was said (an edit patches the cached message).
     const msg = { authorName: m.member?.displayName ?? m.author.globalName ?? m.author.username, content: m.content };
-    void this.events.run('drift', async () => {
+    this.events.run('drift', async () => {
       await this.pacing.next();
       const found = await this.o.checker.check(ref, msg, { mayAct: () => botMayPost(this.o.client, m) });
       if (!found) return;

@@ -53,7 +53,7 @@ export class ThreadOpener {
 
   attach(): void {
     this.o.client.on(Events.MessageReactionAdd, (r, u) => {
-      void this.events.run('reaction', () => this.onReaction(r, u));
+      this.events.run('reaction', () => this.onReaction(r, u));
     });
   }
 

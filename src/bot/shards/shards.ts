@@ -81,18 +81,22 @@ export async function runShards(o: { settings: Settings; logger: Logger; io: Cli
     process.once('SIGINT', () => resolve('SIGINT'));
     process.once('SIGTERM', () => resolve('SIGTERM'));
   });
-  void signalled.then((signal) => {
-    stopping = true;
-    wake.abort();
-    logger.info({ signal }, 'stopping the shards: each finishes its replies and writes in flight');
-  });
+  void signalled
+    .then((signal) => {
+      stopping = true;
+      wake.abort();
+      logger.info({ signal }, 'stopping the shards: each finishes its replies and writes in flight');
+    })
+    .catch((err) => logger.error({ err }, 'could not begin stopping the shards'));
 
   manager.respawn = false;
   let failed: string | null = null;
-  void earlyDeath.then((why) => {
-    failed ??= why;
-    wake.abort();
-  });
+  void earlyDeath
+    .then((why) => {
+      failed ??= why;
+      wake.abort();
+    })
+    .catch((err) => logger.error({ err }, 'could not stop starting shards after an early death'));
   for (const [i, id] of ids.entries()) {
     if (stopping || failed) break;
     // Ref'd, so the manager stays up while it waits (a shard's death must not end it with 0);
