@@ -1,5 +1,5 @@
 import { conversationAt } from '../memory/dataRootIndex';
-import { NAMES, PackageServer, serverLabel, serverOf } from '../memory/layout';
+import { NAMES, PackageServer, serverLabel } from '../memory/layout';
 import { ChannelRef, isLocalName, isSnowflake, refLabel } from '../memory/paths';
 import { PackageError } from './errors';
 
@@ -34,11 +34,6 @@ export function sameServer(a: PackageServer, b: PackageServer): boolean {
 export function durableLabel(ref: ChannelRef): string {
   if (ref.kind === 'local' || !ref.threadId || ref.privateThread) return refLabel(ref);
   return refLabel({ kind: 'discord', guildId: ref.guildId, channelId: ref.channelId });
-}
-
-/** Where a package made from this conversation belongs. */
-export function serverLabelOf(ref: ChannelRef): string {
-  return serverLabel(serverOf(ref));
 }
 
 /**

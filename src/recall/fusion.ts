@@ -5,7 +5,7 @@ import { cosineAt } from './calibration';
 import type { Silence } from './explanation';
 
 /**
- * Words and meaning, one ranking. The lexical scorer (recall.ts) finds entries that share specific
+ * Words and meaning, one ranking. The lexical scorer (lexical.ts) finds entries that share specific
  * words with the message and decides, by its evidence gate, whether the message is about the
  * channel's memory at all; a sentence model adds entries that say the same thing in other words and
  * re-orders the rest by closeness of meaning.

@@ -1,6 +1,6 @@
 /**
  * Everyday messages that concern no channel's memory, shipped with the product: what a chat line
- * scores against a channel by meaning is measured with these (recallNull.ts), so each channel gets
+ * scores against a channel by meaning is measured with these (vectors.ts), so each channel gets
  * its own bar for letting meaning alone open recall. A channel whose lines all look alike scores
  * every short message close to them and so raises its own bar.
  *

@@ -6,7 +6,7 @@ import { DEFAULT_TUNING } from './tuning';
 
 /**
  * An explicit search over a channel's memory: what a person asked for, ranked, never withheld.
- * Injection (recall.ts) may abstain, because a recall that speaks on every "thanks!" costs every
+ * Injection (lexical.ts) may abstain, because a recall that speaks on every "thanks!" costs every
  * prompt; a person who searches for "kafka" wants the lines about Kafka even when one common word
  * would never open recall. So there is no evidence gate here: every line that shares a query word
  * (BM25 over the line, its heading at a third) or a meaning (cosine at or above `MIN_COSINE`) is a

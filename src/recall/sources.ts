@@ -42,7 +42,7 @@ export interface Candidate {
   headingTerms: string[];
   /** The entry carries its own provenance tag `[from: …]` (then its heading is not rendered). */
   tagged: boolean;
-  /** Rendering group, computed on first use by recall.ts. */
+  /** Rendering group, computed on first use by pack.ts. */
   group?: { key: string; header: string };
   /** Whitespace-normalised text without bullet marker: compared with the caller's exclude set. */
   norm: string;

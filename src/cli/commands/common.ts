@@ -1,7 +1,5 @@
-import { ConfigError } from '../../config/errors';
 import { loadDotEnv, loadSettings, Need, Settings } from '../../config/load';
 import { createLogger, Logger } from '../../log/logger';
-import { InvalidChannelError } from '../../memory/paths';
 import type { CliIO } from '../../shared/cliIO';
 import { orConfigErrorLine } from './quietLogger';
 
@@ -14,9 +12,4 @@ export function settingsFor(io: CliIO, needs: Need[]): Settings | null {
 /** The serving commands' logger (start, chat): LOG_LEVEL/LOG_FORMAT, else the config's `log`, else info. */
 export function loggerFor(settings: Settings, io: CliIO): Logger {
   return createLogger({ level: settings.log.level, format: settings.log.format, destination: io.stderr });
-}
-
-/** Errors a person can act on print as one line; anything else is a bug and keeps its stack. */
-export function isUserFacing(err: unknown): err is Error {
-  return err instanceof ConfigError || err instanceof InvalidChannelError;
 }

@@ -89,10 +89,6 @@ export function normalizeDecision(text: string): string {
   return /^(none|n\/a|no decision(?: (?:was )?(?:made|reached))?|no conclusion)\.?$/i.test(t) || t === '' ? 'none' : t;
 }
 
-export function isNoDecision(d: { decision: string }): boolean {
-  return d.decision === 'none';
-}
-
 /**
  * Caps on what the model may put in a condensation. Each field lands in CONTEXT.md (read whole into
  * every prompt), MEMORY.md (one line per decision) and a pinned post, so a runaway reply must not
