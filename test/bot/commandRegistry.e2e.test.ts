@@ -29,7 +29,14 @@ describe('the command registry on Discord', () => {
     await h.close();
   });
 
-  const registered = () => Object.fromEntries(h.discord.commandsIn(guild.id).map((c) => [c.name, c.raw.default_member_permissions ?? null]));
+  // Slash commands (type 1); the message commands (type 3) have no console form: messageCommands.e2e.test.ts.
+  const registered = () =>
+    Object.fromEntries(
+      h.discord
+        .commandsIn(guild.id)
+        .filter((c) => (c.raw.type ?? 1) === 1)
+        .map((c) => [c.name, c.raw.default_member_permissions ?? null]),
+    );
 
   it('registers /new with default_member_permissions (Manage Messages) and every member command without', () => {
     const perms = registered();

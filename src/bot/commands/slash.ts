@@ -15,6 +15,7 @@ import { answerIsPrivate, Asker, CommandServices, CommandSpec, mayRun, OptionSpe
 import type { ConfigFile } from '../../config/schema';
 import type { ChannelRef } from '../../memory/paths';
 import { NO_PINGS } from '../discord/client';
+import { messageCommandDefinitions } from './messageCommands';
 import { DISCORD_MESSAGE_LIMIT } from '../discord/split';
 
 /**
@@ -22,10 +23,11 @@ import { DISCORD_MESSAGE_LIMIT } from '../discord/split';
  * shared registry's (chat/commandList.ts) as Discord's definitions. A command only an admin may run
  * carries default_member_permissions, so members do not see it; "admin" there is Manage Messages,
  * what it means when no admin roles are configured (a server grants it to its admin roles in its
- * Integrations settings, and the check in handleSlash still applies).
+ * Integrations settings, and the check in handleSlash still applies). The message commands
+ * (messageCommands.ts) are registered with them.
  */
 export function slashCommandDefinitions() {
-  return COMMANDS.map((c) => slashDefinition(c).toJSON());
+  return [...COMMANDS.map((c) => slashDefinition(c).toJSON()), ...messageCommandDefinitions()];
 }
 
 function slashDefinition(c: CommandSpec): SlashCommandBuilder {

@@ -5,7 +5,7 @@ import { lastCondensedMessageId } from '../../condense/saga/ledgerQueries';
 import { readLedger } from '../../condense/saga/ledgerFile';
 import type { Secretary, CondenseResult } from '../../condense/saga/secretary';
 import { humanMessages, messagesSince } from '../../condense/condensation/transcript';
-import type { CondenseTarget, TranscriptMessage } from '../../condense/condensation/types';
+import type { CondensationDraft, CondenseTarget, TranscriptMessage } from '../../condense/condensation/types';
 import type { ConfigFile } from '../../config/schema';
 import type { Logger } from '../../log/logger';
 import type { ChannelStore } from '../../memory/store';
@@ -113,6 +113,32 @@ export class DiscordCondenser {
     };
     return this.perChannel.run(this.channelKey(ref), () =>
       this.o.secretary.condense({ target, messages, poster: discordPoster(ch, this.o.client.user!.id, this.log) }),
+    );
+  }
+
+  /**
+   * A member's draft (Supersede's form, Record as decision) filed through a condensation's path, the
+   * model not asked: posted and pinned where a condensation of `where` would be, filed, folded into
+   * CONTEXT.md (what it supersedes struck through). `messages`: what it rests on, for its key and
+   * provenance (the recorded message, or the form's submission).
+   */
+  async fileMemberDraft(where: SendableChannels, messages: TranscriptMessage[], draft: CondensationDraft): Promise<CondenseResult> {
+    const ref = this.refOf(where);
+    const thread = where.isThread() ? where : undefined;
+    const parent = thread?.parent;
+    const postIn = thread && thread.type !== ChannelType.PrivateThread && parent?.isSendable() ? parent : where;
+    const guildId = ref.kind === 'discord' ? ref.guildId : '';
+    const target: CondenseTarget = {
+      ref,
+      guildId,
+      channelName: parent?.name ?? ('name' in where && typeof where.name === 'string' ? where.name : where.id),
+      threadName: thread?.name,
+      threadId: thread?.id,
+      link: (id) => `https://discord.com/channels/${guildId}/${where.id}/${id}`,
+      trigger: 'explicit',
+    };
+    return this.perChannel.run(this.channelKey(ref), () =>
+      this.o.secretary.condense({ target, messages, draft, poster: discordPoster(postIn, this.o.client.user!.id, this.log) }),
     );
   }
 

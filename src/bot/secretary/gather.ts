@@ -3,6 +3,7 @@ import type { PinOutcome, Poster, TranscriptMessage } from '../../condense/conde
 import type { Logger } from '../../log/logger';
 import { condensationMarkIn } from '../../shared/markers';
 import { NO_PINGS } from '../discord/client';
+import { decisionButtonRow } from './decisionButtons';
 
 /** Discord returns at most 100 messages a page. */
 const PAGE = 100;
@@ -99,8 +100,10 @@ export function discordPoster(channel: SendableChannels, botId: string, logger: 
       const found = recent ? [...recent.values()].find(hit) : undefined;
       return found ? { messageId: found.id } : null;
     },
-    async post(content) {
-      const m = await channel.send({ content, allowedMentions: NO_PINGS });
+    async post(content, o) {
+      // Confirm, Reopen and Supersede go on the post itself: their ids name its decision.
+      const components = o?.decisionId ? [decisionButtonRow(o.decisionId)] : [];
+      const m = await channel.send({ content, allowedMentions: NO_PINGS, components });
       return { messageId: m.id, url: m.url };
     },
     async pin(messageId) {

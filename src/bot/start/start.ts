@@ -196,6 +196,7 @@ export function discordSecretary(
     discord: settings.config.discord,
     staleActionDays: settings.config.actions.staleAfterDays,
     activity,
+    ratify: settings.config.secretary.ratify,
   });
 }
 

@@ -38,7 +38,8 @@ export type PinOutcome = z.infer<typeof PinOutcome>;
 export interface Poster {
   /** Finds an earlier post of ours carrying this marker (a resumed run after a crash). */
   findByMarker(marker: string): Promise<{ messageId: string } | null>;
-  post(content: string): Promise<{ messageId: string; url?: string }>;
+  /** `decisionId`: the post records that decision (not a discussion without one): members may confirm, reopen or supersede it there. */
+  post(content: string, o?: { decisionId?: string }): Promise<{ messageId: string; url?: string }>;
   pin(messageId: string): Promise<PinOutcome>;
 }
 

@@ -41,6 +41,11 @@ export const LedgerEntry = z.looseObject({
   decisionId: z.string(),
   /** The model's answer, kept so a resumed run never asks the model again. */
   draft: CondensationDraft.optional(),
+  /**
+   * The draft was a member's (Supersede's form, Record as decision), not a discussion condensed: it
+   * is no thread's latest condensation, and the messages it names were not condensed.
+   */
+  byMember: z.boolean().optional(),
   /** Condensations of the same thread this one replaces (their keys). */
   replacesKeys: z.array(z.string()).optional(),
   steps: LedgerSteps,

@@ -5,6 +5,7 @@ import { MalformedStateError } from '../../memory/storeErrors';
 import { ModelError } from '../../llm/errors';
 import type { SideTaskDeps } from '../../llm/sideTask';
 import { decisionIdFor } from '../knowledge/contextData';
+import { redactDraft } from './filing';
 import { LEASE_MS, leaseHolderGone, thisProcess } from './leases';
 import { LeaseHolder, LedgerEntry } from './ledgerSchema';
 import { mutateLedger, mutateLedgerIn } from './ledgerFile';
@@ -48,6 +49,11 @@ export interface CondenseRequest {
   messages: TranscriptMessage[];
   /** Absent in console/CLI mode: nothing is posted. */
   poster?: Poster;
+  /**
+   * A draft a member wrote (Supersede's form, Record as decision): the model is not asked, and the
+   * rest of the path (post, pin, file, CONTEXT.md, MEMORY.md, HISTORY.md) is a condensation's.
+   */
+  draft?: CondensationDraft;
 }
 
 export type CondenseResult =
@@ -153,7 +159,7 @@ export class Secretary {
     const facts = factsOf(human, { channelName: target.channelName, threadName: target.threadName });
     const p = this.store.paths(ref);
 
-    const claim = await this.claim(target, key, decisionId, threadId, facts);
+    const claim = await this.claim(target, key, decisionId, threadId, facts, req.draft);
     if (claim.kind === 'already') return { status: 'already', key, entry: claim.entry };
     if (claim.kind === 'busy') return { status: 'in-progress', key, leaseUntil: claim.leaseUntil, holder: claim.holder };
 
@@ -184,7 +190,7 @@ export class Secretary {
   }
 
   /** Claims the key under the channel lock: two reactions at once must not both condense. */
-  private claim(target: CondenseTarget, key: string, decisionId: string, threadId: string | undefined, facts: LedgerEntry['facts']) {
+  private claim(target: CondenseTarget, key: string, decisionId: string, threadId: string | undefined, facts: LedgerEntry['facts'], given?: CondensationDraft) {
     const ref = target.ref;
     return mutateLedger(this.store, ref, (l) => {
       const nowIso = this.now.toISOString();
@@ -208,6 +214,8 @@ export class Secretary {
         },
         facts,
         decisionId,
+        // A member's draft is recorded as the draft step's answer would be: that step is then done.
+        ...(given ? { draft: redactDraft(given), replacesKeys: [], byMember: true } : {}),
         steps: {},
         attempts: 0,
         createdAt: nowIso,

@@ -137,7 +137,7 @@ export const postStep: CondenseStep<DraftedRun> = async (run, crashPoint) => {
   }
   // A run that died after posting left its post behind: find it instead of posting again.
   const found = await poster.findByMarker(markerFor(run.key));
-  const msg = found ?? (await poster.post(renderPost(run.rendered, run.key)));
+  const msg = found ?? (await poster.post(renderPost(run.rendered, run.key), draft.decision === 'none' ? {} : { decisionId: run.decisionId }));
   await crashPoint();
   const pin = await poster.pin(msg.messageId);
   return (e, l) => {
