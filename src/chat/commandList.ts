@@ -214,6 +214,31 @@ const playbooks: CommandSpec = {
   run: ({ ref }, s) => (s.knowledge ? s.knowledge.playbooks(ref) : Promise.resolve('Playbooks are not available in this version.')),
 };
 
+/** `/decisions`: only the asker sees it, as the other lists a member looks up. */
+const decisions: CommandSpec = {
+  name: 'decisions',
+  description: 'The decisions in force at the end of a day (UTC), and those replaced by then',
+  access: 'member',
+  ephemeral: true,
+  options: [{ name: 'at', description: 'the day, YYYY-MM-DD (default: today)', type: 'string' }],
+  console: {
+    usage: [['/decisions [YYYY-MM-DD]', 'the decisions in force at the end of that day (UTC; default today)']],
+    parse: (args) => ({ options: { at: args || undefined } }),
+  },
+  run: ({ ref, options }, s) =>
+    s.secretary?.decisionsAt ? s.secretary.decisionsAt(ref, textOption(options, 'at')) : Promise.resolve('Decisions are not available in this version.'),
+};
+
+const catchup: CommandSpec = {
+  name: 'catchup',
+  description: 'What changed in this channel since you last spoke in it: decisions, your action items, answers',
+  access: 'member',
+  ephemeral: true,
+  console: { usage: [['/catchup', 'what changed since you last spoke in the channel (Discord only)']] },
+  run: ({ ref, asker }, s) =>
+    s.secretary?.catchup ? s.secretary.catchup(ref, asker) : Promise.resolve('/catchup works on Discord, where members have accounts.'),
+};
+
 /** `/thread`'s answer is a link to the thread (which everyone sees open) or a one-line refusal: the asker's. */
 const thread: CommandSpec = {
   name: 'thread',
@@ -249,6 +274,8 @@ export const COMMANDS: readonly CommandSpec[] = [
   questions,
   playbooks,
   thread,
+  decisions,
+  catchup,
 ];
 
 /** The command named so (without its slash), if there is one. */

@@ -69,6 +69,10 @@ export interface CommandServices {
     condense(ref: ChannelRef, topic: string | null): Promise<string>;
     resolve(ref: ChannelRef): Promise<string>;
     list(ref: ChannelRef): Promise<string>;
+    /** `/decisions at:<YYYY-MM-DD>`: the decisions in force at the end of that UTC day (none: today). */
+    decisionsAt?(ref: ChannelRef, at: string | null): Promise<string>;
+    /** `/catchup`: what changed in the channel since the asker last spoke in it. */
+    catchup?(ref: ChannelRef, asker: Asker): Promise<string>;
   };
   threads?: { open(topic: string | null): Promise<string> };
   actions?: { command(ref: ChannelRef, doneId: string | null, asker: Asker): Promise<string> };

@@ -6,6 +6,7 @@ import { runPack } from '../chat/packCommands';
 import { ActionCommands } from '../condense/knowledge/actionCommands';
 import { KnowledgeCommands } from '../condense/knowledge/knowledgeCommands';
 import { listCondensations } from '../condense/saga/listing';
+import { DecisionCommands } from '../condense/saga/decisionCommands';
 import type { ChannelRef } from '../memory/paths';
 
 /**
@@ -43,6 +44,7 @@ export function consoleServices(o: { runtime: Runtime; channelDir: string; index
       resolve: () =>
         Promise.resolve(`/resolve condenses a Discord thread, then archives it; a console channel has no threads. Condense it with: ${condenseHere}`),
       list: (ref) => listCondensations(store.paths(ref).condensations),
+      decisionsAt: (ref, at) => new DecisionCommands({ store, clock }).decisionsAt(ref, at),
     },
     threads: { open: () => Promise.resolve("Threads are Discord's: at the console a separate topic is a separate channel (minutes chat --channel NAME).") },
     actions: new ActionCommands({ store, logger, clock }),

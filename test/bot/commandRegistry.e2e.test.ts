@@ -41,7 +41,22 @@ describe('the command registry on Discord', () => {
   it('registers /new with default_member_permissions (Manage Messages) and every member command without', () => {
     const perms = registered();
     expect(perms.new).toBe(PermissionFlagsBits.ManageMessages.toString());
-    const members = ['recall', 'context', 'status', 'condense', 'resolve', 'condensations', 'actions', 'questions', 'playbooks', 'thread', 'memory', 'pack'];
+    const members = [
+      'recall',
+      'context',
+      'status',
+      'condense',
+      'resolve',
+      'condensations',
+      'actions',
+      'questions',
+      'playbooks',
+      'thread',
+      'memory',
+      'pack',
+      'decisions',
+      'catchup',
+    ];
     for (const name of members) expect([name, perms[name]]).toEqual([name, null]);
     expect(Object.keys(perms).sort()).toEqual([...members, 'new'].sort());
   });

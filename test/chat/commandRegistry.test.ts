@@ -7,8 +7,21 @@ const label = ({ c, sub }: { c: (typeof COMMANDS)[number]; sub: string | null })
 
 describe('the command registry', () => {
   it('keeps who may run what and who sees the answer as the slash commands had them', () => {
-    // The tables slash.ts held before the registry (issue 42).
-    const ephemeral = ['recall', 'memory show', 'status', 'condensations', 'thread', 'actions', 'questions', 'playbooks', 'pack list', 'pack explain'];
+    // The tables slash.ts held before the registry (issue 42), and /decisions and /catchup (issue 43: the asker's alone).
+    const ephemeral = [
+      'recall',
+      'memory show',
+      'status',
+      'condensations',
+      'thread',
+      'actions',
+      'questions',
+      'playbooks',
+      'pack list',
+      'pack explain',
+      'decisions',
+      'catchup',
+    ];
     const adminOnly = ['new', 'pack create', 'pack activate', 'pack deactivate', 'pack refresh', 'pack delete'];
     expect(invocations.filter((i) => !mayRun(i.c, i.sub, false)).map(label)).toEqual(adminOnly);
     expect(

@@ -83,6 +83,8 @@ export interface SecretaryCommands {
   condense(ix: ChatInputCommandInteraction, ref: ChannelRef, topic: string | null): Promise<string>;
   resolve(ix: ChatInputCommandInteraction, ref: ChannelRef): Promise<string>;
   list(ref: ChannelRef): Promise<string>;
+  decisionsAt(ref: ChannelRef, at: string | null): Promise<string>;
+  catchup(ref: ChannelRef, asker: Asker): Promise<string>;
 }
 
 /** `/thread`, supplied by the thread opener when it is wired. */
@@ -165,6 +167,8 @@ function discordServices(
       condense: (ref, topic) => secretary.condense(ix, ref, topic),
       resolve: (ref) => secretary.resolve(ix, ref),
       list: (ref) => secretary.list(ref),
+      decisionsAt: (ref, at) => secretary.decisionsAt(ref, at),
+      catchup: (ref, asker) => secretary.catchup(ref, asker),
     },
     threads: threads && { open: (topic) => threads.command(ix, topic) },
     actions: o.actions,

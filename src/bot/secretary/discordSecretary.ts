@@ -18,6 +18,8 @@ import { SecretarySlashCommands } from './secretarySlash';
 import type { BotActivity } from '../intake/activity';
 import { serverFirstSeen } from './firstSeen';
 import { DecisionInteractions } from './decisionInteractions';
+import { DecisionCommands } from '../../condense/saga/decisionCommands';
+import type { Asker } from '../../chat/commandRegistry';
 import { RATIFY_DEFAULTS, type RatifySettings } from '../../condense/knowledge/ratify';
 
 /** Every 30 minutes: archived threads discord.js did not report, and interrupted condensations. */
@@ -43,6 +45,8 @@ export class DiscordSecretary implements SecretaryCommands {
   private readonly slash: SecretarySlashCommands;
   /** The buttons on pinned condensations, their forms, and the message commands. */
   private readonly interactions: DecisionInteractions;
+  /** `/decisions at:` and `/catchup`. */
+  private readonly decisions: DecisionCommands;
   private readonly jobs: SecretaryJobs;
   /** When the latest gateway session began (see SecretaryJobs.sweep); unset before the first. */
   private sessionSince: Date | undefined;
@@ -76,6 +80,7 @@ export class DiscordSecretary implements SecretaryCommands {
     this.triggers = new SecretaryTriggers({ client, logger, clock, discord, condenser: this.condenser });
     this.slash = new SecretarySlashCommands({ store, logger, condenser: this.condenser });
     const ratify = o.ratify ?? RATIFY_DEFAULTS;
+    this.decisions = new DecisionCommands({ store, clock });
     this.interactions = new DecisionInteractions({ client, store, logger, clock, discord, ratify, condenser: this.condenser });
     this.jobs = new SecretaryJobs({
       client,
@@ -220,6 +225,14 @@ export class DiscordSecretary implements SecretaryCommands {
 
   list(ref: ChannelRef): Promise<string> {
     return this.slash.list(ref);
+  }
+
+  decisionsAt(ref: ChannelRef, at: string | null): Promise<string> {
+    return this.decisions.decisionsAt(ref, at);
+  }
+
+  catchup(ref: ChannelRef, asker: Asker): Promise<string> {
+    return this.decisions.catchup(ref, asker);
   }
 
   sweep(): Promise<number> {

@@ -13,7 +13,7 @@ const CHANNEL_CONDENSE_MESSAGES = 100;
 const ARCHIVE_AFTER_ANSWER_MS = 1500;
 
 /** /condense, /resolve and /condensations: each answers with one message for the person who asked. */
-export class SecretarySlashCommands implements SecretaryCommands {
+export class SecretarySlashCommands implements Pick<SecretaryCommands, 'condense' | 'resolve' | 'list'> {
   constructor(
     private readonly o: {
       /** Where /condensations finds a channel's condensation files. */
