@@ -105,7 +105,7 @@ export interface RecallTuning {
    * young technical channels (bench/recall-young.js) left out one at a time, the rule took off-topic
    * silence from 0.08 to 0.85 in every fold, for paraphrase recall 0.69 → 0.50 at the folds' own
    * pick (-0.6); -1.0 is the value that keeps the grown project channel's paraphrases at today's
-   * figure (0.80 vs 0.82; -0.6 gives 0.68), off-topic silence 0.68 and paraphrases 0.60 there.
+   * figure (0.80 vs 0.82; -0.6 gives 0.68), off-topic silence 0.72 (with techVeto) and paraphrases 0.60 there.
    */
   techMargin: number;
   /**
