@@ -39,10 +39,14 @@ describe('slash commands and permissions', () => {
       .map((c) => c.name)
       .sort();
     expect(names).toEqual([
+      'Record as decision',
+      'Remember this',
       'actions',
+      'catchup',
       'condensations',
       'condense',
       'context',
+      'decisions',
       'memory',
       'new',
       'pack',
