@@ -25,9 +25,11 @@ describe('the ids on a pinned condensation', () => {
   });
 
   it('another id is not taken for one (another bot’s, a tampered one)', () => {
+    const ours = /^minutes:decision:(confirm|reopen|supersede):d-[0-9a-f]{10}$/;
     fc.assert(
-      fc.property(fc.string(), (s) =>
-        expect(parseDecisionCustomId(s.replace(/^minutes:decision:(confirm|reopen|supersede):d-[0-9a-f]{10}$/, ''))).toBeUndefined(),
+      fc.property(
+        fc.string().filter((x) => !ours.test(x)),
+        (x) => expect(parseDecisionCustomId(x)).toBeUndefined(),
       ),
     );
     expect(parseDecisionCustomId('minutes:decision:delete:d-0123456789')).toBeUndefined();
