@@ -221,7 +221,9 @@ export async function run(argv: string[], io: CliIO = defaultIO()): Promise<numb
 
   program
     .command('mcp')
-    .description('a read-only Model Context Protocol server over stdio (or --http) for coding agents: channels, CONTEXT.md, decisions, action items, search, check_plan')
+    .description(
+      'a read-only Model Context Protocol server over stdio (or --http) for coding agents: channels, CONTEXT.md, decisions, action items, search, check_plan',
+    )
     .option('--data-dir <dir>', 'the data root (default: MINUTES_DATA_DIR, else ./channels)')
     .option('--channels <keys>', 'show only these channel keys, comma-separated (<guild>/<channel>, <guild>/<channel>/<thread>, local/<name>)')
     .option('--include-private', 'serve private threads too (left out by default)')
