@@ -133,6 +133,8 @@ export class DiscordSecretary implements SecretaryCommands {
         await this.resumeInterrupted({ atStart: true });
         await this.sweep();
       });
+      // Its own job: paced at a few posts a minute, it must not hold up the sweep.
+      this.events.run('oldButtons', () => this.jobs.addOldButtons());
     });
     client.on(Events.GuildCreate, (g) => {
       this.events.run('guildCreate', () => seen([g.id]));
@@ -157,6 +159,7 @@ export class DiscordSecretary implements SecretaryCommands {
       await this.resumeInterrupted();
       await this.sweep();
     });
+    every(this.o.sweepSchedule ?? DEFAULT_SWEEP_SCHEDULE, 'oldButtons', () => this.jobs.addOldButtons());
     every(this.o.auditSchedule ?? DEFAULT_AUDIT_SCHEDULE, 'audit', () => this.audit());
   }
 

@@ -12,6 +12,7 @@ import { findMissingCondensations, queueFile, takeQueuedThreads } from './auditT
 import { ownsGuild, ownsRef, shardsOf } from '../shards/ownership';
 import type { Logger } from '../../log/logger';
 import type { ConfigFile } from '../../config/schema';
+import { OldPostButtons } from './oldPostButtons';
 
 /** What the scheduled jobs need from the Secretary on Discord. */
 export interface SecretaryJobHost {
@@ -61,8 +62,16 @@ export class SecretaryJobs {
   private lastFetch = -Infinity;
   /** The sweep running now: the start-up and periodic sweeps never run side by side (twice the reads). */
   private sweeping: Promise<number> | undefined;
+  private readonly oldButtons: OldPostButtons;
 
-  constructor(private readonly h: SecretaryJobHost) {}
+  constructor(private readonly h: SecretaryJobHost) {
+    this.oldButtons = new OldPostButtons({ ...h, refs: () => this.ownedRefs() });
+  }
+
+  /** Condensation posts made before posts carried their buttons get them, a few a minute (oldPostButtons.ts). */
+  addOldButtons(): Promise<number> {
+    return this.oldButtons.run();
+  }
 
   /** A thread in this channel was archived without a threadUpdate the triggers handled: the next sweep reads it. */
   markUnreported(channelId: string): void {

@@ -25,6 +25,14 @@ export type LedgerSteps = z.infer<typeof LedgerSteps>;
 export const LeaseHolder = z.looseObject({ host: z.string(), pid: z.number() });
 export type LeaseHolder = z.infer<typeof LeaseHolder>;
 
+/**
+ * Whether the post of a condensation made before posts carried Confirm, Reopen and Supersede was given
+ * them (oldPostButtons.ts): 'added', 'had' (it carried components already), 'not-ours' or 'gone'
+ * (skipped for good). Absent: not looked at yet, so a restart never edits a post twice.
+ */
+export const PostButtons = z.enum(['added', 'had', 'not-ours', 'gone']);
+export type PostButtons = z.infer<typeof PostButtons>;
+
 export const LedgerEntry = z.looseObject({
   key: z.string(),
   status: LedgerStatus,
@@ -58,6 +66,7 @@ export const LedgerEntry = z.looseObject({
   /** Who holds the lease: a holder on this host whose pid is gone crashed, and is taken over. */
   leaseHolder: LeaseHolder.optional(),
   supersededBy: z.string().optional(),
+  postButtons: PostButtons.optional(),
 });
 export type LedgerEntry = z.infer<typeof LedgerEntry>;
 
