@@ -56,6 +56,37 @@ describe('catching up on messages the bot never received', () => {
     expect(h.discord.botMessagesIn(ids.channel)).toHaveLength(2);
   }, 40_000);
 
+  it('a start asks Discord nothing about an archived thread whose log owes nothing, and reads its history when it does', async () => {
+    let quiet = '';
+    let owing = '';
+    h = await startHarness({
+      launch: false,
+      setup: (d) => {
+        const b = d.setupBasic({ channelName: 'ops' });
+        ids = { guild: b.guild.id, channel: b.channel.id, alice: b.user.id };
+        quiet = d.createThread(b.channel.id, { name: 'old topic', ownerId: b.user.id }).id;
+        owing = d.createThread(b.channel.id, { name: 'owed topic', ownerId: b.user.id }).id;
+        d.archiveThread(quiet);
+        d.archiveThread(owing);
+      },
+    });
+    // What an earlier run left: one thread's mention answered, the other's still owed.
+    const record = (id: string, extra: object) =>
+      JSON.stringify({ type: 'message', id, author: { id: ids.alice, name: 'alice' }, at: new Date().toISOString(), content: 'q', addressed: true, ...extra });
+    const seedLog = (thread: string, lines: string[]) => {
+      const dir = path.join(h.dataDir, ids.guild, ids.channel, 'threads', thread);
+      fs.mkdirSync(dir, { recursive: true });
+      fs.writeFileSync(path.join(dir, 'log.jsonl'), lines.join('\n') + '\n');
+    };
+    seedLog(quiet, [record('100', {}), JSON.stringify({ type: 'answered', at: new Date().toISOString(), ids: ['100'], how: 'sent' })]);
+    seedLog(owing, [record('200', {})]);
+    await h.launch();
+    await h.discord.waitFor(() => (h.discord.requestsTo(`GET /channels/${owing}/messages`).length ? true : undefined), 10_000, 'the owed thread read');
+    await new Promise((r) => setTimeout(r, 500));
+    expect(h.discord.requestsTo(`GET /channels/${quiet}`)).toEqual([]);
+    expect(h.discord.requestsTo(`GET /channels/${quiet}/messages`)).toEqual([]);
+  }, 30_000);
+
   it('a restart answers what came while it was down within the bound, and says in one line what it did not', async () => {
     h = await startHarness({
       config: { limits: { maxRetries: 0, requestsPerMinute: 0 }, discord: { catchUp: { maxAgeMinutes: 30 } } },

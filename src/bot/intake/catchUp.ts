@@ -7,7 +7,7 @@ import { parsedJsonLines } from '../../shared/jsonLines';
 import { readTailText } from '../../memory/dataFiles';
 import type { ChannelRef } from '../../memory/paths';
 import { refLabel } from '../../memory/paths';
-import { conversationFolders } from '../../memory/serverFolders';
+import { type ConversationFolder, conversationFolders } from '../../memory/serverFolders';
 import type { ChannelStore } from '../../memory/store';
 import type { MinutesBot } from './bot';
 import { NO_PINGS } from '../discord/client';
@@ -50,7 +50,7 @@ export class CatchUp {
       for (const f of await conversationFolders(this.o.store.root, guildId)) {
         if (!placeAllowed(guildId, f.channelId, f.threadId ?? null, this.o.discord)) continue;
         try {
-          await this.conversation(guildId, f.threadId ?? f.channelId);
+          await this.conversation(guildId, f);
         } catch (err) {
           this.o.logger.warn(
             { guild: guildId, channel: f.threadId ?? f.channelId, err },
@@ -61,16 +61,21 @@ export class CatchUp {
     }
   }
 
-  private async conversation(guildId: string, channelId: string): Promise<void> {
+  private async conversation(guildId: string, f: ConversationFolder): Promise<void> {
     const { client, store, clock } = this.o;
+    // The log's path depends only on the folder's ids, so what is owed is known before Discord is asked.
+    const text = await readTailText(store.paths({ kind: 'discord', guildId, channelId: f.channelId, threadId: f.threadId }).log, LOG_TAIL_BYTES);
+    const owed = openMentions(text ? parsedJsonLines(text) : []);
+    if (!owed.lastSeenId) return;
+    // Channels and active threads arrive with the server; a thread not among them is archived (a new
+    // message would have brought it back), so it is asked for only when its log still owes a reply:
+    // a start with thousands of old thread folders makes no request for them.
+    const id = f.threadId ?? f.channelId;
     // Silent on purpose: a channel gone or hidden from the bot has nothing to catch up on.
-    const channel = await client.channels.fetch(channelId).catch(() => null);
+    const channel = client.channels.cache.get(id) ?? (owed.open.length ? await client.channels.fetch(id).catch(() => null) : null);
     if (!channel || !channel.isTextBased() || channel.isDMBased()) return;
     const ref = refOfChannel(guildId, channel);
     if (!ref) return;
-    const text = await readTailText(store.paths(ref).log, LOG_TAIL_BYTES);
-    const owed = openMentions(text ? parsedJsonLines(text) : []);
-    if (!owed.lastSeenId) return;
     // Nothing owed and nothing newer on Discord than what the log saw: no history read at all.
     if (!owed.open.length && channel.lastMessageId && snowflakeOrder(channel.lastMessageId, owed.lastSeenId) <= 0) return;
     const now = clock().getTime();
