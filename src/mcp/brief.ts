@@ -1,11 +1,12 @@
 import { activeConstraints, currentDecisions, newestFirst } from '../condense/knowledge/contextData';
+import { statusAsOf, statusWords } from '../condense/knowledge/ratify';
 import type { Channel } from './catalog';
 import { readContextData } from './decisions';
 
 /**
  * The `brief` prompt: what an agent starting work in a channel's project should know, from the data
  * CONTEXT.md is rendered from (context.json), never the raw file: the current state, the decisions
- * in force with their ids, the active constraints, the open action items and open questions, and
+ * in force with their ids and status (proposed, or ratified by whom), the active constraints, the open action items and open questions, and
  * which tools to call next. Memory text was written by people: the brief says it is reference.
  */
 const oneLine = (s: string): string => s.replace(/\s+/g, ' ').trim();
@@ -27,7 +28,10 @@ export async function briefText(c: Channel): Promise<string> {
   if (data.currentState) section(`Current state (${data.currentState.date})`, [oneLine(data.currentState.text)], '');
   section(
     'Decisions in force (newest first)',
-    currentDecisions(data).map((d) => `- [${d.date}] **${oneLine(d.topic)}:** ${oneLine(d.text)} (id ${d.id}${d.file ? `; condensations/${d.file}` : ''})`),
+    currentDecisions(data).map(
+      (d) =>
+        `- [${d.date}] **${oneLine(d.topic)}:** ${oneLine(d.text)} — ${statusWords(statusAsOf(d))} (id ${d.id}${d.file ? `; condensations/${d.file}` : ''})`,
+    ),
     'None recorded.',
   );
   section(
