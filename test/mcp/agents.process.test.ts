@@ -203,7 +203,9 @@ describe('minutes mcp for agents: as_of, check_plan, brief, output schemas (stdi
     expect(m.role).toBe('user');
     const text = m.content.type === 'text' ? m.content.text : '';
     expect(text).toContain('## Current state (2025-03-05)\n\nOrders run on Postgres 16; the migration is under way');
-    expect(text).toContain(`- [2025-03-05] **Orders database:** the orders service stores its data in Postgres 16, with nightly backups — proposed (id ${CHAIN.postgres}`);
+    expect(text).toContain(
+      `- [2025-03-05] **Orders database:** the orders service stores its data in Postgres 16, with nightly backups — proposed (id ${CHAIN.postgres}`,
+    );
     expect(text).toContain(`(id ${CHAIN.deploys}`);
     expect(text).toContain('- order writes stay under 50 ms at p99 (since 2025-03-05)');
     expect(text).toContain('- write the Postgres migration plan — bo, due 2025-03-20 (id a-000001, since 2025-03-05)');
