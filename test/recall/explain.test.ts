@@ -6,7 +6,7 @@ import type { DenseView } from '../../src/recall/vectors';
 import type { Index, RecallInput } from '../../src/recall/types';
 import { DEFAULT_TUNING } from '../../src/recall/tuning';
 import { renderExplanation } from '../../src/recall/explainText';
-import { makeTmpDir } from '../helpers/tmp';
+import { handMadeView, ordersChannelPerTest } from '../helpers/handMadeMeaning';
 
 /**
  * Issue 41 §3: recall says why it injected each line or stayed silent, naming the gate that decided,
@@ -15,33 +15,10 @@ import { makeTmpDir } from '../helpers/tmp';
  * The real model's explanations are in explainModel.test.ts.
  */
 const NOW = new Date('2026-11-20T00:00:00Z');
-const LINES = [
-  '- [m-aa0001] The orders service stores its data in Postgres 16 on db-1. [from: #ops, 2026-11-01]',
-  '- [m-aa0002] Releases go out from the release branch on Tuesdays. [from: #ops, 2026-11-02]',
-  '- [m-aa0003] Buildkite runs the nightly backup job for the orders database. [from: #ops, 2026-11-03]',
-  '- [m-aa0004] Order writes must stay under 50 ms at p99. [from: #dev, 2026-11-04]',
-];
+const chanDir = ordersChannelPerTest();
+const view = handMadeView;
 
-let tmp: ReturnType<typeof makeTmpDir>;
-let chan: string;
-beforeEach(() => {
-  tmp = makeTmpDir();
-  chan = path.join(tmp.dir, 'chan');
-  fs.mkdirSync(chan, { recursive: true });
-  fs.writeFileSync(path.join(chan, 'MEMORY.md'), ['# Channel Memory', '', '## Facts', ...LINES].join('\n') + '\n');
-});
-afterEach(() => tmp.cleanup());
-
-/** Meaning as given: the best line (id 0 unless said), the message against chat and technical nulls, the channel's bar. */
-function view(o: { best: number; chat: number; tech: number; bar: number; bestId?: number }): (index: Index) => DenseView {
-  return (index) => {
-    const cos = new Float32Array(index.n).fill(-0.5);
-    cos[o.bestId ?? 0] = o.best;
-    return { cos, chat: o.chat, tech: o.tech, calibration: { mean: 0, sd: 1 }, chatBar: () => o.bar };
-  };
-}
-
-const input = (query: string, explain = true): RecallInput => ({ channelDirs: [chan], query, now: NOW, explain });
+const input = (query: string, explain = true): RecallInput => ({ channelDirs: [chanDir()], query, now: NOW, explain });
 const T = DEFAULT_TUNING;
 
 describe('the explanation names the gate that decided', () => {
@@ -89,7 +66,7 @@ describe('the explanation names the gate that decided', () => {
 
   test('no word recall scores, and an empty channel', () => {
     expect(createRecall().recall(input('?? !!')).explain!.silence).toBe('no-words');
-    fs.writeFileSync(path.join(chan, 'MEMORY.md'), '# Channel Memory\n');
+    fs.writeFileSync(path.join(chanDir(), 'MEMORY.md'), '# Channel Memory\n');
     expect(createRecall().recall(input('postgres')).explain!.silence).toBe('empty-channel');
   });
 

@@ -2,9 +2,8 @@ import fs from 'node:fs';
 import path from 'node:path';
 import fc from 'fast-check';
 import { createRecall } from '../../src/recall/lexical';
-import type { DenseView } from '../../src/recall/vectors';
-import type { Index, RecallInput } from '../../src/recall/types';
-import { makeTmpDir } from '../helpers/tmp';
+import type { RecallInput } from '../../src/recall/types';
+import { handMadeView, ORDERS_LINES, ordersChannelPerTest } from '../helpers/handMadeMeaning';
 
 /**
  * Issue 41 §4: a turn's result names the gate that kept recall silent (RecallResult.silence), the
@@ -12,32 +11,11 @@ import { makeTmpDir } from '../helpers/tmp';
  * (cosines on a scale of mean 0, sd 1), as in explain.test.ts.
  */
 const NOW = new Date('2026-11-20T00:00:00Z');
-const LINES = [
-  '- [m-aa0001] The orders service stores its data in Postgres 16 on db-1. [from: #ops, 2026-11-01]',
-  '- [m-aa0002] Releases go out from the release branch on Tuesdays. [from: #ops, 2026-11-02]',
-  '- [m-aa0003] Buildkite runs the nightly backup job for the orders database. [from: #ops, 2026-11-03]',
-  '- [m-aa0004] Order writes must stay under 50 ms at p99. [from: #dev, 2026-11-04]',
-];
+const chanDir = ordersChannelPerTest();
+const LINES = ORDERS_LINES;
+const view = handMadeView;
 
-let tmp: ReturnType<typeof makeTmpDir>;
-let chan: string;
-beforeEach(() => {
-  tmp = makeTmpDir();
-  chan = path.join(tmp.dir, 'chan');
-  fs.mkdirSync(chan, { recursive: true });
-  fs.writeFileSync(path.join(chan, 'MEMORY.md'), ['# Channel Memory', '', '## Facts', ...LINES].join('\n') + '\n');
-});
-afterEach(() => tmp.cleanup());
-
-function view(o: { best: number; chat: number; tech: number; bar: number; bestId: number }): (index: Index) => DenseView {
-  return (index) => {
-    const cos = new Float32Array(index.n).fill(-0.5);
-    cos[o.bestId] = o.best;
-    return { cos, chat: o.chat, tech: o.tech, calibration: { mean: 0, sd: 1 }, chatBar: () => o.bar };
-  };
-}
-
-const input = (query: string, o: Partial<RecallInput> = {}): RecallInput => ({ channelDirs: [chan], query, now: NOW, ...o });
+const input = (query: string, o: Partial<RecallInput> = {}): RecallInput => ({ channelDirs: [chanDir()], query, now: NOW, ...o });
 
 test('named gates without an explanation: words below the gate, a meaning gate, nothing fits, an empty channel', () => {
   const recall = createRecall();
@@ -49,7 +27,7 @@ test('named gates without an explanation: words below the gate, a meaning gate, 
   const spoke = recall.recall(input('which postgres version do the orders use'));
   expect(spoke.items.length).toBeGreaterThan(0);
   expect(spoke.silence).toBeUndefined();
-  fs.writeFileSync(path.join(chan, 'MEMORY.md'), '# Channel Memory\n');
+  fs.writeFileSync(path.join(chanDir(), 'MEMORY.md'), '# Channel Memory\n');
   expect(createRecall().recall(input('postgres')).silence).toBe('empty-channel');
 });
 
