@@ -14,15 +14,13 @@ import { Catalog } from '../../src/mcp/catalog';
 import { readContextData } from '../../src/mcp/decisions';
 import { McpRequestError } from '../../src/mcp/errors';
 import type { ChannelRef } from '../../src/memory/paths';
-import { ChannelStore } from '../../src/memory/store';
 import { StoreError } from '../../src/memory/storeErrors';
 import { ActivePackages } from '../../src/packages/active';
 import { ActiveState, activeIn, deactivatePackage } from '../../src/packages/activation';
 import { PackageError } from '../../src/packages/errors';
 import { parsePackage } from '../../src/packages/format';
 import { startDashboard } from '../dashboard/helpers';
-import { damaged, FUZZ_RUNS } from '../helpers/damagedFiles';
-import { makeTmpDir } from '../helpers/tmp';
+import { damaged, FUZZ_RUNS, fuzzDataRoots } from '../helpers/damagedFiles';
 import type { ZodType } from 'zod';
 
 /**
@@ -34,24 +32,7 @@ import type { ZodType } from 'zod';
 const GUILD = '100000000000000001';
 const ref: ChannelRef = { kind: 'discord', guildId: GUILD, channelId: '200000000000000002' };
 const NOW = new Date('2026-11-21T12:00:00Z');
-let tmp: ReturnType<typeof makeTmpDir>;
-let n = 0;
-
-beforeAll(() => {
-  tmp = makeTmpDir('minutes-fuzz-');
-});
-afterAll(() => tmp.cleanup());
-
-function freshRoot(): { root: string; store: ChannelStore } {
-  const root = path.join(tmp.dir, `r${n++}`);
-  fs.mkdirSync(root);
-  return { root, store: new ChannelStore({ root, clock: () => NOW, logger: silentLogger() }) };
-}
-
-function put(file: string, bytes: Buffer | string): void {
-  fs.mkdirSync(path.dirname(file), { recursive: true });
-  fs.writeFileSync(file, bytes);
-}
+const { freshRoot, put } = fuzzDataRoots(NOW);
 
 function parses(bytes: Buffer, schema: ZodType): boolean {
   try {

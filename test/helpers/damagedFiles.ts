@@ -1,4 +1,9 @@
+import fs from 'node:fs';
+import path from 'node:path';
 import fc from 'fast-check';
+import { silentLogger } from '../../src/log/logger';
+import { ChannelStore } from '../../src/memory/store';
+import { makeTmpDir } from './tmp';
 
 /**
  * Generators of what a file of the data root may hold after a disk fault, a half-finished copy or
@@ -77,3 +82,27 @@ export function damaged(validText: string, valid?: unknown): fc.Arbitrary<Buffer
 
 /** Property-test runs per reader: enough to find a crash, few enough for two shared cores. */
 export const FUZZ_RUNS = Number(process.env.FUZZ_RUNS ?? 60);
+
+/**
+ * A fresh data root per fuzz run (so one run's files never meet another's), all under one temp
+ * folder the file's tests share; `put` writes bytes where a reader will find them.
+ */
+export function fuzzDataRoots(now: Date): { freshRoot(): { root: string; store: ChannelStore }; put(file: string, bytes: Buffer | string): void } {
+  let tmp: ReturnType<typeof makeTmpDir>;
+  let n = 0;
+  beforeAll(() => {
+    tmp = makeTmpDir('minutes-fuzz-');
+  });
+  afterAll(() => tmp.cleanup());
+  return {
+    freshRoot() {
+      const root = path.join(tmp.dir, `r${n++}`);
+      fs.mkdirSync(root);
+      return { root, store: new ChannelStore({ root, clock: () => now, logger: silentLogger() }) };
+    },
+    put(file, bytes) {
+      fs.mkdirSync(path.dirname(file), { recursive: true });
+      fs.writeFileSync(file, bytes);
+    },
+  };
+}

@@ -14,8 +14,7 @@ import { claimShardLayout } from '../../src/memory/shardLayout';
 import { ChannelStore } from '../../src/memory/store';
 import { StoreError } from '../../src/memory/storeErrors';
 import { makeTombstone } from '../../src/memory/tombstones';
-import { damaged, FUZZ_RUNS, randomBytes, wrongValue } from '../helpers/damagedFiles';
-import { makeTmpDir } from '../helpers/tmp';
+import { damaged, FUZZ_RUNS, randomBytes, wrongValue, fuzzDataRoots } from '../helpers/damagedFiles';
 import { ConversationState } from '../../src/shared/conversation';
 import type { ZodType } from 'zod';
 
@@ -27,25 +26,7 @@ import type { ZodType } from 'zod';
  */
 const ref: ChannelRef = { kind: 'discord', guildId: '100000000000000001', channelId: '200000000000000002' };
 const NOW = new Date('2026-11-21T12:00:00Z');
-let tmp: ReturnType<typeof makeTmpDir>;
-let n = 0;
-
-beforeAll(() => {
-  tmp = makeTmpDir('minutes-fuzz-');
-});
-afterAll(() => tmp.cleanup());
-
-/** A fresh data root per run, so one run's files never meet another's. */
-function freshRoot(): { root: string; store: ChannelStore } {
-  const root = path.join(tmp.dir, `r${n++}`);
-  fs.mkdirSync(root);
-  return { root, store: new ChannelStore({ root, clock: () => NOW, logger: silentLogger() }) };
-}
-
-function put(file: string, bytes: Buffer | string): void {
-  fs.mkdirSync(path.dirname(file), { recursive: true });
-  fs.writeFileSync(file, bytes);
-}
+const { freshRoot, put } = fuzzDataRoots(NOW);
 
 /** The files in `dir` and below, relative names, with their bytes. */
 function filesUnder(dir: string): Map<string, Buffer> {
