@@ -3,9 +3,7 @@ import type { Conversation, ServerNames } from '../memory/dataRootIndex';
 import path from 'node:path';
 import { parseMemory, MemoryLine } from '../memory/entries';
 import { FrontMatterError, frontMatterOrError } from '../memory/frontMatter';
-import { ContextData, ContextDecision } from '../condense/knowledge/contextData';
-import { openQuestions, type OpenQuestion } from '../condense/knowledge/openQuestions';
-import { byLastChange, type Playbook } from '../condense/knowledge/playbooks';
+import { ContextData } from '../condense/knowledge/contextData';
 import { folderLayout } from '../memory/layout';
 
 /**
@@ -112,26 +110,6 @@ export async function readCondensations(u: Unit, cache?: ParseCache): Promise<Co
   return out;
 }
 
-/** The chain a condensation belongs to, oldest first (each replaced by the next). */
-export function chainOf(all: Condensation[], id: string): Condensation[] {
-  const byId = new Map(all.map((c) => [c.id, c]));
-  let start = byId.get(id);
-  const seen = new Set<string>();
-  while (start && start.supersedes.length && !seen.has(start.id)) {
-    seen.add(start.id);
-    const prev = byId.get(start.supersedes[0]!);
-    if (!prev) break;
-    start = prev;
-  }
-  const chain: Condensation[] = [];
-  const seen2 = new Set<string>();
-  for (let c = start; c && !seen2.has(c.id); c = c.supersededBy ? byId.get(c.supersededBy) : undefined) {
-    seen2.add(c.id);
-    chain.push(c);
-  }
-  return chain;
-}
-
 export async function readMemory(u: Unit): Promise<MemoryLine[]> {
   const text = await readTextOrNull(folderLayout(u.dir).memory);
   return text === null ? [] : parseMemory(text).filter((l) => l.kind === 'entry');
@@ -141,17 +119,16 @@ export async function readMemory(u: Unit): Promise<MemoryLine[]> {
 export type Names = ServerNames;
 
 /**
- * The unit's open questions (oldest first) and playbooks (most recently changed first), from its
- * context.json; none when it has none or it does not parse (the audit on the home page says why).
+ * The unit's context.json (its decisions, action items, open questions, playbooks); null when it
+ * has none or it does not parse (the audit on the home page says why).
  */
-export async function readKnowledge(u: Unit): Promise<{ questions: OpenQuestion[]; playbooks: Playbook[]; decisions: ContextDecision[] }> {
+export async function readContextData(u: Unit): Promise<ContextData | null> {
   const text = await readTextOrNull(folderLayout(u.dir).contextData);
-  const none = { questions: [], playbooks: [], decisions: [] };
+  if (text === null) return null;
   try {
-    const v = ContextData.safeParse(text ? JSON.parse(text) : null);
-    // The decisions for their status (who ratified or reopened each), shown beside their condensations.
-    return v.success ? { questions: openQuestions(v.data.questions), playbooks: byLastChange(v.data.playbooks), decisions: v.data.decisions } : none;
+    const v = ContextData.safeParse(JSON.parse(text));
+    return v.success ? v.data : null;
   } catch {
-    return none;
+    return null;
   }
 }

@@ -82,18 +82,52 @@ export function safeHref(u: string | undefined): string | null {
   }
 }
 
-const CSS = `body{font:15px/1.45 system-ui,sans-serif;margin:0;color:#222}header{background:#2c3e50;color:#fff;padding:.6em 1em}
-header a{color:#fff;margin-right:1em}main{padding:1em 1.5em;max-width:1100px}table{border-collapse:collapse}td,th{padding:.2em .6em;border-bottom:1px solid #ddd;text-align:left}
-.flag{color:#b03a2e}.muted{color:#777}del{color:#999}.score{font-family:monospace;color:#555}.chain li{margin:.2em 0}
-pre{white-space:pre-wrap;background:#f6f6f6;padding:.6em}section{margin-bottom:1.5em}.nowrap{white-space:nowrap}`;
+/**
+ * One stylesheet, inline (the CSP allows no outside asset). Colours are variables for a light and
+ * a dark scheme chosen by the reader's system; every text colour keeps at least 4.5:1 against its
+ * background (WCAG 2.2 AA; axe checks it in test/dashboard/accessibility.test.ts). Long text wraps
+ * anywhere rather than widening the page, so a 375 px phone never scrolls sideways.
+ */
+const CSS = `:root{color-scheme:light dark;--bg:#fff;--fg:#1d1f23;--muted:#545963;--line:#d5d8de;--card:#f6f7f9;--link:#0a4fbf;--head:#1f3147;--headfg:#fff;
+--ok:#17703a;--warn:#8a4b00;--bad:#a3261a;--old:#5f6570;--focus:#c25100;--badge:#eef0f3}
+@media (prefers-color-scheme:dark){:root{--bg:#15171b;--fg:#e7e9ec;--muted:#a9afb9;--line:#3a3f48;--card:#1e2127;--link:#8ab4f8;--head:#0d1b2a;--headfg:#e7e9ec;
+--ok:#6fd08f;--warn:#f0b35a;--bad:#ff9b8f;--old:#a9afb9;--focus:#ffb86b;--badge:#2a2e36}}
+*{box-sizing:border-box}body{font:16px/1.5 system-ui,sans-serif;margin:0;color:var(--fg);background:var(--bg);overflow-wrap:anywhere}
+a{color:var(--link)}a:focus-visible,button:focus-visible,input:focus-visible,select:focus-visible,summary:focus-visible{outline:3px solid var(--focus);outline-offset:2px}
+.skip{position:absolute;left:-999px;top:0;background:var(--bg);padding:.4em .8em}.skip:focus{left:.5em;z-index:1}
+header{background:var(--head);color:var(--headfg);padding:.5em 1em;display:flex;flex-wrap:wrap;gap:.5em 1.2em;align-items:center}
+header a{color:var(--headfg);font-weight:600}header button{color:var(--fg)}header form{display:flex;gap:.4em;flex:1 1 14em;max-width:28em}header input{flex:1;min-width:0}
+main{padding:1em;max-width:1100px;margin:0 auto}h1{font-size:1.6em;margin:.3em 0}h2{font-size:1.25em;margin:1.2em 0 .4em}h3{font-size:1.05em;margin:.9em 0 .3em}
+input,select,button{font:inherit;color:inherit;background:var(--bg);border:1px solid var(--muted);border-radius:4px;padding:.25em .5em;min-height:2em}
+button{background:var(--badge);cursor:pointer}
+table{border-collapse:collapse;width:100%}td,th{padding:.3em .5em;border-bottom:1px solid var(--line);text-align:left;vertical-align:top}
+.flag{color:var(--bad)}.muted{color:var(--muted)}del{color:var(--old)}.score{font-family:ui-monospace,monospace;overflow-wrap:normal}.nowrap{white-space:nowrap}
+pre,code{white-space:pre-wrap;background:var(--card)}pre{padding:.6em}section{margin-bottom:1.5em}.plain{list-style:none;padding:0}.list>li{margin:.35em 0}
+.cards{display:grid;grid-template-columns:repeat(auto-fill,minmax(min(100%,21em),1fr));gap:1em;padding:0;list-style:none}
+.card{background:var(--card);border:1px solid var(--line);border-radius:8px;padding:.8em 1em}.card h2{margin:0 0 .2em}.card h3{font-size:1em}
+.card ul{padding-left:1.1em;margin:.2em 0}.counts{display:flex;flex-wrap:wrap;gap:.3em .9em;margin:.5em 0}
+.badge{display:inline-block;border-radius:999px;padding:0 .55em;font-size:.85em;font-weight:600;background:var(--badge);border:1px solid currentColor}
+.s-ratified{color:var(--ok)}.s-proposed{color:var(--fg)}.s-disputed{color:var(--warn)}.s-superseded,.s-none{color:var(--old)}.overdue{color:var(--bad)}
+.tl-ratified{fill:var(--ok)}.tl-proposed{fill:var(--bg);stroke:var(--fg);stroke-width:2}.tl-disputed{fill:var(--warn)}.tl-superseded{fill:var(--old)}
+.tl-none{fill:none;stroke:var(--old);stroke-width:1.5}.tl-axis{stroke:var(--muted)}.tl-arrow{fill:none;stroke:var(--bad);stroke-width:1.5}.tl-head{fill:var(--bad)}
+.tl-date{fill:var(--muted);font-size:13px}.timeline{margin:0}.timeline>svg{width:100%;height:auto;max-width:900px;display:block}
+.legend{display:flex;flex-wrap:wrap;gap:.2em 1em;list-style:none;padding:0;margin:.3em 0;font-size:.9em}.legend svg{vertical-align:middle}
+.asof{display:flex;flex-wrap:wrap;gap:.4em;align-items:center;margin:.5em 0}.note{border-left:4px solid var(--warn);padding:.3em .8em;background:var(--card)}
+.health{display:flex;align-items:center;gap:.5em;flex-wrap:wrap}.health svg{flex:none}.h-injected{fill:var(--ok)}.h-abstained{fill:var(--muted)}.h-unknown{fill:var(--line)}
+.meta{font-size:.9em;color:var(--muted)}.filter{display:flex;flex-wrap:wrap;gap:.4em;align-items:center;margin:.5em 0}
+@media (max-width:40em){.nowrap{white-space:normal}td,th{padding:.25em .3em}table.stack thead{position:absolute;width:1px;height:1px;overflow:hidden;clip-path:inset(50%)}
+table.stack tr{display:block;border-bottom:1px solid var(--line);padding:.4em 0}table.stack td{display:inline;border:0;padding:0 .5em 0 0}table.stack td[data-label]::before{content:attr(data-label) ": ";color:var(--muted)}table.stack td.text{display:block}table.stack td.score{white-space:nowrap}}
+@media print{header,.skip,form,.asof form{display:none}body{background:#fff;color:#000}a{color:#000;text-decoration:none}main{max-width:none;padding:0}
+.card,section>ul>li,tr{break-inside:avoid}.card{border-color:#999}}`;
 
 /** A whole page. A token, when one is in use, rides in its cookie: never in a link or a form. */
 export function page(title: string, body: string): string {
   return (
-    `<!doctype html><html lang="en"><head><meta charset="utf-8"><title>${esc(title)} — Minutes</title>` +
-    `<meta name="referrer" content="no-referrer"><style>${CSS}</style></head><body>` +
-    `<header><a href="/">Minutes</a><form action="/search" method="get" style="display:inline">` +
-    `<input name="q" placeholder="search all channels" aria-label="search"></form></header>` +
-    `<main><h1>${esc(title)}</h1>${body}</main></body></html>`
+    `<!doctype html><html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1">` +
+    `<title>${esc(title)} — Minutes</title><meta name="referrer" content="no-referrer"><meta name="color-scheme" content="light dark"><style>${CSS}</style></head><body>` +
+    `<a class="skip" href="#main">Skip to content</a>` +
+    `<header><a href="/">Minutes</a><form action="/search" method="get" role="search">` +
+    `<input name="q" placeholder="search all channels" aria-label="search"><button>Search</button></form></header>` +
+    `<main id="main"><h1>${esc(title)}</h1>${body}</main></body></html>`
   );
 }

@@ -1,6 +1,6 @@
 import type { RecalledLine } from '../chat/replyRecall';
 import type { Silence } from '../recall/explanation';
-import type { RecallHealth, RecentReply } from './recallHealth';
+import type { RecallHealth, RecentReply, WindowFigures } from './recallHealth';
 import { esc } from './html';
 
 /**
@@ -53,7 +53,7 @@ export function recallHealthSection(h: RecallHealth, o: RecallHealthViewOptions)
         .join('')}</tbody></table>`
     : '<p class="muted">none</p>';
   const recent = h.recent.length
-    ? `<table><thead><tr><th>when</th><th>message</th><th>recall</th><th>why</th></tr></thead><tbody>${h.recent.map((r) => recentRow(r, o)).join('')}</tbody></table>`
+    ? `<table class="stack"><thead><tr><th>when</th><th>message</th><th>recall</th><th>why</th></tr></thead><tbody>${h.recent.map((r) => recentRow(r, o)).join('')}</tbody></table>`
     : '<p class="muted">no reply in the part of the log read</p>';
   return (
     `<section id="recall-health"><h2>Recall health</h2>${intro}${cut}${windows}` +
@@ -86,7 +86,7 @@ function recentRow(r: RecentReply, o: RecallHealthViewOptions): string {
     got = '<span class="muted">unknown</span>';
     why = '<span class="muted">logged before replies recorded recall</span>';
   }
-  return `<tr><td class="nowrap muted">${esc(r.at)}</td><td>${msgs}</td><td>${got}</td><td>${why}</td></tr>`;
+  return `<tr><td class="nowrap muted">${esc(r.at)}</td><td class="text">${msgs}</td><td class="text">${got}</td><td class="text">${why}</td></tr>`;
 }
 
 /** A MEMORY.md entry by its id, as the file holds it now; any other line as recorded. */
@@ -107,4 +107,22 @@ function share(n: number, of: number): string {
 
 function mb(bytes: number): string {
   return bytes >= 1024 * 1024 ? `${Math.round(bytes / (1024 * 1024))} MB` : `${Math.round(bytes / 1024)} KB`;
+}
+
+/**
+ * The home card's small picture of recall health: one bar split into injected, abstained and
+ * unknown over the window, its figures said in words beside it (and to a screen reader).
+ */
+export function healthBar(w: WindowFigures | null): string {
+  if (!w || !w.replies) return '<p class="health meta">Recall: no reply in the last 30 days.</p>';
+  const W = 120;
+  let x = 0;
+  const parts = (['injected', 'abstained', 'unknown'] as const).map((k) => {
+    const width = (W * w[k]) / w.replies;
+    const r = width > 0 ? `<rect class="h-${k}" x="${x.toFixed(1)}" y="0" width="${width.toFixed(1)}" height="12"/>` : '';
+    x += width;
+    return r;
+  });
+  const words = `Recall, last ${w.days} days: ${w.replies} repl${w.replies === 1 ? 'y' : 'ies'}, injected ${share(w.injected, w.replies)}, abstained ${share(w.abstained, w.replies)}${w.unknown ? `, unknown ${share(w.unknown, w.replies)}` : ''}`;
+  return `<p class="health"><svg aria-hidden="true" focusable="false" width="${W}" height="12" viewBox="0 0 ${W} 12">${parts.join('')}</svg><span class="meta">${esc(words)}</span></p>`;
 }

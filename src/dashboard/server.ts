@@ -2,17 +2,22 @@ import crypto from 'node:crypto';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { TLSSocket } from 'node:tls';
-import { auditChannel } from '../condense/audit/audit';
-import { peekJsonlQueue } from '../memory/jsonlQueue';
 import { folderLayout } from '../memory/layout';
 import type { RecallService } from '../recall/service';
 import { ChannelStore } from '../memory/store';
 import { SignedCache, unitSignature } from './cache';
-import { Condensation, Names, ParseCache, readCondensations, readKnowledge, readMemory, Unit } from './data';
+import { auditFlags } from './auditFlags';
+import { Condensation, Names, ParseCache, readCondensations, readContextData, readMemory, Unit } from './data';
 import { listConversations, readServerNames } from '../memory/dataRootIndex';
 import { readTextOrNull as readText } from '../memory/dataFiles';
 import { createMarkdown, page } from './html';
-import { channelBody, condensationBody, HomeRow, homeBody, searchBody, SearchHit, ViewCtx } from './views';
+import { condensationBody, searchBody, SearchHit, ViewCtx } from './views';
+import { channelBody, contextBody, historyBody } from './channelView';
+import { HomeCard, homeBody } from './homeView';
+import { channelDigest } from './digest';
+import { EMPTY_CONTEXT, type ContextData } from '../condense/knowledge/contextData';
+import { parseDay } from '../condense/knowledge/decisionsAsOf';
+import type { WindowFigures } from './recallHealth';
 import { packageBody, PackageRow, packagesBody } from './packageViews';
 import { readRecallHealth } from './recallHealthData';
 import { recallHealthSection } from './recallHealthView';
@@ -108,36 +113,43 @@ export function createDashboard(o: DashboardOptions): { server: http.Server; lis
   const md = createMarkdown();
   // audit with fix:false only reads; the store is needed for its state-file reader.
   const store = new ChannelStore({ root: o.root });
-  const audits = new SignedCache<string[]>();
   const parses: ParseCache = new Map();
   let warmed: Promise<void> = Promise.resolve();
 
-  async function home(ctx: ViewCtx): Promise<string> {
-    const rows: HomeRow[] = [];
+  const now = (): Date => (o.clock ?? (() => new Date()))();
+
+  /** A card's facts, kept while the channel's files are unchanged and the day is the same (overdue and the 30 days move with it). */
+  const cardFacts = new SignedCache<{ flags: string[]; data: ContextData | null; condensations: number; recall: WindowFigures | null }>();
+
+  async function home(ctx: ViewCtx, server: string): Promise<string> {
+    const today = now().toISOString().slice(0, 10);
+    const cards: HomeCard[] = [];
     for (const u of await listConversations(o.root, o)) {
-      const conds = await readCondensations(u, parses);
       const names = await unitLabel(o.root, u);
-      const flags = await audits.get(u.key, await unitSignature(u), async () => {
-        const f: string[] = [];
-        try {
-          const a = await auditChannel({ store, ref: u.ref, fix: false, now: new Date() });
-          if (a.context) f.push(`CONTEXT.md stale: ${a.context}`);
-          if (a.unfolded.length) f.push(`${a.unfolded.length} condensation(s) not folded in`);
-          if (a.malformed.length) f.push(`${a.malformed.length} condensation(s) with malformed front matter (not read)`);
-          if (a.missing.length) f.push(`${a.missing.length} decision(s) in force whose condensation file is missing (minutes audit names them)`);
-          if (a.staleLines.length) f.push(`${a.staleLines.length} line(s) restate superseded decisions`);
-          const waiting = await queuedThreads(u.dir);
-          if (waiting) f.push(`${waiting} resolved thread(s) never condensed (found by the bot's audit; its sweep condenses them)`);
-        } catch (err) {
-          f.push(`audit failed: ${(err as Error).message}`);
-        }
-        return f;
+      const facts = await cardFacts.get(u.key, `${today}\n${await unitSignature(u)}`, async () => {
+        const health = await readRecallHealth(o.root, u, now());
+        const longest = health.health.windows.at(-1);
+        return {
+          flags: await auditFlags(store, u, now()),
+          data: await readContextData(u),
+          condensations: (await readCondensations(u, parses)).length,
+          recall: longest && longest.replies ? longest : null,
+        };
       });
-      rows.push({ unit: u, label: names.label, guildLabel: names.guild, decisions: conds.length, newest: conds.at(-1)?.date, flags });
+      cards.push({
+        unit: u,
+        label: names.label,
+        guildLabel: names.guild,
+        server: u.guildId ?? 'console',
+        digest: facts.data ? channelDigest(facts.data, { today }) : null,
+        condensations: facts.condensations,
+        recall: facts.recall,
+        flags: facts.flags,
+      });
     }
     const packs = (await packageRows()).length;
     const more = packs ? `<p><a href="${ctx.href('/packages')}">Context packages (${packs})</a></p>` : '';
-    return page('Channels', homeBody(ctx, rows) + more);
+    return page('Channels', homeBody(ctx, cards, server) + more);
   }
 
   /** Every server's packages, but never a private thread's (usable only in that thread). */
@@ -213,7 +225,7 @@ export function createDashboard(o: DashboardOptions): { server: http.Server; lis
     } catch {
       return null;
     }
-    if (segs.length === 0) return home(ctx);
+    if (segs.length === 0) return home(ctx, url.searchParams.get('server') ?? '');
     if (segs[0] === 'search' && segs.length === 1) {
       return search(ctx, (url.searchParams.get('q') ?? '').trim().slice(0, 500), url.searchParams.get('in') ?? '');
     }
@@ -222,30 +234,45 @@ export function createDashboard(o: DashboardOptions): { server: http.Server; lis
     if (segs[0] !== 'channel') return null;
     const rest = segs.slice(1);
     const ci = rest.indexOf('c');
-    const keyParts = ci >= 0 ? rest.slice(0, ci) : rest;
+    // `…/context` and `…/history`: the files on pages of their own (a key never ends in these words: its parts are ids).
+    const file = ci < 0 && ['context', 'history'].includes(rest.at(-1) ?? '') ? rest.at(-1) : undefined;
+    const keyParts = ci >= 0 ? rest.slice(0, ci) : file ? rest.slice(0, -1) : rest;
     const unit = (await listConversations(o.root, o)).find((u) => u.key === keyParts.join('/'));
     if (!unit) return null;
     const conds = await readCondensations(unit, parses);
-    const { label } = await unitLabel(o.root, unit);
+    const { label, guild } = await unitLabel(o.root, unit);
     if (ci >= 0) {
       if (rest.length !== ci + 2) return null;
       const c: Condensation | undefined = conds.find((x) => x.id === rest[ci + 1]);
       return c ? page(c.topic, condensationBody(ctx, unit, c, conds)) : null;
     }
+    const layout = folderLayout(unit.dir);
     // A private thread has no CONTEXT.md of its own: the parent's is not shown under it either.
-    const context = unit.threadId ? null : await readText(folderLayout(unit.dir).context);
-    const archive = unit.threadId ? null : await readText(folderLayout(unit.dir).contextArchive);
+    const context = unit.threadId ? null : await readText(layout.context);
+    if (file === 'context') {
+      if (unit.threadId) return null;
+      return page(`${label}: CONTEXT.md`, contextBody(ctx, unit, conds, context, await readText(layout.contextArchive)));
+    }
+    const history = await readText(layout.history);
+    if (file === 'history') return page(`${label}: HISTORY.md`, historyBody(ctx, unit, conds, history));
+    const atText = (url.searchParams.get('at') ?? '').trim().slice(0, 40);
+    const at = atText ? parseDay(atText) : null;
+    const day = at && 'day' in at ? at.day : undefined;
+    const today = now().toISOString().slice(0, 10);
+    const digest = channelDigest((await readContextData(unit)) ?? EMPTY_CONTEXT, { today, ...(day ? { day } : {}) });
+    const health = day ? null : await readRecallHealth(o.root, unit, now());
     const body = channelBody(ctx, unit, {
-      context,
-      archive,
+      serverLabel: guild,
       conds,
+      digest,
       memory: await readMemory(unit),
-      history: await readText(folderLayout(unit.dir).history),
       filter: url.searchParams.get('filter') ?? '',
-      ...(await readKnowledge(unit)),
+      at: { text: atText, ...(at && 'problem' in at ? { problem: at.problem } : {}) },
+      hasContext: context !== null,
+      hasHistory: history !== null,
+      health: health ? recallHealthSection(health.health, health) : '',
     });
-    const health = await readRecallHealth(o.root, unit, (o.clock ?? (() => new Date()))());
-    return page(label, body + recallHealthSection(health.health, health));
+    return page(day ? `${label} as of ${day}` : label, body);
   }
 
   const server = http.createServer((req, res) => {
@@ -313,7 +340,7 @@ export function createDashboard(o: DashboardOptions): { server: http.Server; lis
           const h = a.family === 'IPv6' ? `[${a.address}]` : a.address;
           // Fill the audit and parse caches once at start, so the first visitor does not pay for
           // auditing every channel (~250 ms at 300 condensations); a failure shows on the page later.
-          warmed = home({ md, href: (p) => p }).then(
+          warmed = home({ md, href: (p) => p }, '').then(
             () => undefined,
             () => undefined,
           );
@@ -336,14 +363,6 @@ export function createDashboard(o: DashboardOptions): { server: http.Server; lis
       });
     },
   };
-}
-
-/** Threads the bot's audit queued as resolved without a condensation (the dashboard has no Discord access of its own). */
-async function queuedThreads(channelDir: string): Promise<number> {
-  const ids = new Set<string>();
-  for (const r of await peekJsonlQueue(folderLayout(channelDir).condenseQueue))
-    if (r && typeof (r as { threadId?: unknown }).threadId === 'string') ids.add((r as { threadId: string }).threadId);
-  return ids.size;
 }
 
 /** About 200 characters of `text` around `at`, cut at spaces, with an ellipsis where it was cut. */

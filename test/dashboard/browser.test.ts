@@ -73,7 +73,7 @@ describeBrowser('dashboard in chromium', () => {
     await page.getByRole('link', { name: '#backend', exact: true }).click();
     await page.waitForURL(`**/channel/${ids.channelKey}`);
     expect(await page.locator('main > h1').textContent()).toBe('#backend');
-    await page.locator('section').filter({ hasText: 'Condensations (' }).getByRole('link', { name: 'Postgres for orders' }).click();
+    await page.locator('#timeline ol').getByRole('link', { name: 'Postgres for orders' }).first().click();
     await page.waitForURL('**/c/2025-03-05-postgres');
     expect(await page.locator('main > h1').textContent()).toBe('Postgres for orders');
     expect(await page.locator('.md').first().textContent()).toContain('Postgres 16');
@@ -89,16 +89,19 @@ describeBrowser('dashboard in chromium', () => {
     expect(await page.locator('main > h1').textContent()).toBe('Channels');
   });
 
-  it('shows the supersession chain, oldest struck through, and follows it', async () => {
+  it('shows the supersession chain on the timeline, replaced ones struck through with what replaced them, and follows it', async () => {
     await page.goto(`${dash.url}channel/${ids.channelKey}`);
-    const chain = page.locator('ol.chain').filter({ hasText: 'Database choice' });
-    expect(await chain.locator('li').allTextContents()).toEqual([
-      '2025-01-10 Database choice → replaced by',
-      '2025-02-01 Database revisited → replaced by',
-      '2025-03-05 Postgres for orders (current)',
+    const items = page.locator('#timeline ol > li').filter({ hasText: /Database|Postgres/ });
+    expect(await items.allTextContents()).toEqual([
+      '2025-03-05 Postgres for orders proposed',
+      '2025-02-01 Database revisited superseded replaced by Postgres for orders (2025-03-05)',
+      '2025-01-10 Database choice superseded replaced by Database revisited (2025-02-01)',
     ]);
-    expect(await chain.locator('del').count()).toBe(2);
-    await page.goto(`${dash.url}channel/${ids.channelKey}/c/2025-02-01-database-again`);
+    expect(await items.locator('del').count()).toBe(2);
+    // The picture: one arrow per replacement, and each mark a link named for a screen reader.
+    expect(await page.locator('#timeline figure > svg path.tl-arrow').count()).toBe(2);
+    await page.getByRole('link', { name: '2025-02-01 Database revisited: superseded, replaced by Postgres for orders' }).click();
+    await page.waitForURL('**/c/2025-02-01-database-again');
     await page.locator('section').filter({ hasText: 'Superseded by' }).getByRole('link').click();
     await page.waitForURL('**/c/2025-03-05-postgres');
   });

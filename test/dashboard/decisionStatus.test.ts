@@ -6,7 +6,7 @@ import { msgs, sideDeps } from '../condense/helpers';
 import { knowledgeModel } from '../helpers/knowledgeModel';
 import { manualClock } from '../helpers/runtime';
 import { withTmpAndFakeModel } from '../helpers/tmpAndFakeModel';
-import { startDashboard } from './helpers';
+import { sectionOf, startDashboard } from './helpers';
 
 /** The channel page says what members said of each decision (issue 43 §1): ratified by whom, reopened by whom, or proposed. */
 describe("the dashboard shows each decision's status", () => {
@@ -32,13 +32,16 @@ describe("the dashboard shows each decision's status", () => {
     const dash = await startDashboard(world.tmp.dir);
     try {
       const html = await (await fetch(`${dash.url}channel/local/orders`)).text();
-      const list = /<h2>Condensations \(3\)<\/h2><ul>([\s\S]*?)<\/ul>/.exec(html)![1];
-      expect(list).toContain('<span class="muted">ratified by Ana &lt;b&gt;Lopez&lt;/b&gt; (2026-11-28)</span>');
-      expect(list).toContain('<span class="muted">disputed: reopened by Ben (2026-11-28)</span>');
-      expect(list).toContain('<span class="muted">proposed</span>');
+      const list = sectionOf(html, 'decisions');
+      expect(list).toContain('<span class="badge s-ratified">ratified</span> <span class="meta">by Ana &lt;b&gt;Lopez&lt;/b&gt; (2026-11-28)</span>');
+      expect(list).toContain('<span class="badge s-disputed">disputed</span> <span class="meta">reopened by Ben (2026-11-28)</span>');
+      expect(list).toContain('<span class="badge s-proposed">proposed</span>');
       expect(html).not.toContain('<b>Lopez</b>');
-      // CONTEXT.md, as the page renders it, says the same.
-      expect(/<section id="context">[\s\S]*?<\/section>/.exec(html)![0]).toMatch(/ratified by Ana (\\)?&lt;b(\\)?&gt;Lopez/);
+      // The timeline's marks say the same, in words for a screen reader.
+      expect(sectionOf(html, 'timeline')).toMatch(/aria-label="2026-11-10 [^"]*: ratified"/);
+      // CONTEXT.md, on its own page, says the same.
+      const context = await (await fetch(`${dash.url}channel/local/orders/context`)).text();
+      expect(sectionOf(context, 'context')).toMatch(/ratified by Ana (\\)?&lt;b(\\)?&gt;Lopez/);
     } finally {
       await dash.close();
     }

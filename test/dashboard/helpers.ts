@@ -37,9 +37,16 @@ export function hashTree(root: string): string {
 
 /** The search page's score columns, row by row: score, words, meaning (null for "—"). */
 export function scoreRows(html: string): { score: number; lexical: number; semantic: number | null }[] {
-  return [...html.matchAll(/<td class="score">([^<]*)<\/td><td class="score">([^<]*)<\/td><td class="score">([^<]*)<\/td>/g)].map((m) => ({
+  return [...html.matchAll(/<td class="score"[^>]*>([^<]*)<\/td><td class="score"[^>]*>([^<]*)<\/td><td class="score"[^>]*>([^<]*)<\/td>/g)].map((m) => ({
     score: Number(m[1]),
     lexical: Number(m[2]),
     semantic: m[3] === '—' ? null : Number(m[3]),
   }));
+}
+
+/** One section of a page by its id (sections do not nest on the dashboard's pages). */
+export function sectionOf(html: string, id: string): string {
+  const m = new RegExp(`<section id="${id}"[^>]*>[\\s\\S]*?</section>`).exec(html);
+  if (!m) throw new Error(`no section #${id} on the page`);
+  return m[0];
 }

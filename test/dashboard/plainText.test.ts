@@ -85,10 +85,8 @@ describe('dashboard: text as a reader sees it', () => {
     expect(list.replace(/href="[^"]*"/g, '')).not.toContain(ids.channel);
   });
 
-  it('id and date columns do not wrap mid-word', async () => {
+  it("a memory entry's id, source and date stay on a line of their own under its text", async () => {
     const html = await get(`/channel/${ids.channelKey}`);
-    expect(html).toMatch(/\.nowrap\{white-space:nowrap\}/);
-    expect(html).toContain('<td class="muted nowrap">m-aaaa01</td>');
-    expect(html).toContain('<td class="muted nowrap">2025-03-05</td>');
+    expect(html).toContain('<li>The orders service uses Postgres 16<br><span class="meta">m-aaaa01 · ana · 2025-03-05</span></li>');
   });
 });

@@ -42,16 +42,20 @@ describe('the dashboard, as a person reads it', () => {
   });
 
   it("every link on the channel page opens a page: CONTEXT.md's (condensation) links go to the condensation's page", async () => {
-    const page = await get('/channel/local/orders');
-    expect(page.status).toBe(200);
-    const context = /<section id="context">([\s\S]*?)<\/section>/.exec(page.body)![1]!;
-    expect(context).toContain('<a href="/channel/local/orders/c/2026-11-24-database-choice" rel="noopener noreferrer nofollow">condensation</a>');
-    const links = await hrefsOf(dash.url, page.body);
-    expect(links.length).toBeGreaterThan(5);
-    for (const href of links) {
-      const r = await fetch(new URL(href, new URL('/channel/local/orders', dash.url)));
-      expect({ href, status: r.status }).toEqual({ href, status: 200 });
+    // The channel page and CONTEXT.md's own page, one link away from it.
+    for (const at of ['/channel/local/orders', '/channel/local/orders/context']) {
+      const page = await get(at);
+      expect(page.status).toBe(200);
+      const links = await hrefsOf(dash.url, page.body);
+      expect(links.length).toBeGreaterThan(at.endsWith('/context') ? 1 : 5);
+      for (const href of links) {
+        const r = await fetch(new URL(href, new URL(at, dash.url)));
+        expect({ at, href, status: r.status }).toEqual({ at, href, status: 200 });
+      }
     }
+    const context = /<section id="context">([\s\S]*?)<\/section>/.exec((await get('/channel/local/orders/context')).body)![1]!;
+    expect(context).toContain('<a href="/channel/local/orders/c/2026-11-24-database-choice" rel="noopener noreferrer nofollow">condensation</a>');
+    expect((await get('/channel/local/orders')).body).toContain('<a href="/channel/local/orders/context">CONTEXT.md</a>');
   });
 
   it('a relative link to something the dashboard has no page for is shown as text, not a link to a 404', async () => {
@@ -59,7 +63,7 @@ describe('the dashboard, as a person reads it', () => {
     const before = fs.readFileSync(ctx, 'utf8');
     try {
       fs.appendFileSync(ctx, '\n## Notes (hand-written)\n\nSee [the runbook](docs/runbook.md) and [gone](condensations/2020-01-01-gone.md).\n');
-      const page = await get('/channel/local/orders');
+      const page = await get('/channel/local/orders/context');
       expect(page.body).toContain('See the runbook and gone.');
       expect(page.body).not.toMatch(/href="[^"]*(runbook|gone)/);
     } finally {

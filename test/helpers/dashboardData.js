@@ -132,7 +132,125 @@ function generateDataRoot(root, o = {}) {
   const loc = path.join(root, 'local', 'sandbox');
   fs.mkdirSync(loc, { recursive: true });
   fs.writeFileSync(path.join(loc, 'MEMORY.md'), '- [m-loc001] the sandbox has a kettle [from: me, 2025-01-01]\n');
+  if (o.knowledge) writeKnowledge(ch, o.now ?? Date.now());
   return { guild: GUILD, channel: CHANNEL, thread: THREAD, channelKey: `${GUILD}/${CHANNEL}`, threadKey: `${GUILD}/${CHANNEL}/${THREAD}` };
+}
+
+/**
+ * The #backend channel's context.json as the Secretary keeps it (decisions with their status,
+ * action items, an open question, a playbook) and a log whose replies recorded what recall did, in
+ * the days before `now`: what the dashboard's cards, channel page and recall health draw.
+ */
+function writeKnowledge(ch, now) {
+  const day = (n) => new Date(now - n * 86400000).toISOString().slice(0, 10);
+  const iso = (n, h = 10) => new Date(now - n * 86400000 + h * 3600000).toISOString();
+  const decision = (id, topic, text, date, file, more = {}) => ({ id, kind: 'decision', topic, text, date, file, ledgerKey: `${id}-key`, ...more });
+  const data = {
+    version: 1,
+    currentState: { text: 'Orders run on Postgres 16; the migration is finishing', date: '2025-03-05' },
+    decisions: [
+      decision('d-aaa1', 'Database choice', 'use MySQL for the orders service', '2025-01-10', '2025-01-10-database.md', {
+        supersededBy: 'd-bbb2',
+        supersededDate: '2025-02-01',
+        status: 'superseded',
+      }),
+      decision('d-bbb2', 'Database revisited', 'use SQLite for the orders service', '2025-02-01', '2025-02-01-database-again.md', {
+        supersededBy: 'd-ccc3',
+        supersededDate: '2025-03-05',
+        status: 'superseded',
+      }),
+      decision('d-ccc3', 'Postgres for orders', 'use Postgres 16 for the orders service, with nightly backups', '2025-03-05', '2025-03-05-postgres.md', {
+        status: 'ratified',
+        ratifiedBy: [{ id: '300000000000000001', name: 'ana', at: '2025-03-06T09:00:00.000Z' }],
+        ratifiedAt: '2025-03-06T09:00:00.000Z',
+      }),
+      decision('d-ddd4', 'Planted payload', 'nothing', '2025-03-09', '2025-03-09-planted.md', {
+        status: 'disputed',
+        disputedBy: { id: '300000000000000002', name: 'bo', at: '2025-03-10T09:00:00.000Z' },
+      }),
+    ],
+    constraints: [{ text: 'order writes stay under 50 ms at p99', date: '2025-01-10', decisionId: 'd-ccc3' }],
+    actions: [
+      {
+        id: 'a-111111',
+        text: 'set up nightly backups of the orders database',
+        owner: 'bo',
+        due: '2025-03-12',
+        decisionId: 'd-ccc3',
+        file: '2025-03-05-postgres.md',
+        opened: '2025-03-05',
+        status: 'open',
+      },
+      {
+        id: 'a-222222',
+        text: 'move the reporting jobs to Postgres',
+        owner: 'ana',
+        due: day(-14),
+        decisionId: 'd-ccc3',
+        file: '2025-03-05-postgres.md',
+        opened: '2025-03-05',
+        status: 'open',
+      },
+      {
+        id: 'a-333333',
+        text: 'retire the MySQL replica',
+        owner: 'ana',
+        decisionId: 'd-ccc3',
+        file: '2025-03-05-postgres.md',
+        opened: '2025-03-05',
+        status: 'done',
+        closed: '2025-03-08',
+        closedBy: 'ana',
+      },
+    ],
+    questions: [
+      {
+        id: 'q-444444',
+        text: 'who owns the Postgres upgrades?',
+        askedBy: 'bo',
+        decisionId: 'd-ccc3',
+        file: '2025-03-05-postgres.md',
+        opened: '2025-03-05',
+        status: 'open',
+      },
+    ],
+    playbooks: [
+      {
+        slug: 'restore-orders',
+        name: 'Restore the orders database',
+        versions: [
+          {
+            steps: ['stop the writers', 'restore the nightly dump', 'start the writers'],
+            date: '2025-03-05',
+            decisionId: 'd-ccc3',
+            file: '2025-03-05-postgres.md',
+          },
+        ],
+      },
+    ],
+  };
+  fs.mkdirSync(path.join(ch, '.minutes'), { recursive: true });
+  fs.writeFileSync(path.join(ch, '.minutes', 'context.json'), JSON.stringify(data, null, 2) + '\n');
+  const log = [];
+  for (let i = 0; i < 12; i++) {
+    const id = `4000000000000000${String(i).padStart(2, '0')}`;
+    const injected = i % 3 !== 2;
+    log.push({
+      type: 'message',
+      id,
+      author: { id: '300000000000000001', name: 'ana' },
+      at: iso(12 - i, 9),
+      content: injected ? `which database do orders use? (${i})` : `thanks, that's all (${i})`,
+    });
+    log.push({
+      type: 'reply',
+      id: `5${id.slice(1)}`,
+      inReplyTo: [id],
+      at: iso(12 - i, 9.01),
+      recall: injected ? { lines: [{ file: 'MEMORY.md', id: 'm-aaaa01' }] } : { silence: 'closer-to-chat' },
+    });
+  }
+  fs.writeFileSync(path.join(ch, 'log.jsonl'), log.map((r) => JSON.stringify(r)).join('\n') + '\n');
 }
 
 module.exports = { generateDataRoot, GUILD, CHANNEL, THREAD };
