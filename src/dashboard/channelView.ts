@@ -30,7 +30,7 @@ export interface ChannelPage {
 }
 
 /** MEMORY.md lines shown at most (the filter finds the rest): keeps a page of a big channel small. */
-export const MEMORY_SHOWN = 400;
+export const MEMORY_SHOWN = 200;
 
 export function channelBody(ctx: ViewCtx, u: Unit, p: ChannelPage): string {
   const d = p.digest;

@@ -13,7 +13,8 @@ export interface ViewCtx {
 
 /** A decision's status as a badge: its word, then who said so (the colour only repeats what the words say). */
 export function statusBadge(v: StatusView): string {
-  return `<span class="badge s-${esc(v.status)}">${esc(v.status)}</span>${v.status === 'proposed' && !v.confirmations.length ? '' : ` <span class="meta">${esc(detailOf(v))}</span>`}`;
+  const detail = detailOf(v);
+  return `<span class="badge s-${esc(v.status)}">${esc(v.status)}</span>${detail ? ` <span class="meta">${esc(detail)}</span>` : ''}`;
 }
 
 /** statusWords without its first word (the badge says it). */

@@ -6,9 +6,13 @@ import { silentLogger } from '../../src/log/logger';
 import { buildRecallService } from '../../src/recall/service';
 
 /** A dashboard on a free loopback port over `root`, with words-only recall (offline, no model). */
-export async function startDashboard(root: string, token?: string, o: { includePrivate?: boolean } = {}): Promise<{ url: string; close(): Promise<void> }> {
+export async function startDashboard(
+  root: string,
+  token?: string,
+  o: { includePrivate?: boolean; clock?: () => Date } = {},
+): Promise<{ url: string; close(): Promise<void> }> {
   const recall = buildRecallService({ semantic: { mode: 'off', cacheDir: '' }, logger: silentLogger() });
-  const d = createDashboard({ root, host: '127.0.0.1', port: 0, token, recall, includePrivate: o.includePrivate });
+  const d = createDashboard({ root, host: '127.0.0.1', port: 0, token, recall, includePrivate: o.includePrivate, ...(o.clock ? { clock: o.clock } : {}) });
   const url = await d.listen();
   return {
     url,
