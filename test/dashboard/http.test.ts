@@ -76,6 +76,11 @@ describe('dashboard over HTTP', () => {
       `/channel/${ids.threadKey}`,
       '/channel/local/sandbox',
       `/channel/${ids.channelKey}?filter=widget`,
+      `/channel/${ids.channelKey}?at=2025-02-01`,
+      `/channel/${ids.channelKey}/context`,
+      `/channel/${ids.channelKey}/history`,
+      `/channel/${ids.threadKey}/history`,
+      `/?server=${ids.guild}`,
       '/search?q=orders+database',
       `/search?q=postgres&in=${ids.channelKey}`,
       `/channel/${ids.channelKey}/c/2025-03-05-postgres`,
@@ -97,6 +102,8 @@ describe('dashboard over HTTP', () => {
     '/channel/%ZZ',
     '/static/../../etc/passwd',
     '/channel/100000000000000001/999',
+    '/channel/100000000000000001/200000000000000002/context/x',
+    '/channel/100000000000000001/200000000000000002/c/2025-03-05-postgres/context',
   ])('%s is a 404 and leaks nothing', async (p) => {
     const r = await rawGet(dash.url, p);
     expect(r.status).toBe(404);
@@ -109,6 +116,9 @@ describe('dashboard over HTTP', () => {
     expect((await rawGet(dash.url, `/channel/${ids.channelKey}/c/2025-03-07-acquisition`)).status).toBe(404);
     const thread = await rawGet(dash.url, `/channel/${ids.threadKey}`);
     expect(thread.body).toContain('Zanzibar acquisition');
+    // A private thread has no CONTEXT.md of its own, and its parent's is not shown under it.
+    expect((await rawGet(dash.url, `/channel/${ids.threadKey}/context`)).status).toBe(404);
+    expect(thread.body).not.toContain('/context"');
     const inParent = await rawGet(dash.url, `/search?q=zanzibar+acquisition+acquire&in=${ids.channelKey}`);
     expect(inParent.body.replace(/value="[^"]*"|<title>[^<]*<\/title>|<h1>[^<]*<\/h1>/g, '')).not.toMatch(/zanzibar/i);
     // Across channels it is found, in the thread's section only.
