@@ -86,15 +86,20 @@ export function safeHref(u: string | undefined): string | null {
  * One stylesheet, inline (the CSP allows no outside asset). Colours are variables for a light and
  * a dark scheme chosen by the reader's system; every text colour keeps at least 4.5:1 against its
  * background (WCAG 2.2 AA; axe checks it in test/dashboard/accessibility.test.ts). Long text wraps
- * anywhere rather than widening the page, so a 375 px phone never scrolls sideways.
+ * anywhere rather than widening the page, so a 375 px phone never scrolls sideways. Whatever the
+ * keyboard focuses shows an outline at 3:1 or more against what surrounds it: a lighter one on the
+ * dark header; the skip link's inside its own header-coloured box (it is drawn over the header's
+ * search box); a date field's while its calendar button, inside the field, has focus. Print drops
+ * the header and every form, whatever display their own rule gives them.
  */
 const CSS = `:root{color-scheme:light dark;--bg:#fff;--fg:#1d1f23;--muted:#545963;--line:#d5d8de;--card:#f6f7f9;--link:#0a4fbf;--head:#1f3147;--headfg:#fff;
 --ok:#17703a;--warn:#8a4b00;--bad:#a3261a;--old:#5f6570;--focus:#c25100;--badge:#eef0f3}
 @media (prefers-color-scheme:dark){:root{--bg:#15171b;--fg:#e7e9ec;--muted:#a9afb9;--line:#3a3f48;--card:#1e2127;--link:#8ab4f8;--head:#0d1b2a;--headfg:#e7e9ec;
 --ok:#6fd08f;--warn:#f0b35a;--bad:#ff9b8f;--old:#a9afb9;--focus:#ffb86b;--badge:#2a2e36}}
 *{box-sizing:border-box}body{font:16px/1.5 system-ui,sans-serif;margin:0;color:var(--fg);background:var(--bg);overflow-wrap:anywhere}
-a{color:var(--link)}a:focus-visible,button:focus-visible,input:focus-visible,select:focus-visible,summary:focus-visible{outline:3px solid var(--focus);outline-offset:2px}
-.skip{position:absolute;left:-999px;top:0;background:var(--bg);padding:.4em .8em}.skip:focus{left:.5em;z-index:1}
+a{color:var(--link)}a:focus-visible,button:focus-visible,input:focus-visible,select:focus-visible,summary:focus-visible,input[type=date]:focus-within{outline:3px solid var(--focus);outline-offset:2px}
+.skip{position:absolute;left:-999px;top:0;background:var(--head);color:var(--headfg);padding:.4em .8em}.skip:focus{left:.5em;z-index:1}.skip:focus-visible{outline-offset:-6px}
+header,.skip{--focus:#ffb86b}
 header{background:var(--head);color:var(--headfg);padding:.5em 1em;display:flex;flex-wrap:wrap;gap:.5em 1.2em;align-items:center}
 header a{color:var(--headfg);font-weight:600}header button{color:var(--fg)}header form{display:flex;gap:.4em;flex:1 1 14em;max-width:28em}header input{flex:1;min-width:0}
 main{padding:1em;max-width:1100px;margin:0 auto}h1{font-size:1.6em;margin:.3em 0}h2{font-size:1.25em;margin:1.2em 0 .4em}h3{font-size:1.05em;margin:.9em 0 .3em}
@@ -117,7 +122,7 @@ pre,code{white-space:pre-wrap;background:var(--card)}pre{padding:.6em}section{ma
 .meta{font-size:.9em;color:var(--muted)}.filter{display:flex;flex-wrap:wrap;gap:.4em;align-items:center;margin:.5em 0}
 @media (max-width:40em){.nowrap{white-space:normal}td,th{padding:.25em .3em}table.stack thead{position:absolute;width:1px;height:1px;overflow:hidden;clip-path:inset(50%)}
 table.stack tr{display:block;border-bottom:1px solid var(--line);padding:.4em 0}table.stack td{display:inline;border:0;padding:0 .5em 0 0}table.stack td[data-label]::before{content:attr(data-label) ": ";color:var(--muted)}table.stack td.text{display:block}table.stack td.score{white-space:nowrap}}
-@media print{header,.skip,form,.asof form{display:none}body{background:#fff;color:#000}a{color:#000;text-decoration:none}main{max-width:none;padding:0}
+@media print{header,.skip,form{display:none!important}body{background:#fff;color:#000}a{color:#000;text-decoration:none}main{max-width:none;padding:0}
 .card,section>ul>li,tr{break-inside:avoid}.card{border-color:#999}}`;
 
 /** A whole page. A token, when one is in use, rides in its cookie: never in a link or a form. */
