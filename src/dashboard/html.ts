@@ -115,7 +115,7 @@ pre,code{white-space:pre-wrap;background:var(--card)}pre{padding:.6em}section{ma
 .s-ratified{color:var(--ok)}.s-proposed{color:var(--fg)}.s-disputed{color:var(--warn)}.s-superseded,.s-none{color:var(--old)}.overdue{color:var(--bad)}
 .tl-ratified{fill:var(--ok)}.tl-proposed{fill:var(--bg);stroke:var(--fg);stroke-width:2}.tl-disputed{fill:var(--warn)}.tl-superseded{fill:var(--old)}
 .tl-none{fill:none;stroke:var(--old);stroke-width:1.5}.tl-axis{stroke:var(--muted)}.tl-arrow{fill:none;stroke:var(--bad);stroke-width:1.5}.tl-head{fill:var(--bad)}
-.tl-date{fill:var(--muted);font-size:13px}.timeline{margin:0}.timeline>svg{width:100%;height:auto;max-width:900px;display:block}
+.tl-date{fill:var(--muted);font-size:15px}.timeline{margin:0}.timeline>svg{width:100%;height:auto;max-width:760px;display:block}
 .legend{display:flex;flex-wrap:wrap;gap:.2em 1em;list-style:none;padding:0;margin:.3em 0;font-size:.9em}.legend svg{vertical-align:middle}
 .asof{display:flex;flex-wrap:wrap;gap:.4em;align-items:center;margin:.5em 0}.note{border-left:4px solid var(--warn);padding:.3em .8em;background:var(--card)}
 .health{display:flex;align-items:center;gap:.5em;flex-wrap:wrap}.health svg{flex:none}.h-injected{fill:var(--ok)}.h-abstained{fill:var(--muted)}.h-unknown{fill:var(--line)}
