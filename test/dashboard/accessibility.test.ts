@@ -4,6 +4,7 @@ import path from 'node:path';
 import type { BrowserContext, Page } from 'playwright-core';
 import { generateDataRoot } from '../helpers/dashboardData';
 import { makeTmpDir } from '../helpers/tmp';
+import { launchChromium, describeWithChromium } from './chromium';
 import { startDashboard } from './helpers';
 
 /**
@@ -14,12 +15,7 @@ import { startDashboard } from './helpers';
  * channel page's sections. Without chromium a developer's run skips with one line; with CI=true it
  * must run.
  */
-const CHROMIUM = process.env.MINUTES_CHROMIUM ?? '/usr/bin/chromium';
-const haveChromium = fs.existsSync(CHROMIUM);
-if (!haveChromium && process.env.CI !== 'true') {
-  process.stderr.write(`dashboard accessibility tests skipped: no ${CHROMIUM} (apt-get install chromium)\n`);
-}
-const describeBrowser = haveChromium || process.env.CI === 'true' ? describe : describe.skip;
+const describeBrowser = describeWithChromium('dashboard accessibility tests');
 
 const AXE_SOURCE = fs.readFileSync(require.resolve('axe-core/axe.min.js'), 'utf8');
 const WCAG_TAGS = ['wcag2a', 'wcag2aa', 'wcag21a', 'wcag21aa', 'wcag22aa'];
@@ -68,24 +64,6 @@ interface AxeViolation {
   impact: string | null;
   help: string;
   nodes: { target: unknown[]; failureSummary?: string }[];
-}
-
-async function launchChromium(userDataDir: string): Promise<BrowserContext> {
-  const { chromium } = await import('playwright-core');
-  return chromium.launchPersistentContext(userDataDir, {
-    executablePath: CHROMIUM,
-    headless: true,
-    args: [
-      '--headless',
-      '--no-sandbox',
-      '--disable-gpu',
-      '--disable-quic',
-      '--no-first-run',
-      '--disable-background-networking',
-      '--disable-component-update',
-      '--disable-sync',
-    ],
-  });
 }
 
 /** axe-core put into the page by evaluate (the CSP blocks script tags, not the driver). */

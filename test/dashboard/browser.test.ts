@@ -4,38 +4,14 @@ import path from 'node:path';
 import type { BrowserContext, Page } from 'playwright-core';
 import { generateDataRoot } from '../helpers/dashboardData';
 import { makeTmpDir } from '../helpers/tmp';
+import { launchChromium, describeWithChromium } from './chromium';
 import { startDashboard } from './helpers';
 
 /**
  * The dashboard in a real browser: Debian's chromium driven by playwright-core (no browser
  * download). Without chromium a developer's run skips with one line; with CI=true it must run.
  */
-const CHROMIUM = process.env.MINUTES_CHROMIUM ?? '/usr/bin/chromium';
-const haveChromium = fs.existsSync(CHROMIUM);
-if (!haveChromium && process.env.CI !== 'true') {
-  // One plain line (console.warn would add jest's source excerpt).
-  process.stderr.write(`dashboard browser tests skipped: no ${CHROMIUM} (apt-get install chromium)\n`);
-}
-const describeBrowser = haveChromium || process.env.CI === 'true' ? describe : describe.skip;
-
-/** A fresh profile folder per run (playwright passes it as --user-data-dir). */
-async function launchChromium(userDataDir: string): Promise<BrowserContext> {
-  const { chromium } = await import('playwright-core');
-  return chromium.launchPersistentContext(userDataDir, {
-    executablePath: CHROMIUM,
-    headless: true,
-    args: [
-      '--headless',
-      '--no-sandbox',
-      '--disable-gpu',
-      '--disable-quic',
-      '--no-first-run',
-      '--disable-background-networking',
-      '--disable-component-update',
-      '--disable-sync',
-    ],
-  });
-}
+const describeBrowser = describeWithChromium('dashboard browser tests');
 
 describeBrowser('dashboard in chromium', () => {
   jest.setTimeout(60_000);
