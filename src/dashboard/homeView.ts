@@ -56,7 +56,7 @@ function card(ctx: ViewCtx, c: HomeCard): string {
     ? `<h3>Newest decisions</h3><ul>${rows
         .map(
           (r) =>
-            `<li>${r.status.status === 'superseded' ? `<del>${esc(r.decision.topic)}</del>` : esc(r.decision.topic)}: ${esc(r.decision.text)} ${statusBadge(r.status)} <span class="meta">${esc(r.decision.date.slice(0, 10))}</span></li>`,
+            `<li>${r.status.status === 'superseded' ? `<del>${esc(r.decision.topic)}</del>` : esc(r.decision.topic)}: ${esc(r.decision.text)}<br>${statusBadge(r.status)} <span class="meta">· decided ${esc(r.decision.date.slice(0, 10))}</span></li>`,
         )
         .join('')}</ul>`
     : `<p class="muted">No decision recorded yet${c.condensations ? ` (${c.condensations} condensation${c.condensations === 1 ? '' : 's'})` : ''}.</p>`;

@@ -38,7 +38,7 @@ describe('the home page', () => {
     // The three newest decisions, newest first, each with its status in words (not only colour).
     const decisions = [
       ...card.matchAll(
-        /<li>(?:<del>)?([^<:]+)(?:<\/del>)?: [^<]* <span class="badge s-(\w+)">\2<\/span>( <span class="meta">(?!\d{4}-\d{2}-\d{2}<)[^<]*<\/span>)?/g,
+        /<li>(?:<del>)?([^<:]+)(?:<\/del>)?: [^<]*<br><span class="badge s-(\w+)">\2<\/span>( <span class="meta">(?!· decided)[^<]*<\/span>)? <span class="meta">· decided [\d-]+<\/span>/g,
       ),
     ].map((m) => [m[1], m[2], (m[3] ?? '').replace(/<[^>]+>/g, '').trim()]);
     expect(decisions).toEqual([
