@@ -4,6 +4,10 @@ import path from 'node:path';
 import type { BrowserContext, Page } from 'playwright-core';
 import { generateDataRoot } from '../helpers/dashboardData';
 import { makeTmpDir } from '../helpers/tmp';
+import { silentLogger } from '../../src/log/logger';
+import { ChannelStore } from '../../src/memory/store';
+import { createPackage } from '../../src/packages/library';
+import { buildRecallService } from '../../src/recall/service';
 import { launchChromium, describeWithChromium } from './chromium';
 import { startDashboard } from './helpers';
 
@@ -116,7 +120,19 @@ describeBrowser('dashboard accessibility in chromium', () => {
   beforeAll(async () => {
     tmp = makeTmpDir('minutes-dash-a11y-');
     profile = fs.mkdtempSync(path.join(os.tmpdir(), 'minutes-chromium-'));
-    ids = generateDataRoot(path.join(tmp.dir, 'root'), { condensations: 5, entries: 20, knowledge: true } as Parameters<typeof generateDataRoot>[1]);
+    ids = generateDataRoot(path.join(tmp.dir, 'root'), { condensations: 5, entries: 20, knowledge: true });
+    // A context package, so its page is checked too.
+    const recall = buildRecallService({ semantic: { mode: 'off', cacheDir: '' }, logger: silentLogger() });
+    const store = new ChannelStore({ root: path.join(tmp.dir, 'root') });
+    const deps = { store, search: (r: Parameters<typeof recall.search>[0]) => recall.search(r), clock: () => new Date('2025-03-10T10:00:00Z') };
+    await createPackage(deps, {
+      name: 'orders-db',
+      from: { kind: 'discord', guildId: ids.guild, channelId: ids.channel },
+      query: 'orders database postgres',
+      actor: 'ana',
+      title: 'The orders database',
+    });
+    await recall.close();
     // The repository's examples/ is a data root too: served from a copy, never from the repository.
     fs.cpSync(path.join(__dirname, '..', '..', 'examples'), path.join(tmp.dir, 'examples'), { recursive: true });
     dash = await startDashboard(path.join(tmp.dir, 'root'), undefined, { includePrivate });
@@ -145,6 +161,7 @@ describeBrowser('dashboard accessibility in chromium', () => {
       ['condensation', `${dash.url}${ch}/c/2025-03-05-postgres`],
       ['search', `${dash.url}search?q=postgres`],
       ['packages', `${dash.url}packages`],
+      ['package', `${dash.url}package/${ids.guild}/orders-db`],
       ['examples home', examples.url],
       ['examples channel', `${examples.url}channel/local/orders-team`],
       ['examples packages', `${examples.url}packages`],
