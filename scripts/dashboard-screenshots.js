@@ -13,6 +13,7 @@ const os = require('node:os');
 const path = require('node:path');
 const { chromium } = require('playwright-core');
 const { generateDataRoot } = require('../test/helpers/dashboardData.js');
+const { CHROMIUM_ARGS } = require('../test/helpers/chromiumArgs.js');
 const { createDashboard } = require('../dist/dashboard/server.js');
 const { buildRecallService } = require('../dist/recall/service.js');
 const { silentLogger } = require('../dist/log/logger.js');
@@ -27,16 +28,7 @@ async function main() {
     executablePath: '/usr/bin/chromium',
     headless: true,
     viewport: { width: 1100, height: 800 },
-    args: [
-      '--headless',
-      '--no-sandbox',
-      '--disable-gpu',
-      '--disable-quic',
-      '--no-first-run',
-      '--disable-background-networking',
-      '--disable-component-update',
-      '--disable-sync',
-    ],
+    args: [...CHROMIUM_ARGS],
   });
   const page = await ctx.newPage();
   const out = path.join(__dirname, '..', 'docs');

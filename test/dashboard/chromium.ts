@@ -1,5 +1,6 @@
 import fs from 'node:fs';
 import type { BrowserContext } from 'playwright-core';
+import { CHROMIUM_ARGS } from '../helpers/chromiumArgs';
 import { noteSkipped } from '../helpers/skippedSuites';
 
 /**
@@ -23,15 +24,6 @@ export async function launchChromium(userDataDir: string): Promise<BrowserContex
   return chromium.launchPersistentContext(userDataDir, {
     executablePath: CHROMIUM,
     headless: true,
-    args: [
-      '--headless',
-      '--no-sandbox',
-      '--disable-gpu',
-      '--disable-quic',
-      '--no-first-run',
-      '--disable-background-networking',
-      '--disable-component-update',
-      '--disable-sync',
-    ],
+    args: [...CHROMIUM_ARGS],
   });
 }
