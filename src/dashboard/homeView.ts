@@ -30,24 +30,43 @@ export interface HomeCard {
 /** Decisions shown on a card: the newest few, in force or replaced. */
 export const CARD_DECISIONS = 3;
 
-export function homeBody(ctx: ViewCtx, cards: HomeCard[], server: string): string {
+/** What the home page was asked: a server to show alone ('' for all), and a day to show the channels as of. */
+export interface HomeQuery {
+  server: string;
+  /** The "as of" field as typed, the day it names, and what is wrong with it when it is not a day. */
+  at: { text: string; day?: string; problem?: string };
+}
+
+export function homeBody(ctx: ViewCtx, cards: HomeCard[], q: HomeQuery): string {
   if (cards.length === 0) return '<p>No channels in this data folder yet.</p>';
   const servers = [...new Map(cards.map((c) => [c.server, c.guildLabel])).entries()].sort((a, b) => a[1].localeCompare(b[1]));
-  const shown = server ? cards.filter((c) => c.server === server) : cards;
-  const filter =
-    servers.length > 1 || server
-      ? `<form class="filter" method="get" action="${esc(ctx.href('/'))}"><label for="server">Server</label><select id="server" name="server">` +
-        `<option value="">all servers (${servers.length})</option>${servers.map(([id, name]) => `<option value="${esc(id)}"${id === server ? ' selected' : ''}>${esc(name)}</option>`).join('')}` +
-        `</select><button>Show</button></form>`
+  const shown = q.server ? cards.filter((c) => c.server === q.server) : cards;
+  const day = q.at.day;
+  const choose =
+    servers.length > 1 || q.server
+      ? `<label for="server">Server</label><select id="server" name="server">` +
+        `<option value="">all servers (${servers.length})</option>${servers.map(([id, name]) => `<option value="${esc(id)}"${id === q.server ? ' selected' : ''}>${esc(name)}</option>`).join('')}` +
+        `</select>`
       : '';
-  const summary = `<p class="muted">${shown.length} channel${shown.length === 1 ? '' : 's'}${server ? ` on ${esc(servers.find(([id]) => id === server)?.[1] ?? server)}` : ''}.</p>`;
-  const body = shown.length ? `<ul class="cards">${shown.map((c) => card(ctx, c)).join('')}</ul>` : '<p>No channel of this server in this data folder.</p>';
+  const filter =
+    `<form class="filter" method="get" action="${esc(ctx.href('/'))}">${choose}` +
+    `<label for="at">As of</label><input id="at" name="at" type="date" value="${esc(day ?? (q.at.problem ? q.at.text : ''))}"><button>Show</button>` +
+    `${day || q.at.problem ? ` <a href="${esc(ctx.href(q.server ? `/?server=${encodeURIComponent(q.server)}` : '/'))}">today</a>` : ''}</form>` +
+    (q.at.problem ? `<p class="note flag" role="alert">${esc(q.at.problem)}; showing today.</p>` : '') +
+    (day
+      ? `<p class="note">As the channels stood at the end of ${esc(day)} (UTC): the decisions in force then with the status they had then, and what was open then. Recall health and the audit are today's.</p>`
+      : '');
+  const summary = `<p class="muted">${shown.length} channel${shown.length === 1 ? '' : 's'}${q.server ? ` on ${esc(servers.find(([id]) => id === q.server)?.[1] ?? q.server)}` : ''}.</p>`;
+  const body = shown.length
+    ? `<ul class="cards">${shown.map((c) => card(ctx, c, day)).join('')}</ul>`
+    : '<p>No channel of this server in this data folder.</p>';
   return filter + summary + body;
 }
 
-function card(ctx: ViewCtx, c: HomeCard): string {
+function card(ctx: ViewCtx, c: HomeCard, day: string | undefined): string {
   const d = c.digest;
-  const link = ctx.href(`/channel/${c.unit.key}`);
+  // As of a day, the channel's page opens as of the same day.
+  const link = ctx.href(`/channel/${c.unit.key}${day ? `?at=${day}` : ''}`);
   const state = d?.state ? `<p>${esc(d.state.text)} <span class="meta">(${esc(d.state.date.slice(0, 10))})</span></p>` : '';
   const rows: Array<{ decision: ContextDecision; status: StatusView }> = d
     ? [...d.inForce, ...d.replaced].sort((a, b) => b.decision.date.localeCompare(a.decision.date)).slice(0, CARD_DECISIONS)

@@ -13,7 +13,7 @@ import { readTextOrNull as readText } from '../memory/dataFiles';
 import { createMarkdown, page } from './html';
 import { condensationBody, searchBody, SearchHit, ViewCtx } from './views';
 import { channelBody, contextBody, historyBody } from './channelView';
-import { HomeCard, homeBody } from './homeView';
+import { HomeCard, homeBody, type HomeQuery } from './homeView';
 import { channelDigest } from './digest';
 import { EMPTY_CONTEXT, type ContextData } from '../condense/knowledge/contextData';
 import { parseDay } from '../condense/knowledge/decisionsAsOf';
@@ -121,8 +121,9 @@ export function createDashboard(o: DashboardOptions): { server: http.Server; lis
   /** A card's facts, kept while the channel's files are unchanged and the day is the same (overdue and the 30 days move with it). */
   const cardFacts = new SignedCache<{ flags: string[]; data: ContextData | null; condensations: number; recall: WindowFigures | null }>();
 
-  async function home(ctx: ViewCtx, server: string): Promise<string> {
+  async function home(ctx: ViewCtx, q: HomeQuery): Promise<string> {
     const today = now().toISOString().slice(0, 10);
+    const day = q.at.day;
     const cards: HomeCard[] = [];
     for (const u of await listConversations(o.root, o)) {
       const names = await unitLabel(o.root, u);
@@ -141,7 +142,7 @@ export function createDashboard(o: DashboardOptions): { server: http.Server; lis
         label: names.label,
         guildLabel: names.guild,
         server: u.guildId ?? 'console',
-        digest: facts.data ? channelDigest(facts.data, { today }) : null,
+        digest: facts.data ? channelDigest(facts.data, { today, ...(day ? { day } : {}) }) : null,
         condensations: facts.condensations,
         recall: facts.recall,
         flags: facts.flags,
@@ -149,7 +150,7 @@ export function createDashboard(o: DashboardOptions): { server: http.Server; lis
     }
     const packs = (await packageRows()).length;
     const more = packs ? `<p><a href="${ctx.href('/packages')}">Context packages (${packs})</a></p>` : '';
-    return page('Channels', homeBody(ctx, cards, server) + more);
+    return page(day ? `Channels as of ${day}` : 'Channels', homeBody(ctx, cards, q) + more);
   }
 
   /** Every server's packages, but never a private thread's (usable only in that thread). */
@@ -225,7 +226,7 @@ export function createDashboard(o: DashboardOptions): { server: http.Server; lis
     } catch {
       return null;
     }
-    if (segs.length === 0) return home(ctx, url.searchParams.get('server') ?? '');
+    if (segs.length === 0) return home(ctx, { server: url.searchParams.get('server') ?? '', at: asOf(url) });
     if (segs[0] === 'search' && segs.length === 1) {
       return search(ctx, (url.searchParams.get('q') ?? '').trim().slice(0, 500), url.searchParams.get('in') ?? '');
     }
@@ -255,9 +256,8 @@ export function createDashboard(o: DashboardOptions): { server: http.Server; lis
     }
     const history = await readText(layout.history);
     if (file === 'history') return page(`${label}: HISTORY.md`, historyBody(ctx, unit, conds, history));
-    const atText = (url.searchParams.get('at') ?? '').trim().slice(0, 40);
-    const at = atText ? parseDay(atText) : null;
-    const day = at && 'day' in at ? at.day : undefined;
+    const at = asOf(url);
+    const day = at.day;
     const today = now().toISOString().slice(0, 10);
     const digest = channelDigest((await readContextData(unit)) ?? EMPTY_CONTEXT, { today, ...(day ? { day } : {}) });
     const health = day ? null : await readRecallHealth(o.root, unit, now());
@@ -267,7 +267,7 @@ export function createDashboard(o: DashboardOptions): { server: http.Server; lis
       digest,
       memory: await readMemory(unit),
       filter: url.searchParams.get('filter') ?? '',
-      at: { text: atText, ...(at && 'problem' in at ? { problem: at.problem } : {}) },
+      at,
       hasContext: context !== null,
       hasHistory: history !== null,
       health: health ? recallHealthSection(health.health, health) : '',
@@ -340,7 +340,7 @@ export function createDashboard(o: DashboardOptions): { server: http.Server; lis
           const h = a.family === 'IPv6' ? `[${a.address}]` : a.address;
           // Fill the audit and parse caches once at start, so the first visitor does not pay for
           // auditing every channel (~250 ms at 300 condensations); a failure shows on the page later.
-          warmed = home({ md, href: (p) => p }, '').then(
+          warmed = home({ md, href: (p) => p }, { server: '', at: { text: '' } }).then(
             () => undefined,
             () => undefined,
           );
@@ -363,6 +363,14 @@ export function createDashboard(o: DashboardOptions): { server: http.Server; lis
       });
     },
   };
+}
+
+/** The `at` parameter: a day (YYYY-MM-DD, the end of it, UTC), or what is wrong with what was typed. */
+function asOf(url: URL): HomeQuery['at'] {
+  const text = (url.searchParams.get('at') ?? '').trim().slice(0, 40);
+  if (!text) return { text };
+  const p = parseDay(text);
+  return 'day' in p ? { text, day: p.day } : { text, problem: p.problem };
 }
 
 /** About 200 characters of `text` around `at`, cut at spaces, with an ellipsis where it was cut. */

@@ -154,6 +154,7 @@ describeBrowser('dashboard accessibility in chromium', () => {
     const list: Array<[string, string]> = [
       ['home', dash.url],
       ['home filtered by server', `${dash.url}?server=${ids.guild}`],
+      ['home as of 2025-02-15', `${dash.url}?at=2025-02-15`],
       ['channel', `${dash.url}${ch}`],
       ['channel as of 2025-02-15', `${dash.url}${ch}?at=2025-02-15`],
       ['CONTEXT.md', `${dash.url}${ch}/context`],

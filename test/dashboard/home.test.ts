@@ -94,4 +94,23 @@ describe('the home page', () => {
     const none = await get('/?server=999');
     expect(none).toContain('No channel of this server in this data folder.');
   });
+
+  it('as of a day, each card shows its channel then, and links to the channel page as of the same day', async () => {
+    const html = await get('/?at=2025-03-05');
+    expect(html).toContain('<title>Channels as of 2025-03-05 — Minutes</title>');
+    expect(html).toContain('As the channels stood at the end of 2025-03-05 (UTC)');
+    const card = cardOf(html, `${ids.channelKey}?at=2025-03-05`);
+    // On the 5th Postgres was decided but not yet ratified (the 6th), and the planted one not yet made (the 9th).
+    expect(card).toContain(
+      'Postgres for orders: use Postgres 16 for the orders service, with nightly backups<br><span class="badge s-proposed">proposed</span>',
+    );
+    expect(card).not.toContain('Planted payload');
+    // The replica item was still open on the 5th (done on the 8th); nothing was overdue yet (the backups were due on the 12th).
+    expect(card).toContain('3 open action items');
+    expect(card).not.toContain('overdue');
+    expect(card).toContain(`href="/channel/${ids.channelKey}?at=2025-03-05#actions"`);
+    const bad = await get('/?at=yesterday');
+    expect(bad).toContain('&quot;yesterday&quot; is not a date');
+    expect(bad).toContain('<title>Channels — Minutes</title>');
+  });
 });
