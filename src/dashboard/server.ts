@@ -1,6 +1,6 @@
 import crypto from 'node:crypto';
 import http from 'node:http';
-import type { AddressInfo } from 'node:net';
+import { closeServer, listenOn } from '../shared/httpServer';
 import type { TLSSocket } from 'node:tls';
 import { folderLayout } from '../memory/layout';
 import type { RecallService } from '../recall/service';
@@ -332,35 +332,27 @@ export function createDashboard(o: DashboardOptions): { server: http.Server; lis
 
   return {
     server,
-    listen: () =>
-      new Promise((resolve, reject) => {
-        server.once('error', reject);
-        server.listen(o.port, o.host, () => {
-          const a = server.address() as AddressInfo;
-          const h = a.family === 'IPv6' ? `[${a.address}]` : a.address;
-          // Fill the audit and parse caches once at start, so the first visitor does not pay for
-          // auditing every channel (~250 ms at 300 condensations); a failure shows on the page later.
-          warmed = home({ md, href: (p) => p }, { server: '', at: { text: '' } }).then(
-            () => undefined,
-            () => undefined,
-          );
-          // The sentence model loads and every line is embedded in the background from the start
-          // (as the bot loads it at start), so the first search does not wait for all of it.
-          o.recall.prepare();
-          // A failure is the recall service's to log; searches then go by words.
-          void listConversations(o.root, o)
-            .then((units) => Promise.all(units.map((u) => o.recall.indexAll({ channelDirs: u.recallDirs }))))
-            .catch(() => undefined);
-          resolve(`http://${h}:${a.port}/`);
-        });
-      }),
+    listen: async () => {
+      const origin = await listenOn(server, o.port, o.host);
+      // Fill the audit and parse caches once at start, so the first visitor does not pay for
+      // auditing every channel (~250 ms at 300 condensations); a failure shows on the page later.
+      warmed = home({ md, href: (p) => p }, { server: '', at: { text: '' } }).then(
+        () => undefined,
+        () => undefined,
+      );
+      // The sentence model loads and every line is embedded in the background from the start
+      // (as the bot loads it at start), so the first search does not wait for all of it.
+      o.recall.prepare();
+      // A failure is the recall service's to log; searches then go by words.
+      void listConversations(o.root, o)
+        .then((units) => Promise.all(units.map((u) => o.recall.indexAll({ channelDirs: u.recallDirs }))))
+        .catch(() => undefined);
+      return `${origin}/`;
+    },
     warmed: () => warmed,
     close: async () => {
       await warmed;
-      await new Promise<void>((resolve) => {
-        server.closeAllConnections();
-        server.close(() => resolve());
-      });
+      await closeServer(server);
     },
   };
 }

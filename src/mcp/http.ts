@@ -1,6 +1,6 @@
 import crypto from 'node:crypto';
 import http from 'node:http';
-import type { AddressInfo } from 'node:net';
+import { closeServer, listenOn } from '../shared/httpServer';
 import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
 import { isLoopback } from '../dashboard/server';
@@ -85,19 +85,7 @@ export function createMcpHttp(o: McpHttpOptions): { server: http.Server; listen(
   });
   return {
     server,
-    listen: () =>
-      new Promise((resolve, reject) => {
-        server.once('error', reject);
-        server.listen(o.port, o.host, () => {
-          const a = server.address() as AddressInfo;
-          const h = a.family === 'IPv6' ? `[${a.address}]` : a.address;
-          resolve(`http://${h}:${a.port}${MCP_PATH}`);
-        });
-      }),
-    close: () =>
-      new Promise<void>((resolve) => {
-        server.closeAllConnections();
-        server.close(() => resolve());
-      }),
+    listen: async () => `${await listenOn(server, o.port, o.host)}${MCP_PATH}`,
+    close: () => closeServer(server),
   };
 }

@@ -1,12 +1,7 @@
-import type { Client, Interaction, RepliableInteraction } from 'discord.js';
-import type { RatifySettings } from '../../condense/knowledge/ratify';
-import type { ConfigFile } from '../../config/schema';
-import type { Logger } from '../../log/logger';
-import type { ChannelStore } from '../../memory/store';
+import type { Interaction, RepliableInteraction } from 'discord.js';
 import { answerPrivately } from './clickRules';
 import { parseFormCustomId } from './decisionButtons';
-import { DecisionClicks } from './decisionClicks';
-import type { DiscordCondenser } from './discordCondenser';
+import { DecisionClicks, type DecisionClickOptions } from './decisionClicks';
 import { MessageCommandClicks } from './messageCommandClicks';
 
 /**
@@ -18,15 +13,7 @@ export class DecisionInteractions {
   private readonly clicks: DecisionClicks;
   private readonly messages: MessageCommandClicks;
 
-  constructor(o: {
-    client: Client;
-    store: ChannelStore;
-    logger: Logger;
-    clock: () => Date;
-    discord: ConfigFile['discord'];
-    ratify: RatifySettings;
-    condenser: DiscordCondenser;
-  }) {
+  constructor(o: DecisionClickOptions) {
     this.clicks = new DecisionClicks(o);
     this.messages = new MessageCommandClicks(o);
   }
