@@ -1,4 +1,5 @@
 import fs from 'node:fs';
+import fc from 'fast-check';
 import path from 'node:path';
 import type { Index } from '../../src/recall/types';
 import type { DenseView } from '../../src/recall/vectors';
@@ -36,4 +37,30 @@ export function handMadeView(o: { best: number; chat: number; tech: number; bar:
     cos[o.bestId ?? 0] = o.best;
     return { cos, chat: o.chat, tech: o.tech, calibration: { mean: 0, sd: 1 }, chatBar: () => o.bar };
   };
+}
+
+/** What property tests build messages from: the orders channel's words, everyday ones, and oddities. */
+export const ORDERS_WORDS = [
+  'postgres',
+  'orders',
+  'release',
+  'tuesday',
+  'buildkite',
+  'backup',
+  'nightly',
+  'writes',
+  'the',
+  'what',
+  'hello',
+  'thanks',
+  'p99',
+  'db-1',
+  'lunch',
+  '??',
+];
+
+/** Any hand-made meaning (handMadeView's figures), in null deviations from −1 to 3. */
+export function meaningFigures(): fc.Arbitrary<{ best: number; chat: number; tech: number; bar: number }> {
+  const figure = fc.double({ min: -1, max: 3, noNaN: true });
+  return fc.record({ best: figure, chat: figure, tech: figure, bar: figure });
 }

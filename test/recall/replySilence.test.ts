@@ -3,7 +3,7 @@ import path from 'node:path';
 import fc from 'fast-check';
 import { createRecall } from '../../src/recall/lexical';
 import type { RecallInput } from '../../src/recall/types';
-import { handMadeView, ORDERS_LINES, ordersChannelPerTest } from '../helpers/handMadeMeaning';
+import { handMadeView, meaningFigures, ORDERS_LINES, ORDERS_WORDS, ordersChannelPerTest } from '../helpers/handMadeMeaning';
 
 /**
  * Issue 41 §4: a turn's result names the gate that kept recall silent (RecallResult.silence), the
@@ -32,34 +32,11 @@ test('named gates without an explanation: words below the gate, a meaning gate, 
 });
 
 test('a turn names the same gate an explanation does, and names one exactly when it injects nothing', () => {
-  const vocabulary = [
-    'postgres',
-    'orders',
-    'release',
-    'tuesday',
-    'buildkite',
-    'backup',
-    'nightly',
-    'writes',
-    'the',
-    'what',
-    'hello',
-    'thanks',
-    'p99',
-    'lunch',
-    '??',
-  ];
   fc.assert(
     fc.property(
-      fc.array(fc.constantFrom(...vocabulary), { minLength: 0, maxLength: 6 }),
+      fc.array(fc.constantFrom(...ORDERS_WORDS), { minLength: 0, maxLength: 6 }),
       fc.option(
-        fc.record({
-          best: fc.double({ min: -1, max: 3, noNaN: true }),
-          chat: fc.double({ min: -1, max: 3, noNaN: true }),
-          tech: fc.double({ min: -1, max: 3, noNaN: true }),
-          bar: fc.double({ min: -1, max: 3, noNaN: true }),
-          bestId: fc.integer({ min: 0, max: LINES.length - 1 }),
-        }),
+        fc.tuple(meaningFigures(), fc.integer({ min: 0, max: LINES.length - 1 })).map(([m, bestId]) => ({ ...m, bestId })),
         { nil: undefined },
       ),
       fc.constantFrom(undefined, 20, 90, 2000),
