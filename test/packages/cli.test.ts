@@ -2,6 +2,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { runCli } from '../helpers/cli';
 import { makeTmpDir } from '../helpers/tmp';
+import { fileTree } from './helpers';
 
 const EXAMPLE = path.join(__dirname, '..', '..', 'examples', 'local', 'orders-team');
 const G = '111111111111111111';
@@ -11,19 +12,6 @@ let tmp: ReturnType<typeof makeTmpDir>;
 let root: string;
 const env = (): NodeJS.ProcessEnv => ({ MINUTES_DATA_DIR: path.join(tmp.dir, 'unused') });
 const pack = (args: string[]) => runCli(['pack', ...args], { env: env(), cwd: tmp.dir });
-
-function tree(dir: string): Record<string, string> {
-  const out: Record<string, string> = {};
-  const walk = (d: string) => {
-    for (const e of fs.readdirSync(d, { withFileTypes: true })) {
-      const p = path.join(d, e.name);
-      if (e.isDirectory()) walk(p);
-      else out[path.relative(dir, p)] = fs.readFileSync(p, 'base64');
-    }
-  };
-  if (fs.existsSync(dir)) walk(dir);
-  return out;
-}
 
 beforeEach(() => {
   tmp = makeTmpDir();
@@ -105,7 +93,7 @@ describe('minutes pack', () => {
       expect(r.stderr.trim().split('\n')).toHaveLength(1);
       expect(r.stderr).toMatch(why);
     }
-    expect(tree(other)).toEqual({});
+    expect(fileTree(other)).toEqual({});
   });
 
   it('wrong arguments are one line each: a folder outside the data root, no recipe, an unknown package, a bad server', async () => {
@@ -119,6 +107,6 @@ describe('minutes pack', () => {
     expect(missing.stderr).toMatch(/^minutes pack: no package "nope" in .*: minutes pack list shows them\n$/);
     const server = await pack(['list', '--server', 'guild-one', '--data-dir', root]);
     expect(server.stderr).toBe('minutes pack: --server must be "local" or a Discord server id, not "guild-one"\n');
-    expect(Object.keys(tree(root)).filter((f) => f.includes('packages'))).toEqual([]);
+    expect(Object.keys(fileTree(root)).filter((f) => f.includes('packages'))).toEqual([]);
   });
 });

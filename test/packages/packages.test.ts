@@ -4,13 +4,13 @@ import { ChannelStore } from '../../src/memory/store';
 import { silentLogger } from '../../src/log/logger';
 import { buildRecallService, RecallService } from '../../src/recall/service';
 import type { ChannelRef } from '../../src/memory/paths';
-import { PackageError } from '../../src/packages/errors';
 import { parsePackage, renderPackage } from '../../src/packages/format';
 import { createPackage, listPackages, PackageDeps, readPackage, refreshPackage } from '../../src/packages/library';
 import { explainJson, explainPackage, formatExplain } from '../../src/packages/explain';
 import { exportPackage, importPackage } from '../../src/packages/transfer';
 import { activatePackage, activeIn, deactivatePackage, deletePackage } from '../../src/packages/activation';
 import { makeTmpDir } from '../helpers/tmp';
+import { fileTree, refusal } from './helpers';
 
 const EXAMPLE = path.join(__dirname, '..', '..', 'examples', 'local', 'orders-team');
 const G = '111111111111111111';
@@ -30,30 +30,6 @@ const channel: ChannelRef = { kind: 'discord', guildId: G, channelId: C };
 
 function copyChannel(to: string): void {
   fs.cpSync(EXAMPLE, to, { recursive: true });
-}
-
-/** Every file under a folder with its bytes, to show that a refusal changed nothing. */
-function snapshot(dir: string): Record<string, string> {
-  const out: Record<string, string> = {};
-  const walk = (d: string) => {
-    for (const e of fs.readdirSync(d, { withFileTypes: true })) {
-      const p = path.join(d, e.name);
-      if (e.isDirectory()) walk(p);
-      else out[path.relative(dir, p)] = fs.readFileSync(p, 'base64');
-    }
-  };
-  walk(dir);
-  return out;
-}
-
-async function refusal(p: Promise<unknown>): Promise<PackageError> {
-  const err = await p.then(
-    () => null,
-    (e: unknown) => e,
-  );
-  expect(err).toBeInstanceOf(PackageError);
-  expect((err as Error).message).not.toMatch(/\n/);
-  return err as PackageError;
 }
 
 beforeEach(() => {
@@ -134,7 +110,7 @@ describe('creating a package', () => {
   });
 
   it('refuses, with one line and nothing written: a bad name, no recipe, an unknown item, a name taken, nothing found', async () => {
-    const before = snapshot(root);
+    const before = fileTree(root);
     expect((await refusal(createPackage(deps, { name: '../x', from: local, query: 'orders', actor: 'al' }))).kind).toBe('bad-name');
     expect((await refusal(createPackage(deps, { name: 'x', from: local, actor: 'al' }))).kind).toBe('no-recipe');
     const unknown = await refusal(createPackage(deps, { name: 'x', from: local, items: ['m-ffffff'], actor: 'al' }));
@@ -145,7 +121,7 @@ describe('creating a package', () => {
     );
     expect((await refusal(createPackage(deps, { name: 'x', from: local, query: 'kubernetes helm charts', actor: 'al' }))).kind).toBe('nothing-found');
     expect((await refusal(createPackage(deps, { name: 'x', from: local, query: 'orders', budget: { maxItems: 0 }, actor: 'al' }))).kind).toBe('bad-budget');
-    expect(snapshot(root)).toEqual(before);
+    expect(fileTree(root)).toEqual(before);
     await createPackage(deps, { name: 'x', from: local, query: 'orders', actor: 'al' });
     expect((await refusal(createPackage(deps, { name: 'x', from: local, query: 'release', actor: 'bo' }))).kind).toBe('exists');
   });
@@ -245,9 +221,9 @@ describe('export and import', () => {
     expect(fs.readdirSync(other)).toEqual([]);
 
     await importPackage(target, { bytes: Buffer.from(good), trust: true });
-    const after = snapshot(other);
+    const after = fileTree(other);
     expect((await imp(good)).kind).toBe('exists');
-    expect(snapshot(other)).toEqual(after);
+    expect(fileTree(other)).toEqual(after);
   });
 });
 
@@ -267,13 +243,13 @@ describe('who may see what', () => {
     const { pkg } = await createPackage(deps, { name: 'salaries', from: thread, query: 'salary bands', actor: 'cy' });
     expect(pkg.source).toEqual({ channel: `${G}/${C}/threads/${T}`, privateThread: true });
     expect(pkg.items[0]).toMatchObject({ channel: `${G}/${C}/threads/${T}`, file: 'MEMORY.md', entry: 'm-aa0001' });
-    const before = snapshot(root);
+    const before = fileTree(root);
     const refused = await refusal(activatePackage({ store, clock }, { target: channel, name: 'salaries', actor: 'al' }));
     expect(refused.kind).toBe('private-thread');
     expect(refused.message).toBe('package salaries holds items from a private thread, which never leave it: use it in that thread only');
     expect((await refusal(exportPackage(store, { kind: 'discord', guildId: G }, 'salaries'))).kind).toBe('private-thread');
     expect((await refusal(explainPackage(store, { kind: 'discord', guildId: G }, 'salaries', channel))).kind).toBe('private-thread');
-    expect(snapshot(root)).toEqual(before);
+    expect(fileTree(root)).toEqual(before);
     expect((await listPackages(store, { kind: 'discord', guildId: G }, channel)).map((s) => s.name)).toEqual([]);
     expect((await listPackages(store, { kind: 'discord', guildId: G }, thread)).map((s) => s.name)).toEqual(['salaries']);
     await activatePackage({ store, clock }, { target: thread, name: 'salaries', actor: 'cy' });
@@ -283,7 +259,7 @@ describe('who may see what', () => {
   it("a package is activated only in its own server's conversations, even when its file is copied by hand", async () => {
     await createPackage(deps, { name: 'orders-db', from: channel, query: 'orders database', actor: 'al' });
     const elsewhere: ChannelRef = { kind: 'discord', guildId: G2, channelId: C2 };
-    const before = snapshot(root);
+    const before = fileTree(root);
     const refused = await refusal(
       activatePackage({ store, clock }, { target: elsewhere, name: 'orders-db', actor: 'al', server: { kind: 'discord', guildId: G } }),
     );
@@ -296,7 +272,7 @@ describe('who may see what', () => {
     expect(
       (await refusal(activatePackage({ store, clock }, { target: local, name: 'orders-db', actor: 'al', server: { kind: 'discord', guildId: G } }))).kind,
     ).toBe('other-server');
-    expect(snapshot(root)).toEqual(before);
+    expect(fileTree(root)).toEqual(before);
     fs.mkdirSync(path.join(root, G2, 'packages'), { recursive: true });
     fs.copyFileSync(path.join(root, G, 'packages', 'orders-db.md'), path.join(root, G2, 'packages', 'orders-db.md'));
     expect((await refusal(activatePackage({ store, clock }, { target: elsewhere, name: 'orders-db', actor: 'al' }))).kind).toBe('other-server');
@@ -320,13 +296,13 @@ describe('/pack for someone who is not an admin', () => {
     const { packCommand } = await import('../../src/chat/packCommands');
     await createPackage(deps, { name: 'orders-db', from: channel, query: 'orders database', actor: 'al' });
     const ctx = { store, search: deps.search, clock, actor: 'bo', isAdmin: false };
-    const before = snapshot(root);
+    const before = fileTree(root);
     for (const sub of ['create x orders', 'activate orders-db', 'deactivate orders-db', 'refresh orders-db', 'delete orders-db']) {
       const err = await refusal(packCommand(ctx, channel, sub));
       expect(err.kind).toBe('not-admin');
       expect(err.message).toMatch(/^only admins can \w+ packages; \/pack list and \/pack explain are open to everyone$/);
     }
-    expect(snapshot(root)).toEqual(before);
+    expect(fileTree(root)).toEqual(before);
     expect(await packCommand(ctx, channel, 'list')).toMatch(/^orders-db: orders-db/);
     expect(await packCommand(ctx, channel, 'explain orders-db')).toMatch(/^Package orders-db/);
   });

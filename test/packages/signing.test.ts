@@ -5,12 +5,12 @@ import { ChannelStore } from '../../src/memory/store';
 import { silentLogger } from '../../src/log/logger';
 import { buildRecallService, RecallService } from '../../src/recall/service';
 import type { ChannelRef } from '../../src/memory/paths';
-import { PackageError } from '../../src/packages/errors';
 import { createPackage, listPackages, PackageDeps, readPackage, refreshPackage } from '../../src/packages/library';
 import { explainJson, explainPackage, formatExplain, formatList } from '../../src/packages/explain';
 import { exportPackage, importPackage, ImportRequest } from '../../src/packages/transfer';
 import { runCli } from '../helpers/cli';
 import { makeTmpDir } from '../helpers/tmp';
+import { fileTree, refusal } from './helpers';
 
 /**
  * A package's signature is keyed per data root (HMAC-SHA256 with `.minutes/package-key`), so a file
@@ -45,29 +45,6 @@ function forge(text: string, edit: (t: string) => string): string {
   return edited.replace(/^hash: .*$/m, `hash: 'sha256:${hex}'`);
 }
 
-function tree(dir: string): Record<string, string> {
-  const out: Record<string, string> = {};
-  const walk = (d: string) => {
-    for (const e of fs.readdirSync(d, { withFileTypes: true })) {
-      const p = path.join(d, e.name);
-      if (e.isDirectory()) walk(p);
-      else out[path.relative(dir, p)] = fs.readFileSync(p, 'base64');
-    }
-  };
-  if (fs.existsSync(dir)) walk(dir);
-  return out;
-}
-
-async function refusal(p: Promise<unknown>): Promise<PackageError> {
-  const err = await p.then(
-    () => null,
-    (e: unknown) => e,
-  );
-  expect(err).toBeInstanceOf(PackageError);
-  expect((err as Error).message).not.toMatch(/\n/);
-  return err as PackageError;
-}
-
 /** `trust` is the operator's word that a file not signed by this data root may come in. */
 const importing = (store: ChannelStore, text: string, o: Partial<ImportRequest> & { trust?: boolean } = {}) =>
   importPackage(store, { bytes: Buffer.from(text), label: 'pkg.md', clock, ...o } as ImportRequest);
@@ -88,16 +65,16 @@ describe('a package is signed by its data root', () => {
     const good = await exportPackage(a.store, server, 'orders-db');
     const forged = forge(good, (t) => t.replace('moves to Postgres 16', 'moves to MongoDB 4.0'));
     expect(forged).not.toBe(good);
-    const before = tree(a.root);
+    const before = fileTree(a.root);
     const here = await refusal(importing(a.store, forged, { server: { kind: 'discord', guildId: G2 } }));
     expect(here.message).toMatch(/^pkg\.md is not signed by this data root .*--trust/);
-    expect(tree(a.root)).toEqual(before);
+    expect(fileTree(a.root)).toEqual(before);
 
     const b = dataRoot('b');
-    const beforeB = tree(b.root);
+    const beforeB = fileTree(b.root);
     expect((await refusal(importing(b.store, forged))).message).toMatch(/is not signed by this data root/);
     // A refused import leaves the data root as it was: not even the key is made.
-    expect(tree(b.root)).toEqual(beforeB);
+    expect(fileTree(b.root)).toEqual(beforeB);
   });
 
   it("another data root's package imports only with --trust, and is then shown as imported, not as this data root's own", async () => {
@@ -193,7 +170,7 @@ describe('minutes pack import --trust', () => {
     const refused = await pack(['import', out, '--data-dir', other]);
     expect(refused.code).toBe(2);
     expect(refused.stderr).toMatch(/^minutes pack: .*orders-db\.md is not signed by this data root .*--trust.*\n$/);
-    expect(tree(other)).toEqual({});
+    expect(fileTree(other)).toEqual({});
     const taken = await pack(['import', out, '--data-dir', other, '--trust']);
     expect(taken.stderr).toBe('');
     expect(taken.stdout).toMatch(
