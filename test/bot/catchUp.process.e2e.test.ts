@@ -9,7 +9,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import type { FakeMessage } from '../fakes/discord/state';
 import type { FakeRequest } from '../fakes/model/types';
-import { BotHarness, startHarness } from '../helpers/botHarness';
+import { BotHarness, processEnv, startHarness } from '../helpers/botHarness';
 
 const BIN = path.join(__dirname, '../../bin/minutes.js');
 const BURST = 12;
@@ -91,14 +91,7 @@ describe('minutes start killed with SIGKILL mid-burst, then started again', () =
         const p = spawn(process.execPath, [BIN, 'start'], {
           cwd: path.dirname(h.dataDir),
           env: {
-            PATH: process.env.PATH,
-            LOG_FORMAT: 'json',
-            LOG_LEVEL: 'info',
-            DISCORD_TOKEN: h.discord.botToken,
-            DISCORD_API_URL: h.discord.apiUrl,
-            ANTHROPIC_API_KEY: 'test-key',
-            ANTHROPIC_BASE_URL: h.model.anthropicBaseURL,
-            MINUTES_DATA_DIR: h.dataDir,
+            ...processEnv(h),
             MINUTES_CONFIG: config,
           },
           stdio: ['ignore', 'ignore', 'pipe'],

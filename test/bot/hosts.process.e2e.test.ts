@@ -9,7 +9,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { shardLayoutFile } from '../../src/memory/layout';
 import type { FakeChannel, FakeGuild, FakeUser } from '../fakes/discord/state';
-import { BotHarness, startHarness } from '../helpers/botHarness';
+import { BotHarness, processEnv, startHarness } from '../helpers/botHarness';
 import { runCli } from '../helpers/cli';
 import { redisSuite, startRedisServer, type RedisServer } from '../helpers/redis';
 
@@ -59,14 +59,7 @@ const serverFolders = (root: string) => (fs.existsSync(root) ? fs.readdirSync(ro
     const child = spawn(process.execPath, [BIN, 'start', ...args], {
       cwd: path.dirname(root),
       env: {
-        PATH: process.env.PATH,
-        LOG_FORMAT: 'json',
-        LOG_LEVEL: 'info',
-        DISCORD_TOKEN: h.discord.botToken,
-        DISCORD_API_URL: h.discord.apiUrl,
-        ANTHROPIC_API_KEY: 'test-key',
-        ANTHROPIC_BASE_URL: h.model.anthropicBaseURL,
-        MINUTES_DATA_DIR: root,
+        ...processEnv(h, { dataDir: root }),
         MINUTES_CONFIG: config,
         REDIS_URL: redis.url,
       },

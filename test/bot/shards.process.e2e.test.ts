@@ -6,7 +6,7 @@
 import { type ChildProcess, spawn } from 'node:child_process';
 import path from 'node:path';
 import type { FakeChannel, FakeUser } from '../fakes/discord/state';
-import { BotHarness, startHarness } from '../helpers/botHarness';
+import { BotHarness, processEnv, startHarness } from '../helpers/botHarness';
 
 const BIN = path.join(__dirname, '../../bin/minutes.js');
 
@@ -37,14 +37,7 @@ describe('minutes start --shards 2 (child processes)', () => {
     child = spawn(process.execPath, [BIN, 'start', '--shards', String(n)], {
       cwd: path.dirname(h.dataDir),
       env: {
-        PATH: process.env.PATH,
-        LOG_FORMAT: 'json',
-        LOG_LEVEL: 'info',
-        DISCORD_TOKEN: o.token ?? h.discord.botToken,
-        DISCORD_API_URL: h.discord.apiUrl,
-        ANTHROPIC_API_KEY: 'test-key',
-        ANTHROPIC_BASE_URL: h.model.anthropicBaseURL,
-        MINUTES_DATA_DIR: h.dataDir,
+        ...processEnv(h, { token: o.token }),
       },
       stdio: ['ignore', 'pipe', 'pipe'],
       detached: true,

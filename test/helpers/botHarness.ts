@@ -161,3 +161,21 @@ export async function startHarness(
     },
   };
 }
+
+/**
+ * The environment a `minutes start` child process needs to reach the harness's fake Discord and fake
+ * model, with the data folder `dataDir` (the harness's by default); nothing of the test runner's own
+ * environment but PATH.
+ */
+export function processEnv(h: BotHarness, o: { dataDir?: string; token?: string } = {}): NodeJS.ProcessEnv {
+  return {
+    PATH: process.env.PATH,
+    LOG_FORMAT: 'json',
+    LOG_LEVEL: 'info',
+    DISCORD_TOKEN: o.token ?? h.discord.botToken,
+    DISCORD_API_URL: h.discord.apiUrl,
+    ANTHROPIC_API_KEY: 'test-key',
+    ANTHROPIC_BASE_URL: h.model.anthropicBaseURL,
+    MINUTES_DATA_DIR: o.dataDir ?? h.dataDir,
+  };
+}
