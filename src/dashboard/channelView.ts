@@ -80,12 +80,14 @@ export function channelBody(ctx: ViewCtx, u: Unit, p: ChannelPage): string {
     `</section>`;
 
   const marks = timelineMarks(ctx, u, p.conds, d);
+  const condById = new Map(p.conds.map((c) => [c.id, c]));
+  const markById = new Map(marks.map((m) => [m.id, m]));
   const list = [...marks]
     .reverse()
     .map((m) => {
-      const c = p.conds.find((x) => x.id === m.id)!;
+      const c = condById.get(m.id)!;
       const title = `<a href="${esc(m.href)}">${esc(m.topic)}</a>`;
-      const by = m.replacedBy ? marks.find((x) => x.id === m.replacedBy) : undefined;
+      const by = m.replacedBy ? markById.get(m.replacedBy) : undefined;
       return (
         `<li><span class="meta">${esc(m.date.slice(0, 10))}</span> ${m.status === 'superseded' ? `<del>${title}</del>` : title} <span class="badge s-${m.status}">${esc(STATUS_LABEL[m.status])}</span>` +
         `${by ? ` <span class="meta">replaced by <a href="${esc(by.href)}">${esc(by.topic)}</a> (${esc(by.date.slice(0, 10))})</span>` : ''}` +

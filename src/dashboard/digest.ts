@@ -79,7 +79,11 @@ export function channelDigest(data: ContextData, o: { day?: string; today: strin
   const today = o.day ?? o.today;
   const actions = (data.actions ?? []).filter((a) => openAt(a, day)).sort((a, b) => dayOf(a.opened).localeCompare(dayOf(b.opened)));
   const owners = new Map<string, ActionItem[]>();
-  for (const a of actions) owners.set(a.owner ?? '', [...(owners.get(a.owner ?? '') ?? []), a]);
+  for (const a of actions) {
+    const mine = owners.get(a.owner ?? '');
+    if (mine) mine.push(a);
+    else owners.set(a.owner ?? '', [a]);
+  }
   const byOwner = [...owners.entries()]
     .map(([owner, items]) => ({ owner, items }))
     .sort((a, b) => ((a.owner === '') !== (b.owner === '') ? (a.owner === '' ? 1 : -1) : a.owner.localeCompare(b.owner)));

@@ -33,9 +33,14 @@ export interface RecallHealthData {
   entry(line: RecalledLine): string | undefined;
 }
 
-export async function readRecallHealth(root: string, u: Where, now: Date, windowBytes = LOG_WINDOW_BYTES): Promise<RecallHealthData> {
+/** The figures from the end of the conversation's log alone (a home card needs no more). */
+export async function readRecallFigures(u: Pick<Where, 'dir'>, now: Date, windowBytes = LOG_WINDOW_BYTES): Promise<RecallHealth> {
   const tail = await readTail(folderLayout(u.dir).log, windowBytes);
-  const health = recallHealth(tail ? parsedJsonLines(tail.text) : [], { now, cut: tail?.cut ?? false });
+  return recallHealth(tail ? parsedJsonLines(tail.text) : [], { now, cut: tail?.cut ?? false });
+}
+
+export async function readRecallHealth(root: string, u: Where, now: Date, windowBytes = LOG_WINDOW_BYTES): Promise<RecallHealthData> {
+  const health = await readRecallFigures(u, now, windowBytes);
   const wanted = new Set<string>();
   for (const l of [...health.top, ...health.recent.flatMap((r) => r.lines)]) if (l.id) wanted.add(l.file);
   const files = memoryFiles(root, u);

@@ -19,7 +19,7 @@ import { EMPTY_CONTEXT, type ContextData } from '../condense/knowledge/contextDa
 import { parseDay } from '../condense/knowledge/decisionsAsOf';
 import type { WindowFigures } from './recallHealth';
 import { packageBody, PackageRow, packagesBody } from './packageViews';
-import { readRecallHealth } from './recallHealthData';
+import { readRecallFigures, readRecallHealth } from './recallHealthData';
 import { recallHealthSection } from './recallHealthView';
 import { listPackages, serversWithPackages } from '../packages/library';
 import { explainPackage } from '../packages/explain';
@@ -128,8 +128,7 @@ export function createDashboard(o: DashboardOptions): { server: http.Server; lis
     for (const u of await listConversations(o.root, o)) {
       const names = await unitLabel(o.root, u);
       const facts = await cardFacts.get(u.key, `${today}\n${await unitSignature(u)}`, async () => {
-        const health = await readRecallHealth(o.root, u, now());
-        const longest = health.health.windows.at(-1);
+        const longest = (await readRecallFigures(u, now())).windows.at(-1);
         return {
           flags: await auditFlags(store, u, now()),
           data: await readContextData(u),
