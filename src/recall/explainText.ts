@@ -1,4 +1,5 @@
 import type { MeaningExplanation, RecallExplanation, Silence, WordExplanation } from './explanation';
+import { COMMON_DIRECTIONS } from './commonPart';
 
 /**
  * An explanation (explanation.ts) as a person reads it: `minutes recall --explain` prints it, and
@@ -83,7 +84,7 @@ export function silenceText(s: Silence, e: RecallExplanation): string {
     case 'closer-to-chat':
       return `${words}, and the message is closer to everyday chat (${signed(m?.chat ?? NaN)}) than to the channel (its best line ${signed(m?.best ?? NaN)}; needs ≥ ${signed((m?.chat ?? NaN) + (m?.chatMargin ?? NaN))})`;
     case 'closer-to-tech':
-      return `${words}, and the message is closer to a generic technical message (${signed(m?.tech ?? NaN)}) than to the channel (its best line ${signed(m?.best ?? NaN)}; needs ≥ ${signed((m?.tech ?? NaN) + (m?.techMargin ?? NaN))})`;
+      return `${words}, and the message is closer to a generic technical message than to the channel (by ${f2(m?.techGap ?? NaN)} on what sets texts apart; meaning opens at ${f2(-(m?.techMargin ?? NaN))} or less)`;
     case 'below-chat-bar':
       return `${words}, and meaning is below this channel's chat bar (the best line ${signed(m?.best ?? NaN)}; needs ≥ bar ${signed(m?.chatBar ?? NaN)} + ${f2(m?.chatBarMargin ?? NaN)})`;
     case 'chat-veto':
@@ -102,7 +103,8 @@ function meaningLines(m: MeaningExplanation): string[] {
   return [
     `Meaning (standard deviations above the mean cosine of unrelated texts: ${f3(m.mean)}, sd ${f3(m.sd)}):`,
     `  ${best} · everyday chat ${signed(m.chat)} · generic technical ${signed(m.tech)} · this channel's chat bar ${bar}`,
-    `  meaning alone opens recall with: a content word (${mark(m.content)}) · best ≥ floor ${signed(m.floor)} (${mark(m.best >= m.floor)}) · best − chat ≥ ${signed(m.chatMargin)} (${mark(m.best - m.chat >= m.chatMargin)}) · best − technical ≥ ${signed(m.techMargin)} (${mark(m.best - m.tech >= m.techMargin)}) · best ≥ chat bar + ${f2(m.chatBarMargin)} (${m.chatBar === undefined ? '?' : mark(m.best >= m.chatBar + m.chatBarMargin)})`,
+    `  meaning alone opens recall with: a content word (${mark(m.content)}) · best ≥ floor ${signed(m.floor)} (${mark(m.best >= m.floor)}) · best − chat ≥ ${signed(m.chatMargin)} (${mark(m.best - m.chat >= m.chatMargin)}) · closer to generic technical than to the channel by ≤ ${f2(-m.techMargin)} (${mark(-m.techGap >= m.techMargin)}) · best ≥ chat bar + ${f2(m.chatBarMargin)} (${m.chatBar === undefined ? '?' : mark(m.best >= m.chatBar + m.chatBarMargin)})`,
+    `  (meaning's technical comparison is made on what sets texts apart: the null's mean and ${COMMON_DIRECTIONS} strongest directions taken away; this message is closer to generic technical by ${f2(m.techGap)})`,
     `  words are withdrawn at chat − best ≥ ${f2(m.chatVeto)} or technical − best ≥ ${f2(m.techVeto)}; meaning adds a line at ≥ ${signed(m.admit)}`,
   ];
 }

@@ -71,6 +71,11 @@ export interface MeaningExplanation {
   /** Its best with the shipped everyday chat lines, and with the shipped generic technical messages. */
   chat: number;
   tech: number;
+  /**
+   * How much closer the message is to a generic technical message than to the channel's best line,
+   * compared without the null's common part (commonPart.ts), in that comparison's units.
+   */
+  techGap: number;
   /** What everyday chat reaches against this channel (its 90th percentile); undefined until known. */
   chatBar?: number;
   /** The message has a word that names something. */

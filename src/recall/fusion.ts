@@ -21,8 +21,9 @@ import type { Silence } from './explanation';
  * look alike close to everything. So the message must beat what everyday chat scores against *this*
  * channel (`DenseView.chatBar`, from chat lines the product ships), be closer to the channel than to
  * any message about nothing in particular (the shipped null: everyday chat and generic technical
- * questions, so "regex to match an email address" stays silent in a young technical channel), and
- * carry a content word. The same comparison withdraws a weak lexical match from a message that is
+ * questions, so "regex to match an email address" stays silent in a young technical channel; the
+ * technical comparison is made on what sets texts apart, `DenseView.techGap`), and carry a content
+ * word. The same comparison withdraws a weak lexical match from a message that is
  * plainly generic ("cheers mate" against a channel that mentions a mate).
  */
 export type DenseScorer = (index: Index) => DenseView | undefined;
@@ -106,7 +107,7 @@ export function bestCosine(cos: Float32Array): number {
  */
 export function meaningSilence(f: Pick<FuseInput, 'lexicalGate' | 'view' | 'content' | 'tuning'>, maxCos: number): Silence | undefined {
   const P = f.tuning;
-  const { chat, tech, calibration: cal } = f.view;
+  const { chat, tech, techGap, calibration: cal } = f.view;
   if (f.lexicalGate) {
     if (!cal || Number.isNaN(chat) || maxCos === -Infinity) return undefined;
     if (!(chat - maxCos < P.chatVeto * cal.sd)) return 'chat-veto';
@@ -116,7 +117,7 @@ export function meaningSilence(f: Pick<FuseInput, 'lexicalGate' | 'view' | 'cont
   if (!cal || Number.isNaN(chat)) return 'meaning-unscaled';
   if (maxCos < cosineAt(cal, P.denseFloor)) return 'meaning-below-floor';
   if (maxCos - chat < P.chatMargin * cal.sd) return 'closer-to-chat';
-  if (maxCos - tech < P.techMargin * cal.sd) return 'closer-to-tech';
+  if (-techGap < P.techMargin) return 'closer-to-tech';
   const bar = f.view.chatBar();
   return !Number.isNaN(bar) && maxCos >= bar + P.chatBarMargin * cal.sd ? undefined : 'below-chat-bar';
 }

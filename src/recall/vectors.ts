@@ -9,6 +9,7 @@ import { hasCjk } from './tokenize';
 import { NULL_CHAT_LINES } from './nullChat';
 import { NULL_TECH_LINES } from './nullTech';
 import { Calibration, calibrate } from './calibration';
+import { CommonPart, commonPartOf, residualCosine, residualOf, residualSize, withoutCommon } from './commonPart';
 
 /**
  * Vectors for recall candidates: looked up in the content-addressed cache, and embedded in the
@@ -35,6 +36,11 @@ interface IndexVectors {
   seen: number;
   /** What everyday chat scores against this index (see `chatBar`), and how many vectors it saw. */
   bar?: { known: number; value: number };
+  /**
+   * Each line's part along the null's common part (commonPart.ts), `residualSize` numbers a line,
+   * computed on first use (NaN until then).
+   */
+  residuals?: Float64Array;
 }
 
 /**
@@ -52,6 +58,12 @@ export interface DenseView {
    */
   chat: number;
   tech: number;
+  /**
+   * How much closer the message is to a generic technical message than to any line of the channel,
+   * compared on what sets texts apart (the null's common part taken away, commonPart.ts), in that
+   * comparison's own standard deviations; NaN until the null is embedded, -Infinity with no line.
+   */
+  techGap: number;
   /** The embedder's scale (calibration.ts), from the same null; undefined until it is embedded. */
   calibration: Calibration | undefined;
   /**
@@ -98,8 +110,13 @@ export class CandidateVectors {
   private running: Promise<void> | undefined;
   /** After a failed batch (a 429, a server down), indexing waits until then; queries still work. */
   private pausedUntil = 0;
-  /** The shipped null's vectors (everyday chat, then generic technical lines), once all are embedded. */
-  private null: { chat: Float32Array[]; tech: Float32Array[]; calibration: Calibration } | undefined;
+  /**
+   * The shipped null's vectors (everyday chat, then generic technical lines), once all are embedded;
+   * what all of them share, and the technical lines and the scale without it (commonPart.ts).
+   */
+  private null:
+    | { chat: Float32Array[]; tech: Float32Array[]; calibration: Calibration; common: CommonPart; techApart: Float32Array[]; apartCalibration: Calibration }
+    | undefined;
   private packagedTried = false;
 
   constructor(private readonly o: CandidateVectorsOptions) {}
@@ -131,7 +148,31 @@ export class CandidateVectors {
     const nul = this.nullVectors();
     const chat = nul ? bestOf(nul.chat, query) : NaN;
     const tech = nul ? bestOf(nul.tech, query) : NaN;
-    return { cos, chat, tech, calibration: nul?.calibration, chatBar: () => this.chatBar(index) };
+    const techGap = nul ? this.techGap(index, cos, query, nul) : NaN;
+    return { cos, chat, tech, techGap, calibration: nul?.calibration, chatBar: () => this.chatBar(index) };
+  }
+
+  /**
+   * The message's best with a generic technical line minus its best with a line of the channel, both
+   * without the null's common part, in that comparison's standard deviations. A pass over the channel
+   * of a few multiplications a line (each line's residual is computed once).
+   */
+  private techGap(index: Index, cos: Float32Array, query: Float32Array, nul: NonNullable<CandidateVectors['null']>): number {
+    const iv = this.vectorsOf(index);
+    const size = residualSize(nul.common);
+    const residuals = (iv.residuals ??= new Float64Array(index.n * size).fill(NaN));
+    const q = residualOf(query, nul.common);
+    let best = -Infinity;
+    for (let i = 0; i < index.n; i++) {
+      const v = iv.vecs[i];
+      if (!v) continue;
+      if (Number.isNaN(residuals[i * size])) residualOf(v, nul.common, residuals, i * size);
+      const c = residualCosine(cos[i], residuals, q, nul.common, i * size);
+      if (c > best) best = c;
+    }
+    if (best === -Infinity) return -Infinity;
+    const techBest = bestOf(nul.techApart, withoutCommon(query, nul.common));
+    return (techBest - best) / nul.apartCalibration.sd;
   }
 
   /** The embedder's scale, once the null is embedded (queued otherwise). */
@@ -178,7 +219,16 @@ export class CandidateVectors {
       else if (!this.pending.has(h)) this.pending.set(h, line);
     }
     if (vecs.length === NULL_LINES.length) {
-      this.null = { chat: vecs.slice(0, NULL_CHAT_LINES.length), tech: vecs.slice(NULL_CHAT_LINES.length), calibration: calibrate(vecs) };
+      const common = commonPartOf(vecs);
+      const apart = vecs.map((v) => withoutCommon(v, common));
+      this.null = {
+        chat: vecs.slice(0, NULL_CHAT_LINES.length),
+        tech: vecs.slice(NULL_CHAT_LINES.length),
+        calibration: calibrate(vecs),
+        common,
+        techApart: apart.slice(NULL_CHAT_LINES.length),
+        apartCalibration: calibrate(apart),
+      };
     } else this.kick();
     return this.null;
   }

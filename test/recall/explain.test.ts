@@ -48,7 +48,10 @@ describe('the explanation names the gate that decided', () => {
   test('a technical question about nothing the channel knows: closer-to-tech', () => {
     const r = createRecall().recall(input('regex to match an email address'), view({ best: 1.6, chat: 1.0, tech: 2.7, bar: 0.2 }));
     expect(r.explain!.silence).toBe('closer-to-tech');
-    expect(renderExplanation(r.explain!)).toContain('closer to a generic technical message (+2.70)');
+    expect(r.explain!.meaning).toMatchObject({ tech: 2.7, techGap: 1.1, techMargin: T.techMargin });
+    expect(renderExplanation(r.explain!)).toContain(
+      'closer to a generic technical message than to the channel (by 1.10 on what sets texts apart; meaning opens at 1.00 or less)',
+    );
   });
 
   test('the other meaning gates, each by name', () => {
@@ -84,7 +87,7 @@ describe('what brought each line in', () => {
       const cos = new Float32Array(index.n).fill(-0.5);
       cos[0] = 1.5;
       cos[1] = T.denseAdmit + 0.1;
-      return { cos, chat: -1, tech: -1, calibration: { mean: 0, sd: 1 }, chatBar: () => 0 };
+      return { cos, chat: -1, tech: -1, techGap: -2.5, calibration: { mean: 0, sd: 1 }, chatBar: () => 0 };
     };
     const r = createRecall().recall(input('which postgres version do the orders use'), dense);
     const e = r.explain!;

@@ -48,14 +48,14 @@ test('a technical question about nothing the channel knows: silent, closer to a 
   expect(r.explain.silence).toBe('closer-to-tech');
   expect(r.explain.semantic).toBe('used');
   const m = r.explain.meaning!;
-  // In the model's own units: the message is nearer the technical null than any line, by more than the margin.
-  expect(m.best - m.tech).toBeLessThan(m.techMargin);
+  // Compared on what sets texts apart (commonPart.ts): nearer the technical null than any line, by more than the margin.
+  expect(-m.techGap).toBeLessThan(m.techMargin);
   expect(m.best).toBeGreaterThan(m.floor);
   expect(r.explain.words.every((w) => w.lines === 0)).toBe(true);
   const text = await recall('TypeError: cannot read properties of undefined', false);
   expect(text.code).toBe(0);
   expect(text.out).toMatch(
-    /^Recall stayed silent: words did not open it \(the best line's evidence 0\.00 < 1\.15\), and the message is closer to a generic technical message \(\+\d\.\d\d\) than to the channel/,
+    /^Recall stayed silent: words did not open it \(the best line's evidence 0\.00 < 1\.15\), and the message is closer to a generic technical message than to the channel \(by \d\.\d\d on what sets texts apart/,
   );
 }, 90_000);
 

@@ -8,8 +8,8 @@ import { makeTmpDir } from '../helpers/tmp';
  * orders service, 33 lines of memory) once recalled its Postgres decision and release checklist for
  * "regex to match an email address" and a pasted stack trace, because a technical question is closer
  * by meaning to a technical channel than everyday chat is. Against the shipped technical null
- * (src/recall/nullTech.ts), those questions stay silent; the channel's own questions, asked in its
- * words or in others, still recall.
+ * (src/recall/nullTech.ts), compared on what sets texts apart (src/recall/commonPart.ts), those
+ * questions stay silent; the channel's own questions, asked in its words or in others, still recall.
  */
 const CHANNEL = path.join(__dirname, '..', '..', 'examples', 'local', 'orders-team');
 
@@ -32,6 +32,13 @@ test('a young technical channel stays silent on technical questions about nothin
     '<script>alert(1)</script>',
     'console.log(x)',
     'how do I reverse a list in python',
+    // Silent since the technical comparison leaves out what all texts share (commonPart.ts); before,
+    // each recalled the orders channel's lines.
+    'panic: runtime error: index out of range [3] with length 3',
+    'Back-off restarting failed container, CrashLoopBackOff',
+    'how to rename a local git branch',
+    'difference between PUT and PATCH in a REST API',
+    'SELECT * FROM users WHERE id = 1;',
   ];
   const own = ['which database do the orders use?', 'where is the data of the order service kept', 'when does the nightly backup run'];
   const counts = await recallEach([...offTopic, ...own]);
