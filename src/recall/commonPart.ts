@@ -1,14 +1,14 @@
 /**
  * What every text shares in an embedder's space, and cosines without it. A sentence model places all
- * texts around one common vector and spreads them most along a few directions that say more about a
- * text's kind (a greeting, a pasted error, a question) than about its subject: the packaged model
- * gives two unrelated texts a cosine of 0.33 on average. Comparing a message with the channel and
- * with generic technical messages on what remains once the null's mean and its strongest directions
- * are taken away asks which of the two it is *about* ("all but the top": Mu and Viswanath, ICLR 2018).
+ * texts around one common vector (the packaged model's null lines: their mean has length 0.58, and
+ * two unrelated texts a cosine of 0.33 on average) and spreads them most along a few directions (the
+ * null's two strongest carry 18 % of its spread). Comparing a message with the channel and with
+ * generic technical messages on what remains once the null's mean and strongest directions are taken
+ * away asks which of the two it is *about* ("all but the top": Mu and Viswanath, ICLR 2018).
  *
  * Pure. The common part is learned from the shipped null (nullChat.ts, nullTech.ts) as the active
  * embedder places it, so it belongs to that embedder like the calibration does. A line's part along
- * it is a few numbers (`Residual`), so a cosine without the common part costs the raw dot product
+ * it is a few numbers (`residualOf`), so a cosine without the common part costs the raw dot product
  * and a few multiplications: no second copy of the channel's vectors.
  */
 export interface CommonPart {
