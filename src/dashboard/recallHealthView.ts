@@ -22,6 +22,7 @@ const SILENCE_WORDS: Record<Silence, string> = {
   'below-chat-bar': 'not above what everyday chat scores against this channel',
   'chat-veto': 'words withdrawn: far closer to everyday chat than to any line',
   'tech-veto': 'words withdrawn: far closer to a generic technical question than to any line',
+  'rare-word-tech': 'one rare word withdrawn: closer to a generic technical question than to the channel',
   'nothing-fits': 'every line that qualified was already in CONTEXT.md or over the budget',
 };
 

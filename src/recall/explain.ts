@@ -17,6 +17,8 @@ export interface ScoreTrace {
   best: number;
   rareWord?: string;
   gate: boolean;
+  /** The gate was opened by one rare word alone (FuseInput.rareWordOnly). */
+  rareWordOnly: boolean;
   view?: DenseView;
   content: boolean;
   silence?: Silence;
@@ -25,7 +27,7 @@ export interface ScoreTrace {
 }
 
 export function newTrace(): ScoreTrace {
-  return { words: [], best: 0, gate: false, content: false, taken: [] };
+  return { words: [], best: 0, gate: false, rareWordOnly: false, content: false, taken: [] };
 }
 
 /** The explanation of one recall from its trace: pure. */
@@ -45,7 +47,7 @@ export function buildExplanation(t: ScoreTrace, index: Index, P: RecallTuning, q
   let silence = t.silence;
   // The scorer returns early for the meaning gates; the same function names the one that closed it.
   if (!silence && t.view && !t.taken.length)
-    silence = meaningSilence({ lexicalGate: t.gate, view: t.view, content: t.content, tuning: P }, bestCosine(t.view.cos));
+    silence = meaningSilence({ lexicalGate: t.gate, rareWordOnly: t.rareWordOnly, view: t.view, content: t.content, tuning: P }, bestCosine(t.view.cos));
   if (!silence && !t.taken.length) silence = 'nothing-fits';
   const asked = new Set(t.words.filter((w) => w.lines > 0).map((w) => w.word));
   const cal = t.view?.calibration;
@@ -61,7 +63,7 @@ export function buildExplanation(t: ScoreTrace, index: Index, P: RecallTuning, q
       ...(s.semantic !== undefined && cal ? { meaning: round(meaningOf(cal, s.semantic)) } : {}),
     };
   });
-  const opened = silence ? undefined : !t.gate ? 'meaning' : t.best >= P.gateMin ? 'words' : 'rare-word';
+  const opened = silence ? undefined : !t.gate ? 'meaning' : t.rareWordOnly ? 'rare-word' : 'words';
   return {
     ...(silence ? { silence } : {}),
     ...(opened ? { opened } : {}),

@@ -91,6 +91,8 @@ export function silenceText(s: Silence, e: RecallExplanation): string {
       return `words opened it, and were withdrawn: the message is ${f2((m?.chat ?? NaN) - (m?.best ?? NaN))} closer to everyday chat than to any line (withdrawn at ${f2(m?.chatVeto ?? NaN)})`;
     case 'tech-veto':
       return `words opened it, and were withdrawn: the message is ${f2((m?.tech ?? NaN) - (m?.best ?? NaN))} closer to a generic technical message than to any line (withdrawn at ${f2(m?.techVeto ?? NaN)})`;
+    case 'rare-word-tech':
+      return `one rare word opened it ("${e.gate.rareWord ?? '?'}"), and was withdrawn: the message is closer to a generic technical message than to the channel (by ${f2(m?.techGap ?? NaN)} on what sets texts apart; a rare word alone needs ${f2(-(m?.techMargin ?? NaN))} or less, as meaning alone does)`;
     case 'nothing-fits':
       return 'every line that qualified is already in the prompt (CONTEXT.md) or over the budget';
   }

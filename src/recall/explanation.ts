@@ -32,6 +32,11 @@ export type Silence =
   | 'chat-veto'
   /** Words opened it, and were withdrawn: far closer to a generic technical message than to any line. */
   | 'tech-veto'
+  /**
+   * One rare word alone opened it, and was withdrawn: meaning finds the message closer to a generic
+   * technical message than to the channel (the test meaning alone must pass).
+   */
+  | 'rare-word-tech'
   /** Recall would have spoken, and no line was left (all already in the prompt, or over the budget). */
   | 'nothing-fits';
 

@@ -33,6 +33,8 @@ export interface FuseInput {
   /** Admitted lexical candidates, best first. */
   lexical: Scored[];
   lexicalGate: boolean;
+  /** The gate was opened by one word rare in the language alone (the best line's evidence below gateMin). */
+  rareWordOnly: boolean;
   /** The message against the candidates and against everyday chat. */
   view: DenseView;
   /** The message has a word that names something (not only greetings, small words or numbers). */
@@ -105,12 +107,15 @@ export function bestCosine(cos: Float32Array): number {
  * (calibration.ts). Without the null's vectors (the model still loading), meaning alone never opens.
  * Undefined when recall may speak; otherwise the gate that closed it (an explanation names it).
  */
-export function meaningSilence(f: Pick<FuseInput, 'lexicalGate' | 'view' | 'content' | 'tuning'>, maxCos: number): Silence | undefined {
+export function meaningSilence(f: Pick<FuseInput, 'lexicalGate' | 'rareWordOnly' | 'view' | 'content' | 'tuning'>, maxCos: number): Silence | undefined {
   const P = f.tuning;
   const { chat, tech, techGap, calibration: cal } = f.view;
   if (f.lexicalGate) {
     if (!cal || Number.isNaN(chat) || maxCos === -Infinity) return undefined;
     if (!(chat - maxCos < P.chatVeto * cal.sd)) return 'chat-veto';
+    // One rare word is the weakest opening ("buildkite?"): meaning must not find the message closer to
+    // a generic technical one ("how do I add an index in MySQL" where the channel names MySQL once).
+    if (f.rareWordOnly && -techGap < P.techMargin) return 'rare-word-tech';
     return tech - maxCos < P.techVeto * cal.sd ? undefined : 'tech-veto';
   }
   if (!f.content) return 'no-content-word';

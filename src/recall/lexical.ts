@@ -316,14 +316,15 @@ function decide(index: Index, input: RecallInput, P: RecallTuning, dense?: Dense
   }
   if (stamp > 1e9) index.scratch.stamp = 0;
   const gate = top.size > 0 && (best >= P.gateMin || (rareWord && best >= P.rareWordMin));
+  const rareWordOnly = gate && best < P.gateMin;
   const tie = (x: number, y: number) => cands[x].rank - cands[y].rank || x - y;
   let ranked = top.sorted(tie);
   const view = dense?.(index);
-  if (trace) Object.assign(trace, { best, gate, view });
+  if (trace) Object.assign(trace, { best, gate, rareWordOnly, view });
   if (view) {
     const content = terms.some((t) => isContentWord(t));
     if (trace) trace.content = content;
-    const fused = fuse({ index, lexical: ranked, lexicalGate: gate, view, content, exclude, tuning: P, tie });
+    const fused = fuse({ index, lexical: ranked, lexicalGate: gate, rareWordOnly, view, content, exclude, tuning: P, tie });
     if (typeof fused === 'string') return silent(fused);
     ranked = fused;
   } else if (!gate) return silent('words-below-gate');

@@ -109,6 +109,10 @@ export interface RecallTuning {
    * -1.0 in five of six (-0.6 in one). Held out, against the same procedure on raw cosines: off-topic
    * silence 0.850 → 0.866, direct 0.978 → 0.978, paraphrases 0.500 → 0.578; on the six channels
    * 0.718 → 0.854, 1.000, 0.600 → 0.611 (2026-11-29). The abstention bench and LoCoMo do not move.
+   * The same test asks one rare word that opens recall alone whether meaning agrees (fusion.ts,
+   * 'rare-word-tech'; no constant of its own): off-topic silence 0.854 → 0.899, higher on each of the
+   * six channels and the example (0.930 → 0.958), direct 1.000, paraphrases 0.611 → 0.600 (one); the
+   * abstention bench's "buildkite?" questions and LoCoMo unchanged.
    */
   techMargin: number;
   /**

@@ -67,6 +67,22 @@ describe('the explanation names the gate that decided', () => {
     expect(silence('postgres orders', { best: 0.2, chat: -2, tech: -2, bar: -2 })).toBeUndefined();
   });
 
+  test('one rare word opens recall alone only where meaning does not find the message closer to a generic technical one', () => {
+    const recall = createRecall();
+    // "buildkite" is rare in the language and in one line: its evidence alone is below the gate but opens it.
+    const about = recall.recall(input('buildkite?'), view({ best: 1.6, chat: -1, tech: 0.2, bar: -1 })).explain!;
+    expect(about.opened).toBe('rare-word');
+    expect(about.gate).toMatchObject({ open: true, rareWord: 'buildkite' });
+    expect(about.gate.best).toBeLessThan(T.gateMin);
+    const generic = recall.recall(input('buildkite?'), view({ best: 1.6, chat: -1, tech: 1.6 - T.techMargin + 0.01, bar: -1 })).explain!;
+    expect(generic.silence).toBe('rare-word-tech');
+    expect(generic.items).toEqual([]);
+    expect(renderExplanation(generic)).toContain('one rare word opened it ("buildkite"), and was withdrawn');
+    // Words that clear the gate themselves are not asked the same (only the far larger techVeto withdraws them).
+    const words = recall.recall(input('buildkite nightly backup'), view({ best: 1.6, chat: -1, tech: 1.6 - T.techMargin + 0.01, bar: -1 })).explain!;
+    expect(words.opened).toBe('words');
+  });
+
   test('no word recall scores, and an empty channel', () => {
     expect(createRecall().recall(input('?? !!')).explain!.silence).toBe('no-words');
     fs.writeFileSync(path.join(chanDir(), 'MEMORY.md'), '# Channel Memory\n');

@@ -39,8 +39,18 @@ test('a young technical channel stays silent on technical questions about nothin
     'how to rename a local git branch',
     'difference between PUT and PATCH in a REST API',
     'SELECT * FROM users WHERE id = 1;',
+    // Opened by one rare word the channel uses ("postgres"), withdrawn since meaning finds them closer
+    // to a generic technical question than to the channel.
+    'how do I list all tables in postgres with psql',
+    'how to write an upsert in postgres with ON CONFLICT',
   ];
-  const own = ['which database do the orders use?', 'where is the data of the order service kept', 'when does the nightly backup run'];
+  const own = [
+    'which database do the orders use?',
+    'where is the data of the order service kept',
+    'when does the nightly backup run',
+    // One rare word opens it, and meaning agrees it is about the channel.
+    'are we on postgres yet?',
+  ];
   const counts = await recallEach([...offTopic, ...own]);
   expect(offTopic.filter((_, i) => counts[i] > 0)).toEqual([]);
   expect(own.filter((_, i) => counts[offTopic.length + i] === 0)).toEqual([]);
