@@ -100,12 +100,14 @@ export function bestCosine(cos: Float32Array): number {
 
 /**
  * Words opened recall: it speaks unless the message is far closer to the null (everyday chat,
- * generic technical messages) than to any line of the channel. Words did not: meaning alone opens it
- * only for a message with a content word that clears the floor and the channel's own chat bar, and
- * is not closer to the null than to the channel (words are withdrawn only for plain chat: a channel's own
- * question about its tools shares their words with generic questions about them). Every threshold is in the embedder's own units
- * (calibration.ts). Without the null's vectors (the model still loading), meaning alone never opens.
- * Undefined when recall may speak; otherwise the gate that closed it (an explanation names it).
+ * generic technical messages) than to any line of the channel; one rare word alone must also pass the
+ * technical test meaning alone passes (a channel's own question about its tools shares their words
+ * with generic questions about them, so words that clear the gate are withdrawn only when far
+ * closer). Words did not: meaning alone opens it only for a message with a content word that clears
+ * the floor and the channel's own chat bar, and is not closer to the null than to the channel. Every
+ * threshold is in the embedder's own units (calibration.ts). Without the null's vectors (the model
+ * still loading), meaning alone never opens. Undefined when recall may speak; otherwise the gate that
+ * closed it (an explanation names it).
  */
 export function meaningSilence(f: Pick<FuseInput, 'lexicalGate' | 'rareWordOnly' | 'view' | 'content' | 'tuning'>, maxCos: number): Silence | undefined {
   const P = f.tuning;
