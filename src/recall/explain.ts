@@ -85,7 +85,7 @@ function meaningOfView(t: ScoreTrace, P: RecallTuning): MeaningExplanation | und
     best: best === -Infinity ? best : round(meaningOf(cal, best)),
     chat: round(meaningOf(cal, v.chat)),
     tech: round(meaningOf(cal, v.tech)),
-    techGap: round(v.techGap),
+    techGap: round(v.techGap()),
     ...(Number.isNaN(bar) ? {} : { chatBar: round(meaningOf(cal, bar)) }),
     content: t.content,
     mean: round(cal.mean),

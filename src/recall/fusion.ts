@@ -111,20 +111,20 @@ export function bestCosine(cos: Float32Array): number {
  */
 export function meaningSilence(f: Pick<FuseInput, 'lexicalGate' | 'rareWordOnly' | 'view' | 'content' | 'tuning'>, maxCos: number): Silence | undefined {
   const P = f.tuning;
-  const { chat, tech, techGap, calibration: cal } = f.view;
+  const { chat, tech, calibration: cal } = f.view;
   if (f.lexicalGate) {
     if (!cal || Number.isNaN(chat) || maxCos === -Infinity) return undefined;
     if (!(chat - maxCos < P.chatVeto * cal.sd)) return 'chat-veto';
     // One rare word is the weakest opening ("buildkite?"): meaning must not find the message closer to
     // a generic technical one ("how do I add an index in MySQL" where the channel names MySQL once).
-    if (f.rareWordOnly && -techGap < P.techMargin) return 'rare-word-tech';
+    if (f.rareWordOnly && -f.view.techGap() < P.techMargin) return 'rare-word-tech';
     return tech - maxCos < P.techVeto * cal.sd ? undefined : 'tech-veto';
   }
   if (!f.content) return 'no-content-word';
   if (!cal || Number.isNaN(chat)) return 'meaning-unscaled';
   if (maxCos < cosineAt(cal, P.denseFloor)) return 'meaning-below-floor';
   if (maxCos - chat < P.chatMargin * cal.sd) return 'closer-to-chat';
-  if (-techGap < P.techMargin) return 'closer-to-tech';
+  if (-f.view.techGap() < P.techMargin) return 'closer-to-tech';
   const bar = f.view.chatBar();
   return !Number.isNaN(bar) && maxCos >= bar + P.chatBarMargin * cal.sd ? undefined : 'below-chat-bar';
 }

@@ -36,7 +36,7 @@ export function handMadeView(o: { best: number; chat: number; tech: number; bar:
     const cos = new Float32Array(index.n).fill(-0.5);
     cos[o.bestId ?? 0] = o.best;
     // On this scale (mean 0, sd 1, no common part) the technical comparison is the plain difference.
-    return { cos, chat: o.chat, tech: o.tech, techGap: o.tech - o.best, calibration: { mean: 0, sd: 1 }, chatBar: () => o.bar };
+    return { cos, chat: o.chat, tech: o.tech, techGap: () => o.tech - o.best, calibration: { mean: 0, sd: 1 }, chatBar: () => o.bar };
   };
 }
 

@@ -103,7 +103,7 @@ describe('what brought each line in', () => {
       const cos = new Float32Array(index.n).fill(-0.5);
       cos[0] = 1.5;
       cos[1] = T.denseAdmit + 0.1;
-      return { cos, chat: -1, tech: -1, techGap: -2.5, calibration: { mean: 0, sd: 1 }, chatBar: () => 0 };
+      return { cos, chat: -1, tech: -1, techGap: () => -2.5, calibration: { mean: 0, sd: 1 }, chatBar: () => 0 };
     };
     const r = createRecall().recall(input('which postgres version do the orders use'), dense);
     const e = r.explain!;
